@@ -1,0 +1,1 @@
+//! bounding (being written).

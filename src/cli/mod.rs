@@ -1,0 +1,7 @@
+//! Subcommands of the `widephase` binary.
+
+pub mod demo;
+pub mod info;
+
+/// Errors reported at the command-line edge.
+pub type CliResult = Result<(), Box<dyn std::error::Error>>;

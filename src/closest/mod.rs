@@ -1,0 +1,1 @@
+//! closest (being written).

@@ -1,0 +1,1 @@
+//! dynamic (being written).

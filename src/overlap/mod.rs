@@ -1,0 +1,1 @@
+//! overlap (being written).
