@@ -5,6 +5,7 @@
 
 pub mod cases;
 pub mod exact;
+pub mod lanes;
 pub mod reference;
 pub mod rng;
 
