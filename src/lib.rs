@@ -76,10 +76,10 @@
 #![deny(unsafe_code)]
 #![warn(clippy::all)]
 
+pub mod bounding;
 pub mod closest;
 pub mod convert;
 pub mod dynamic;
-pub mod bounding;
 pub mod lane;
 pub mod math;
 pub mod overlap;

@@ -537,7 +537,8 @@ impl Ray {
     pub fn try_new(origin: Vec3, dir: Vec3, t_min: f32, t_max: f32) -> Result<Self, ShapeError> {
         finite3(origin, "origin")?;
         finite3(dir, "direction")?;
-        if !(t_min <= t_max) {
+        // NaN bounds compare unordered and are rejected too.
+        if t_min.partial_cmp(&t_max).is_none_or(|o| o == core::cmp::Ordering::Greater) {
             return Err(ShapeError::EmptyInterval);
         }
         Ok(Ray { origin, dir, t_min, t_max })
@@ -682,7 +683,10 @@ mod tests {
         assert!(Obb::try_new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0)).is_ok());
         assert_eq!(Sphere::try_new(Vec3::ZERO, -1.0), Err(ShapeError::Negative { what: "radius" }));
         assert_eq!(Ray::try_new(Vec3::ZERO, Vec3::X, 2.0, 1.0), Err(ShapeError::EmptyInterval));
-        assert_eq!(Ray::try_new(Vec3::ZERO, Vec3::X, 0.0, f32::NAN), Err(ShapeError::EmptyInterval));
+        assert_eq!(
+            Ray::try_new(Vec3::ZERO, Vec3::X, 0.0, f32::NAN),
+            Err(ShapeError::EmptyInterval)
+        );
         assert!(Ray::try_new(Vec3::ZERO, Vec3::X, 0.0, f32::INFINITY).is_ok());
     }
 

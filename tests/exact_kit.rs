@@ -30,9 +30,15 @@ fn hull_reference_on_known_configurations() {
     // segment passing beside it
     assert!(!hulls_intersect(&tri, &[v(1.2, 0.2, -1.0), v(1.2, 0.2, 1.0)]));
     // collinear disjoint segments
-    assert!(!hulls_intersect(&[v(0.0, 0.0, 0.0), v(1.0, 1.0, 1.0)], &[v(2.0, 2.0, 2.0), v(3.0, 3.0, 3.0)]));
+    assert!(!hulls_intersect(
+        &[v(0.0, 0.0, 0.0), v(1.0, 1.0, 1.0)],
+        &[v(2.0, 2.0, 2.0), v(3.0, 3.0, 3.0)]
+    ));
     // collinear touching segments
-    assert!(hulls_intersect(&[v(0.0, 0.0, 0.0), v(1.0, 1.0, 1.0)], &[v(1.0, 1.0, 1.0), v(3.0, 3.0, 3.0)]));
+    assert!(hulls_intersect(
+        &[v(0.0, 0.0, 0.0), v(1.0, 1.0, 1.0)],
+        &[v(1.0, 1.0, 1.0), v(3.0, 3.0, 3.0)]
+    ));
     // two points
     assert!(hulls_intersect(&[v(1.0, 2.0, 3.0)], &[v(1.0, 2.0, 3.0)]));
     assert!(!hulls_intersect(&[v(1.0, 2.0, 3.0)], &[v(1.0, 2.0, 3.5)]));
