@@ -76,6 +76,7 @@
 #![deny(unsafe_code)]
 #![warn(clippy::all)]
 
+pub mod batch;
 pub mod bounding;
 pub mod closest;
 pub mod convert;
@@ -83,6 +84,7 @@ pub mod dynamic;
 pub mod lane;
 pub mod math;
 pub mod overlap;
+pub mod pack;
 pub mod ray;
 pub mod shapes;
 

@@ -105,24 +105,26 @@ fn orthonormal(axes: &[Vec3]) -> Result<(), ShapeError> {
     }
 }
 
-/// Implements bytemuck's `Zeroable` and `Pod` for the `f32` instantiation of a
-/// lane-generic shape.
+/// Implements bytemuck's `Zeroable` and `Pod` for a lane-generic shape at every
+/// `Pod` lane type (`f32` for scalar shapes, wide's `f32x4`/`f32x8`/`f32x16` for
+/// SoA chunks, which lets packs be filled by transposing through `&[f32]`).
 ///
 /// SAFETY (the proof the crate's unsafe policy asks for): each listed type is
-/// `#[repr(C)]` and, for `L = f32`, consists only of `f32` fields, `V3<f32>`
-/// (itself `#[repr(C)]` with three `f32`) and arrays of those. All members are
-/// 4-byte aligned and 4 bytes in size, so `repr(C)` inserts no padding; every
-/// bit pattern is a valid `f32`, so every bit pattern is a valid value; there are
-/// no pointers or interior mutability. These are exactly the conditions of
-/// `bytemuck::Pod`. The derive cannot be used because the types are generic.
-macro_rules! pod_f32 {
-    ($($t:ty),* $(,)?) => {$(
+/// `#[repr(C)]` and every field is `L`, `V3<L>` (itself `#[repr(C)]` with three
+/// `L`) or an array of those. All fields therefore have the size and alignment of
+/// `L`, and Rust guarantees a type's size is a multiple of its alignment, so
+/// `repr(C)` places them back to back with no padding. `L: Pod` makes every bit
+/// pattern of each field valid, so every bit pattern of the struct is valid;
+/// there are no pointers or interior mutability. These are exactly the
+/// conditions of `bytemuck::Pod`; the derive cannot be used on generic structs.
+macro_rules! pod_generic {
+    ($($t:ident),* $(,)?) => {$(
         #[allow(unsafe_code)]
         // SAFETY: see the macro's documentation above.
-        unsafe impl bytemuck::Zeroable for $t {}
+        unsafe impl<L: bytemuck::Pod> bytemuck::Zeroable for $t<L> {}
         #[allow(unsafe_code)]
         // SAFETY: see the macro's documentation above.
-        unsafe impl bytemuck::Pod for $t {}
+        unsafe impl<L: bytemuck::Pod> bytemuck::Pod for $t<L> {}
     )*};
 }
 
@@ -280,8 +282,8 @@ pub struct Tetrahedron<L = f32> {
     pub v: [V3<L>; 4],
 }
 
-pod_f32!(
-    Vec3,
+pod_generic!(
+    V3,
     Aabb,
     Sphere,
     Triangle,
@@ -314,7 +316,7 @@ pub struct Kdop<const N: usize> {
 
 #[allow(unsafe_code)]
 // SAFETY: `Kdop<N>` is `#[repr(C)]` with two `[f32; N]` fields: no padding, every
-// bit pattern valid, no pointers — the `Pod` conditions (see `pod_f32!`).
+// bit pattern valid, no pointers — the `Pod` conditions (see `pod_generic!`).
 unsafe impl<const N: usize> bytemuck::Zeroable for Kdop<N> {}
 #[allow(unsafe_code)]
 // SAFETY: as above.
@@ -397,7 +399,7 @@ pub struct Frustum {
 }
 
 #[allow(unsafe_code)]
-// SAFETY: `Frustum` is `#[repr(C)]` over `[Plane<f32>; 6]`, itself Pod (see `pod_f32!`).
+// SAFETY: `Frustum` is `#[repr(C)]` over `[Plane<f32>; 6]`, itself Pod (see `pod_generic!`).
 unsafe impl bytemuck::Zeroable for Frustum {}
 #[allow(unsafe_code)]
 // SAFETY: as above.

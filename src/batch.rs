@@ -1,0 +1,313 @@
+//! Batched drivers: every pair predicate in three call shapes — one-vs-many,
+//! pairwise, many-vs-many — serial or over rayon, at any lane width.
+//!
+//! A predicate enters through [`PairKernel`], whose `test` is the crate's
+//! lane-generic kernel (e.g. [`crate::overlap::triangle_aabb`]). The drivers are
+//! written once over the kernel and the lane type; with `L = f32` they are the
+//! scalar baseline, so "scalar vs x16" compares the same code at two widths.
+//!
+//! **Determinism.** Results never depend on thread count or chunking: bitmask
+//! words are each written by exactly one task, and index/pair lists are
+//! produced per fixed-size block (independent of the thread count) and
+//! concatenated in block order, each block sorted.
+
+use crate::lane::LaneMask;
+use crate::pack::{broadcast, LanePod, Pack, Packable};
+use rayon::prelude::*;
+
+/// A pair predicate usable by the batched drivers.
+pub trait PairKernel: Send + Sync {
+    /// First shape type.
+    type A: Packable;
+    /// Second shape type.
+    type B: Packable;
+    /// Name used in benchmarks and reports (`triangle_aabb`, ...).
+    const NAME: &'static str;
+    /// The lane-generic predicate: lane `j` of the mask is the answer for lane
+    /// `j` of `a` and of `b`.
+    fn test<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+    ) -> L::Mask;
+}
+
+/// One bit per item: the answer of a predicate for item `i` is bit `i`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BitMask {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl BitMask {
+    /// An all-zero mask of `len` bits.
+    pub fn zeros(len: usize) -> Self {
+        BitMask { words: vec![0; len.div_ceil(64)], len }
+    }
+    /// Resizes to `len` bits, all zero, reusing the allocation.
+    pub fn reset(&mut self, len: usize) {
+        self.words.clear();
+        self.words.resize(len.div_ceil(64), 0);
+        self.len = len;
+    }
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the mask has no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bit `i`.
+    pub fn get(&self, i: usize) -> bool {
+        assert!(i < self.len);
+        (self.words[i / 64] >> (i % 64)) & 1 == 1
+    }
+    /// The 64-bit words (bit `i` is bit `i % 64` of word `i / 64`; bits past
+    /// `len` are zero).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+    /// Number of set bits.
+    pub fn count_ones(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// Indices of the set bits, in increasing order.
+    pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            core::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            })
+        })
+    }
+}
+
+/// Chunks of `L` handled per 64-bit output word.
+#[inline(always)]
+fn chunks_per_word<L: LanePod>() -> usize {
+    64 / L::WIDTH
+}
+
+/// Fills `words` (starting at output word `first_word`) with the masks
+/// `mask_of(chunk)` of chunks `< n_chunks`; clears bits at or past `len`.
+#[inline(always)]
+fn fill_words<L: LanePod>(
+    words: &mut [u64],
+    first_word: usize,
+    n_chunks: usize,
+    len: usize,
+    mask_of: impl Fn(usize) -> u64,
+) {
+    let per = chunks_per_word::<L>();
+    for (k, word) in words.iter_mut().enumerate() {
+        let wi = first_word + k;
+        let mut acc = 0u64;
+        for c in 0..per {
+            let chunk = wi * per + c;
+            if chunk >= n_chunks {
+                break;
+            }
+            acc |= mask_of(chunk) << (c * L::WIDTH);
+        }
+        let end = (wi + 1) * 64;
+        if end > len {
+            let keep = len.saturating_sub(wi * 64);
+            acc &= if keep == 0 { 0 } else { u64::MAX >> (64 - keep) };
+        }
+        *word = acc;
+    }
+}
+
+/// Output words each rayon task writes: 64 words = 4096 items. Measured with
+/// `widephase bench` on triangle–AABB and sphere–AABB (see simd-notes.md):
+/// smaller tasks lose to scheduling overhead, larger ones balance worse.
+pub const WORDS_PER_TASK: usize = 64;
+
+/// `out[i] = K(a, bs[i])` for every item of `bs`.
+pub fn one_vs_many<K: PairKernel, L: LanePod>(a: &K::A, bs: &Pack<K::B, L>, out: &mut BitMask) {
+    let a = broadcast::<K::A, L>(a);
+    let chunks = bs.chunks();
+    out.reset(bs.len());
+    fill_words::<L>(&mut out.words, 0, chunks.len(), bs.len(), |c| {
+        K::test::<L>(&a, &chunks[c]).bits()
+    });
+}
+
+/// [`one_vs_many`] over rayon.
+pub fn par_one_vs_many<K: PairKernel, L: LanePod>(a: &K::A, bs: &Pack<K::B, L>, out: &mut BitMask) {
+    let a = broadcast::<K::A, L>(a);
+    let chunks = bs.chunks();
+    let len = bs.len();
+    out.reset(len);
+    out.words.par_chunks_mut(WORDS_PER_TASK).enumerate().for_each(|(t, ws)| {
+        fill_words::<L>(ws, t * WORDS_PER_TASK, chunks.len(), len, |c| {
+            K::test::<L>(&a, &chunks[c]).bits()
+        })
+    });
+}
+
+/// `out[i] = K(as[i], bs[i])`. Panics if the packs differ in length.
+pub fn pairwise<K: PairKernel, L: LanePod>(
+    as_: &Pack<K::A, L>,
+    bs: &Pack<K::B, L>,
+    out: &mut BitMask,
+) {
+    assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
+    let (ca, cb) = (as_.chunks(), bs.chunks());
+    out.reset(as_.len());
+    fill_words::<L>(&mut out.words, 0, ca.len(), as_.len(), |c| {
+        K::test::<L>(&ca[c], &cb[c]).bits()
+    });
+}
+
+/// [`pairwise`] over rayon.
+pub fn par_pairwise<K: PairKernel, L: LanePod>(
+    as_: &Pack<K::A, L>,
+    bs: &Pack<K::B, L>,
+    out: &mut BitMask,
+) {
+    assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
+    let (ca, cb) = (as_.chunks(), bs.chunks());
+    let len = as_.len();
+    out.reset(len);
+    out.words.par_chunks_mut(WORDS_PER_TASK).enumerate().for_each(|(t, ws)| {
+        fill_words::<L>(ws, t * WORDS_PER_TASK, ca.len(), len, |c| {
+            K::test::<L>(&ca[c], &cb[c]).bits()
+        })
+    });
+}
+
+/// Appends the indices `i` with `K(a, bs[i])`, in increasing order.
+pub fn one_vs_many_hits<K: PairKernel, L: LanePod>(
+    a: &K::A,
+    bs: &Pack<K::B, L>,
+    hits: &mut Vec<u32>,
+) {
+    let a = broadcast::<K::A, L>(a);
+    for (c, chunk) in bs.chunks().iter().enumerate() {
+        let mut m = K::test::<L>(&a, chunk).bits();
+        while m != 0 {
+            let j = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let i = c * L::WIDTH + j;
+            if i < bs.len() {
+                hits.push(i as u32);
+            }
+        }
+    }
+}
+
+/// Items of `as_` per many-vs-many block (the unit of parallel work and of
+/// output ordering).
+pub const MANY_BLOCK: usize = 32;
+/// Chunks of `bs` per many-vs-many tile (kept in L1/L2 while a block of `as_`
+/// runs over it).
+pub const MANY_TILE_CHUNKS: usize = 256;
+
+fn many_block<K: PairKernel, L: LanePod>(
+    block: usize,
+    as_: &[K::A],
+    bs: &Pack<K::B, L>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let start = block * MANY_BLOCK;
+    let end = (start + MANY_BLOCK).min(as_.len());
+    let chunks = bs.chunks();
+    let first = out.len();
+    let lanes: Vec<_> = as_[start..end].iter().map(|a| broadcast::<K::A, L>(a)).collect();
+    for tile in (0..chunks.len()).step_by(MANY_TILE_CHUNKS) {
+        let tile_end = (tile + MANY_TILE_CHUNKS).min(chunks.len());
+        for (ai, a) in lanes.iter().enumerate() {
+            for (c, chunk) in chunks[tile..tile_end].iter().enumerate() {
+                let mut m = K::test::<L>(a, chunk).bits();
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let bi = (tile + c) * L::WIDTH + j;
+                    if bi < bs.len() {
+                        out.push(((start + ai) as u32, bi as u32));
+                    }
+                }
+            }
+        }
+    }
+    out[first..].sort_unstable();
+}
+
+/// All pairs `(i, j)` with `K(as[i], bs[j])`, sorted by `(i, j)`, appended to
+/// `out`. Runs in blocks of [`MANY_BLOCK`] items of `as_` against tiles of
+/// [`MANY_TILE_CHUNKS`] chunks of `bs`.
+pub fn many_vs_many<K: PairKernel, L: LanePod>(
+    as_: &[K::A],
+    bs: &Pack<K::B, L>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    for block in 0..as_.len().div_ceil(MANY_BLOCK) {
+        many_block::<K, L>(block, as_, bs, out);
+    }
+}
+
+/// [`many_vs_many`] over rayon (same output, any thread count).
+pub fn par_many_vs_many<K: PairKernel, L: LanePod>(
+    as_: &[K::A],
+    bs: &Pack<K::B, L>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let blocks: Vec<Vec<(u32, u32)>> = (0..as_.len().div_ceil(MANY_BLOCK))
+        .into_par_iter()
+        .map(|block| {
+            let mut v = Vec::new();
+            many_block::<K, L>(block, as_, bs, &mut v);
+            v
+        })
+        .collect();
+    for b in blocks {
+        out.extend_from_slice(&b);
+    }
+}
+
+/// The batched predicates, as [`PairKernel`]s.
+pub mod kernels {
+    use super::PairKernel;
+    use crate::overlap;
+    use crate::pack::{LanePod, Packable};
+    use crate::shapes::{Aabb, Sphere, Triangle};
+
+    macro_rules! pair_kernel {
+        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path) => {
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $name;
+            impl PairKernel for $name {
+                type A = $a;
+                type B = $b;
+                const NAME: &'static str = $label;
+                #[inline(always)]
+                fn test<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
+                    $f(a, b)
+                }
+            }
+        };
+    }
+
+    pair_kernel!(
+        /// [`overlap::triangle_aabb`].
+        TriangleAabb, Triangle, Aabb, "triangle_aabb", overlap::triangle_aabb);
+    pair_kernel!(
+        /// [`overlap::triangle_aabb_conservative`].
+        TriangleAabbConservative, Triangle, Aabb, "triangle_aabb_conservative", overlap::triangle_aabb_conservative);
+    pair_kernel!(
+        /// [`overlap::sphere_aabb`].
+        SphereAabb, Sphere, Aabb, "sphere_aabb", overlap::sphere_aabb);
+    pair_kernel!(
+        /// [`overlap::sphere_aabb_conservative`].
+        SphereAabbConservative, Sphere, Aabb, "sphere_aabb_conservative", overlap::sphere_aabb_conservative);
+    pair_kernel!(
+        /// [`overlap::aabb_aabb`].
+        AabbAabb, Aabb, Aabb, "aabb_aabb", overlap::aabb_aabb);
+}

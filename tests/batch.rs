@@ -1,0 +1,215 @@
+//! The batched drivers against the scalar functions: every table case at every
+//! width, lane position and pack offset; lane shuffles; thread counts.
+
+mod common;
+
+use common::cases::boxes::{sphere_aabb_cases, triangle_aabb_cases};
+use common::rng;
+use wide::{f32x16, f32x4, f32x8};
+use widephase::batch::kernels::*;
+use widephase::batch::*;
+use widephase::overlap::{sphere_aabb, triangle_aabb, triangle_aabb_conservative};
+use widephase::pack::{LanePod, Pack, Packable};
+use widephase::{Aabb, Sphere, Triangle, Vec3};
+
+/// Scalar answers of kernel K for pairs (as[i], bs[i]).
+fn scalar_pairs<K: PairKernel>(as_: &[K::A], bs: &[K::B]) -> Vec<bool>
+where
+    K::A: Packable<Lanes<f32> = K::A>,
+    K::B: Packable<Lanes<f32> = K::B>,
+{
+    as_.iter().zip(bs).map(|(a, b)| K::test::<f32>(a, b)).collect()
+}
+
+/// Pairwise driver at width L, with the pairs placed at every offset
+/// `0..WIDTH` behind filler pairs (so each case visits every lane position and
+/// the tail handling sees every remainder).
+fn check_pairwise_offsets<K: PairKernel, L: LanePod>(as_: &[K::A], bs: &[K::B], want: &[bool]) {
+    for offset in 0..L::WIDTH {
+        let mut pa: Vec<K::A> = Vec::new();
+        let mut pb: Vec<K::B> = Vec::new();
+        for k in 0..offset {
+            pa.push(as_[k % as_.len()]);
+            pb.push(bs[(k + 1) % bs.len()]);
+        }
+        pa.extend_from_slice(as_);
+        pb.extend_from_slice(bs);
+        let (a, b) = (Pack::<K::A, L>::new(&pa), Pack::<K::B, L>::new(&pb));
+        let mut out = BitMask::default();
+        pairwise::<K, L>(&a, &b, &mut out);
+        let mut par = BitMask::default();
+        par_pairwise::<K, L>(&a, &b, &mut par);
+        assert_eq!(out, par, "{} width {} offset {offset}: parallel differs", K::NAME, L::WIDTH);
+        for (i, &w) in want.iter().enumerate() {
+            assert_eq!(
+                out.get(offset + i),
+                w,
+                "{} width {} offset {offset} case {i}",
+                K::NAME,
+                L::WIDTH
+            );
+        }
+        // nothing past the end
+        assert_eq!(out.len(), pa.len());
+    }
+}
+
+fn all_widths<K: PairKernel>(as_: &[K::A], bs: &[K::B], want: &[bool]) {
+    check_pairwise_offsets::<K, f32>(as_, bs, want);
+    check_pairwise_offsets::<K, f32x4>(as_, bs, want);
+    check_pairwise_offsets::<K, f32x8>(as_, bs, want);
+    check_pairwise_offsets::<K, f32x16>(as_, bs, want);
+}
+
+#[test]
+fn tables_replay_through_pairwise_drivers() {
+    let tc = triangle_aabb_cases();
+    let tris: Vec<Triangle> = tc.iter().map(|k| k.tri).collect();
+    let boxes: Vec<Aabb> = tc.iter().map(|k| k.aabb).collect();
+    let want: Vec<bool> = tc.iter().map(|k| triangle_aabb(&k.tri, &k.aabb)).collect();
+    all_widths::<TriangleAabb>(&tris, &boxes, &want);
+    let want_c: Vec<bool> =
+        tc.iter().map(|k| triangle_aabb_conservative(&k.tri, &k.aabb)).collect();
+    all_widths::<TriangleAabbConservative>(&tris, &boxes, &want_c);
+    assert_eq!(want, scalar_pairs::<TriangleAabb>(&tris, &boxes));
+
+    let sc = sphere_aabb_cases();
+    let spheres: Vec<Sphere> = sc.iter().map(|k| k.sphere).collect();
+    let sboxes: Vec<Aabb> = sc.iter().map(|k| k.aabb).collect();
+    let want: Vec<bool> = sc.iter().map(|k| sphere_aabb(&k.sphere, &k.aabb)).collect();
+    all_widths::<SphereAabb>(&spheres, &sboxes, &want);
+}
+
+/// Triangles and boxes in [0, 4]^3; box i sits near triangle i half of the
+/// time, so pairwise tests see hits and misses, and the all-pairs tests see
+/// many hits.
+fn random_scene(n: usize, seed: u64) -> (Vec<Triangle>, Vec<Aabb>) {
+    let mut r = rng::rng(seed);
+    let mut tris = Vec::with_capacity(n);
+    let mut boxes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = rng::point(&mut r, 0.0, 4.0);
+        tris.push(Triangle::new(
+            c + rng::point(&mut r, -0.5, 0.5),
+            c + rng::point(&mut r, -0.5, 0.5),
+            c + rng::point(&mut r, -0.5, 0.5),
+        ));
+        let o = if r.bool() {
+            c + rng::point(&mut r, -0.5, 0.25)
+        } else {
+            rng::grid_point(&mut r, 8, 1) + Vec3::splat(4.0)
+        };
+        boxes.push(Aabb::new(o, o + Vec3::splat(0.25 * r.u32(1..4) as f32)));
+    }
+    (tris, boxes)
+}
+
+#[test]
+fn lane_shuffle_gives_identical_results() {
+    // bepu's PairDeterminismTests idea: the same pair in another lane or bundle
+    // must give the same answer.
+    let (tris, boxes) = random_scene(3001, 11);
+    let want = scalar_pairs::<TriangleAabbConservative>(&tris, &boxes);
+    assert!(want.iter().filter(|&&h| h).count() > 20, "scene must have hits");
+    let mut r = rng::rng(12);
+    for _ in 0..4 {
+        let mut perm: Vec<usize> = (0..tris.len()).collect();
+        r.shuffle(&mut perm);
+        let pt: Vec<Triangle> = perm.iter().map(|&i| tris[i]).collect();
+        let pb: Vec<Aabb> = perm.iter().map(|&i| boxes[i]).collect();
+        let mut out = BitMask::default();
+        pairwise::<TriangleAabbConservative, f32x16>(&Pack::new(&pt), &Pack::new(&pb), &mut out);
+        for (k, &i) in perm.iter().enumerate() {
+            assert_eq!(out.get(k), want[i]);
+        }
+        pairwise::<TriangleAabbConservative, f32x4>(&Pack::new(&pt), &Pack::new(&pb), &mut out);
+        for (k, &i) in perm.iter().enumerate() {
+            assert_eq!(out.get(k), want[i]);
+        }
+    }
+}
+
+#[test]
+fn one_vs_many_and_many_vs_many_match_brute_force() {
+    let (tris, boxes) = random_scene(700, 21);
+    let tris = &tris[..150];
+    let mut brute: Vec<(u32, u32)> = Vec::new();
+    for (i, t) in tris.iter().enumerate() {
+        for (j, b) in boxes.iter().enumerate() {
+            if triangle_aabb(t, b) {
+                brute.push((i as u32, j as u32));
+            }
+        }
+    }
+    assert!(brute.len() > 50);
+    fn check<L: LanePod>(tris: &[Triangle], boxes: &[Aabb], brute: &[(u32, u32)]) {
+        let pack = Pack::<Aabb, L>::new(boxes);
+        let mut pairs = Vec::new();
+        many_vs_many::<TriangleAabb, L>(tris, &pack, &mut pairs);
+        assert_eq!(pairs, brute, "many_vs_many width {}", L::WIDTH);
+        let mut ppairs = Vec::new();
+        par_many_vs_many::<TriangleAabb, L>(tris, &pack, &mut ppairs);
+        assert_eq!(ppairs, brute, "par_many_vs_many width {}", L::WIDTH);
+        for (i, t) in tris.iter().enumerate() {
+            let want: Vec<u32> = brute.iter().filter(|p| p.0 == i as u32).map(|p| p.1).collect();
+            let mut hits = Vec::new();
+            one_vs_many_hits::<TriangleAabb, L>(t, &pack, &mut hits);
+            assert_eq!(hits, want);
+            let mut m = BitMask::default();
+            one_vs_many::<TriangleAabb, L>(t, &pack, &mut m);
+            assert_eq!(m.iter_ones().map(|x| x as u32).collect::<Vec<_>>(), want);
+            let mut pm = BitMask::default();
+            par_one_vs_many::<TriangleAabb, L>(t, &pack, &mut pm);
+            assert_eq!(pm, m);
+        }
+    }
+    check::<f32>(tris, &boxes, &brute);
+    check::<f32x4>(tris, &boxes, &brute);
+    check::<f32x8>(tris, &boxes, &brute);
+    check::<f32x16>(tris, &boxes, &brute);
+}
+
+#[test]
+fn thread_count_does_not_change_results() {
+    let (tris, boxes) = random_scene(50_000, 31);
+    let (pt, pb) = (Pack::<Triangle, f32x16>::new(&tris), Pack::<Aabb, f32x16>::new(&boxes));
+    let mut reference = BitMask::default();
+    pairwise::<TriangleAabbConservative, f32x16>(&pt, &pb, &mut reference);
+    let mut ref_pairs = Vec::new();
+    many_vs_many::<TriangleAabb, f32x16>(&tris[..300], &pb, &mut ref_pairs);
+    for threads in [1, 2, 3, 7] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut out = BitMask::default();
+            par_pairwise::<TriangleAabbConservative, f32x16>(&pt, &pb, &mut out);
+            assert_eq!(out, reference, "{threads} threads");
+            let mut pairs = Vec::new();
+            par_many_vs_many::<TriangleAabb, f32x16>(&tris[..300], &pb, &mut pairs);
+            assert_eq!(pairs, ref_pairs, "{threads} threads");
+        });
+    }
+}
+
+#[test]
+fn padding_lanes_never_hit() {
+    // A pack whose padding sits next to shapes that cover all space.
+    let big = Triangle::new(
+        Vec3::new(-1e6, -1e6, 0.5),
+        Vec3::new(1e6, -1e6, 0.5),
+        Vec3::new(0.0, 1e6, 0.5),
+    );
+    let everything = Aabb::new(Vec3::splat(-1e6), Vec3::splat(1e6));
+    for n in 1..17 {
+        let boxes = vec![everything; n];
+        let pack = Pack::<Aabb, f32x16>::new(&boxes);
+        let mut m = BitMask::default();
+        one_vs_many::<TriangleAabb, f32x16>(&big, &pack, &mut m);
+        assert_eq!(m.count_ones(), n);
+        // and the raw lane mask of the padded chunk has no bit past n
+        let raw = <TriangleAabb as PairKernel>::test::<f32x16>(
+            &widephase::pack::broadcast::<Triangle, f32x16>(&big),
+            &pack.chunks()[0],
+        );
+        assert_eq!(widephase::LaneMask::bits(raw), (1u64 << n) - 1);
+    }
+}
