@@ -1,5 +1,6 @@
 //! Subcommands of the `widephase` binary.
 
+pub mod bench;
 pub mod demo;
 pub mod info;
 

@@ -1,0 +1,334 @@
+//! `widephase bench`: a throughput table a user can run in under a minute.
+//!
+//! For each batched kernel and variant (scalar, x4, x8, x16 on one thread; par =
+//! x16 on every rayon thread) it streams `n` pairs from memory (far larger than
+//! the last-level cache) and reports pairs per second next to the read-bandwidth
+//! roofline of the same run: streaming read bandwidth measured just before, at
+//! the same thread count, divided by the bytes the kernel must read per pair.
+//! The hit count of every variant must equal the scalar one, so a broken kernel
+//! cannot post a fast number.
+
+use super::CliResult;
+use std::hint::black_box;
+use std::time::Instant;
+use wide::{f32x16, f32x4, f32x8};
+use widephase::batch::kernels::*;
+use widephase::batch::{one_vs_many, pairwise, par_pairwise, BitMask, PairKernel};
+use widephase::pack::{LanePod, Pack};
+use widephase::{Aabb, Sphere, Triangle, Vec3};
+
+/// Options of `widephase bench`.
+pub struct BenchOptions {
+    /// Smaller inputs and fewer repetitions.
+    pub quick: bool,
+    /// One JSON object per line instead of a table.
+    pub json: bool,
+    /// Only kernels whose name contains this.
+    pub filter: Option<String>,
+}
+
+struct Row {
+    kernel: String,
+    variant: &'static str,
+    threads: usize,
+    n: usize,
+    items_per_s: f64,
+    roofline_items_per_s: f64,
+    hits: usize,
+}
+
+/// Best-of-`reps` wall time of `f`, in seconds.
+fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    best
+}
+
+/// Streaming read bandwidth in bytes/s over a buffer much larger than the LLC,
+/// with one thread and with every rayon thread.
+fn read_bandwidth(bytes: usize, reps: usize) -> (f64, f64) {
+    use rayon::prelude::*;
+    let n = bytes / 64;
+    let buf: Vec<f32x16> = (0..n).map(|i| f32x16::splat(i as f32)).collect();
+    let sum = |s: &[f32x16]| {
+        // four independent accumulators so the adds do not serialise
+        let mut acc = [f32x16::splat(0.0); 4];
+        for c in s.chunks_exact(4) {
+            acc[0] += c[0];
+            acc[1] += c[1];
+            acc[2] += c[2];
+            acc[3] += c[3];
+        }
+        (acc[0] + acc[1] + acc[2] + acc[3]).reduce_add()
+    };
+    let t1 = best_time(reps, || {
+        black_box(sum(black_box(&buf)));
+    });
+    let tp = best_time(reps, || {
+        black_box(buf.par_chunks(1 << 16).map(sum).sum::<f32>());
+    });
+    (bytes as f64 / t1, bytes as f64 / tp)
+}
+
+/// A tiny seeded generator (SplitMix64), so the bench needs no dependency.
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn f(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn p(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(lo + (hi - lo) * self.f(), lo + (hi - lo) * self.f(), lo + (hi - lo) * self.f())
+    }
+}
+
+/// Triangle–box pairs, voxelizer-shaped: every box lies inside the triangle's
+/// bounding box (so the cheap face-axis rejection never decides), and a fraction
+/// `hit_rate` of them straddle the triangle.
+fn tri_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Triangle>, Vec<Aabb>) {
+    let mut r = SplitMix(seed);
+    let mut tris = Vec::with_capacity(n);
+    let mut boxes = Vec::with_capacity(n);
+    let h = 0.05;
+    while tris.len() < n {
+        let c = r.p(0.0, 100.0);
+        let t = Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
+        let want_hit = r.f() < hit_rate;
+        let (s, u) = (r.f(), r.f());
+        let (s, u) = if s + u > 1.0 { (1.0 - s, 1.0 - u) } else { (s, u) };
+        let p = if want_hit {
+            // a point on the triangle: the box around it intersects
+            t.a + (t.b - t.a) * s + (t.c - t.a) * u
+        } else {
+            // a point inside the triangle's bounding box
+            let lo = t.a.min(t.b).min(t.c);
+            let hi = t.a.max(t.b).max(t.c);
+            lo + (hi - lo).mul_elem(r.p(0.0, 1.0))
+        };
+        let b = Aabb::new(p - Vec3::splat(h), p + Vec3::splat(h));
+        if !want_hit && widephase::overlap::triangle_aabb_conservative(&t, &b) {
+            continue;
+        }
+        tris.push(t);
+        boxes.push(b);
+    }
+    (tris, boxes)
+}
+
+fn sphere_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Sphere>, Vec<Aabb>) {
+    let mut r = SplitMix(seed);
+    let mut s = Vec::with_capacity(n);
+    let mut b = Vec::with_capacity(n);
+    for _ in 0..n {
+        let o = r.p(0.0, 100.0);
+        let bx = Aabb::new(o, o + r.p(0.5, 1.5));
+        let hit = r.f() < hit_rate;
+        // centre outside the box near a corner; radius decides the outcome
+        let c = bx.max + r.p(0.2, 1.0);
+        let d = (c - bx.max).length();
+        s.push(Sphere::new(c, if hit { d * 1.01 } else { d * 0.99 }));
+        b.push(bx);
+    }
+    (s, b)
+}
+
+fn box_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Aabb>, Vec<Aabb>) {
+    let mut r = SplitMix(seed);
+    let mut a = Vec::with_capacity(n);
+    let mut b = Vec::with_capacity(n);
+    for _ in 0..n {
+        let o = r.p(0.0, 100.0);
+        let ba = Aabb::new(o, o + Vec3::splat(1.0));
+        let hit = r.f() < hit_rate;
+        let shift =
+            if hit { r.p(-0.9, 0.9) } else { Vec3::new(1.1 + r.f(), r.f() - 0.5, r.f() - 0.5) };
+        a.push(ba);
+        b.push(Aabb::new(ba.min + shift, ba.max + shift));
+    }
+    (a, b)
+}
+
+fn run_pairwise<K: PairKernel, L: LanePod>(
+    as_: &[K::A],
+    bs: &[K::B],
+    reps: usize,
+    par: bool,
+) -> (f64, usize) {
+    let (pa, pb) = (Pack::<K::A, L>::new(as_), Pack::<K::B, L>::new(bs));
+    let mut out = BitMask::zeros(as_.len());
+    let t = best_time(reps, || {
+        if par {
+            par_pairwise::<K, L>(&pa, &pb, &mut out)
+        } else {
+            pairwise::<K, L>(&pa, &pb, &mut out)
+        }
+        black_box(&out);
+    });
+    (t, out.count_ones())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_kernel<K: PairKernel>(
+    rows: &mut Vec<Row>,
+    as_: &[K::A],
+    bs: &[K::B],
+    reps: usize,
+    bw1: f64,
+    bwp: f64,
+    tier: &str,
+) -> Result<(), String> {
+    let n = as_.len();
+    let bytes = (core::mem::size_of::<K::A>() + core::mem::size_of::<K::B>()) as f64 + 1.0 / 8.0;
+    let name = format!("{}/{}", K::NAME, tier);
+    let threads = rayon::current_num_threads();
+    let variants: [(&'static str, usize, (f64, usize)); 5] = [
+        ("scalar", 1, run_pairwise::<K, f32>(as_, bs, reps, false)),
+        ("x4", 1, run_pairwise::<K, f32x4>(as_, bs, reps, false)),
+        ("x8", 1, run_pairwise::<K, f32x8>(as_, bs, reps, false)),
+        ("x16", 1, run_pairwise::<K, f32x16>(as_, bs, reps, false)),
+        ("par", threads, run_pairwise::<K, f32x16>(as_, bs, reps, true)),
+    ];
+    let hits0 = variants[0].2 .1;
+    for (variant, th, (t, hits)) in variants {
+        if hits != hits0 {
+            return Err(format!(
+                "{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"
+            ));
+        }
+        let bw = if th == 1 { bw1 } else { bwp };
+        rows.push(Row {
+            kernel: name.clone(),
+            variant,
+            threads: th,
+            n,
+            items_per_s: n as f64 / t,
+            roofline_items_per_s: bw / bytes,
+            hits,
+        });
+    }
+    Ok(())
+}
+
+/// One query against a pack that stays in cache.
+fn bench_one_vs_many<K: PairKernel>(rows: &mut Vec<Row>, a: &K::A, bs: &[K::B], reps: usize) {
+    let name = format!("{}/one_vs_many", K::NAME);
+    fn go<K: PairKernel, L: LanePod>(a: &K::A, bs: &[K::B], reps: usize) -> (f64, usize) {
+        let pack = Pack::<K::B, L>::new(bs);
+        let mut out = BitMask::zeros(bs.len());
+        let inner = 64;
+        let t = best_time(reps, || {
+            for _ in 0..inner {
+                one_vs_many::<K, L>(black_box(a), &pack, &mut out);
+                black_box(&out);
+            }
+        });
+        (t / inner as f64, out.count_ones())
+    }
+    for (variant, (t, hits)) in [
+        ("scalar", go::<K, f32>(a, bs, reps)),
+        ("x4", go::<K, f32x4>(a, bs, reps)),
+        ("x8", go::<K, f32x8>(a, bs, reps)),
+        ("x16", go::<K, f32x16>(a, bs, reps)),
+    ] {
+        rows.push(Row {
+            kernel: name.clone(),
+            variant,
+            threads: 1,
+            n: bs.len(),
+            items_per_s: bs.len() as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits,
+        });
+    }
+}
+
+/// Runs the benchmark and prints the table (or JSON lines).
+pub fn run(opt: BenchOptions) -> CliResult {
+    let (n, reps) = if opt.quick { (1 << 20, 3) } else { (1 << 22, 7) };
+    let (bw1, bwp) = read_bandwidth(if opt.quick { 256 << 20 } else { 512 << 20 }, reps);
+    let keep = |name: &str| opt.filter.as_deref().is_none_or(|f| name.contains(f));
+    let mut rows = Vec::new();
+    let tiers: &[(&str, f32)] = if opt.quick {
+        &[("rare", 0.02)]
+    } else {
+        &[("never", 0.0), ("rare", 0.02), ("common", 0.5)]
+    };
+    for &(tier, rate) in tiers {
+        if keep("triangle_aabb") {
+            let (t, b) = tri_box_pairs(n, rate, 1);
+            bench_kernel::<TriangleAabb>(&mut rows, &t, &b, reps, bw1, bwp, tier)?;
+            bench_kernel::<TriangleAabbConservative>(&mut rows, &t, &b, reps, bw1, bwp, tier)?;
+        }
+        if keep("sphere_aabb") {
+            let (s, b) = sphere_box_pairs(n, rate, 2);
+            bench_kernel::<SphereAabb>(&mut rows, &s, &b, reps, bw1, bwp, tier)?;
+        }
+        if keep("aabb_aabb") {
+            let (a, b) = box_box_pairs(n, rate, 3);
+            bench_kernel::<AabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+        }
+    }
+    // one-vs-many, in cache: 4096 boxes (96 KiB)
+    if keep("one_vs_many") || opt.filter.is_none() {
+        let (s, b) = sphere_box_pairs(4096, 0.02, 4);
+        bench_one_vs_many::<SphereAabb>(&mut rows, &s[0], &b, reps * 3);
+        let (t, b) = tri_box_pairs(4096, 0.02, 5);
+        bench_one_vs_many::<TriangleAabb>(&mut rows, &t[0], &b, reps * 3);
+    }
+
+    if opt.json {
+        for r in &rows {
+            println!(
+                "{{\"kernel\":\"{}\",\"variant\":\"{}\",\"threads\":{},\"n\":{},\"items_per_s\":{:.0},\"roofline_items_per_s\":{},\"hits\":{}}}",
+                r.kernel,
+                r.variant,
+                r.threads,
+                r.n,
+                r.items_per_s,
+                if r.roofline_items_per_s.is_finite() { format!("{:.0}", r.roofline_items_per_s) } else { "null".into() },
+                r.hits
+            );
+        }
+    } else {
+        println!("read bandwidth: {:.1} GB/s (1 thread), {:.1} GB/s ({} threads); {} pairs per run, best of {}", bw1 / 1e9, bwp / 1e9, rayon::current_num_threads(), n, reps);
+        println!(
+            "{:<38} {:>7} {:>3} {:>12} {:>9} {:>9} {:>9}",
+            "kernel/tier", "variant", "thr", "Mitems/s", "roofline", "%roof", "vs scalar"
+        );
+        let mut scalar = f64::NAN;
+        for r in &rows {
+            if r.variant == "scalar" {
+                scalar = r.items_per_s;
+            }
+            let (roof, pct) = if r.roofline_items_per_s.is_finite() {
+                (
+                    format!("{:.1}", r.roofline_items_per_s / 1e6),
+                    format!("{:.0}%", 100.0 * r.items_per_s / r.roofline_items_per_s),
+                )
+            } else {
+                ("in-cache".to_string(), "-".to_string())
+            };
+            println!(
+                "{:<38} {:>7} {:>3} {:>12.1} {:>9} {:>9} {:>8.1}x",
+                r.kernel,
+                r.variant,
+                r.threads,
+                r.items_per_s / 1e6,
+                roof,
+                pct,
+                r.items_per_s / scalar
+            );
+        }
+    }
+    Ok(())
+}
