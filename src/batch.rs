@@ -311,3 +311,115 @@ pub mod kernels {
         /// [`overlap::aabb_aabb`].
         AabbAabb, Aabb, Aabb, "aabb_aabb", overlap::aabb_aabb);
 }
+
+/// A pair kernel that also returns values per lane (a hit time, barycentrics,
+/// a depth): `Out` is a plain `#[repr(C)]` record of `f32`s, and the kernel
+/// returns its lane form `Out::Lanes<L>` next to the hit mask.
+pub trait MapKernel: Send + Sync {
+    /// First shape type.
+    type A: Packable;
+    /// Second shape type.
+    type B: Packable;
+    /// The per-pair result record.
+    type Out: Packable + Default;
+    /// Name used in benchmarks and reports.
+    const NAME: &'static str;
+    /// Lane `j` of the mask says whether lane `j` of the output is meaningful.
+    fn eval<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+    ) -> (L::Mask, <Self::Out as Packable>::Lanes<L>);
+}
+
+/// `(mask, values)` for pairs `(as[i], bs[i])`: `values[i]` is the kernel's
+/// record for pair `i` (meaningful where the mask bit is set). Reuses `values`.
+pub fn pairwise_map<K: MapKernel, L: LanePod>(
+    as_: &Pack<K::A, L>,
+    bs: &Pack<K::B, L>,
+    mask: &mut BitMask,
+    values: &mut Vec<K::Out>,
+) {
+    assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
+    let n = as_.len();
+    mask.reset(n);
+    values.clear();
+    values.resize(as_.chunks().len() * L::WIDTH, K::Out::default());
+    for (c, (a, b)) in as_.chunks().iter().zip(bs.chunks()).enumerate() {
+        let (m, out) = K::eval::<L>(a, b);
+        write_chunk::<K::Out, L>(&out, &mut values[c * L::WIDTH..(c + 1) * L::WIDTH]);
+        let bits = m.bits();
+        let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
+        mask.words[w] |= bits << s;
+    }
+    values.truncate(n);
+    mask_tail(mask);
+}
+
+/// [`pairwise_map`] over rayon (identical output for any thread count).
+pub fn par_pairwise_map<K: MapKernel, L: LanePod>(
+    as_: &Pack<K::A, L>,
+    bs: &Pack<K::B, L>,
+    mask: &mut BitMask,
+    values: &mut Vec<K::Out>,
+) {
+    assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
+    let n = as_.len();
+    mask.reset(n);
+    values.clear();
+    values.resize(as_.chunks().len() * L::WIDTH, K::Out::default());
+    let items_per_task = WORDS_PER_TASK * 64;
+    let (ca, cb) = (as_.chunks(), bs.chunks());
+    mask.words
+        .par_chunks_mut(WORDS_PER_TASK)
+        .zip(values.par_chunks_mut(items_per_task))
+        .enumerate()
+        .for_each(|(t, (ws, vs))| {
+            let first_chunk = t * items_per_task / L::WIDTH;
+            for (k, v) in vs.chunks_mut(L::WIDTH).enumerate() {
+                let c = first_chunk + k;
+                let (m, out) = K::eval::<L>(&ca[c], &cb[c]);
+                write_chunk::<K::Out, L>(&out, v);
+                let local = k * L::WIDTH;
+                ws[local / 64] |= m.bits() << (local % 64);
+            }
+        });
+    values.truncate(n);
+    mask_tail(mask);
+}
+
+/// `(mask, values)` of one query against every item of `bs`.
+pub fn one_vs_many_map<K: MapKernel, L: LanePod>(
+    a: &K::A,
+    bs: &Pack<K::B, L>,
+    mask: &mut BitMask,
+    values: &mut Vec<K::Out>,
+) {
+    let a = broadcast::<K::A, L>(a);
+    let n = bs.len();
+    mask.reset(n);
+    values.clear();
+    values.resize(bs.chunks().len() * L::WIDTH, K::Out::default());
+    for (c, b) in bs.chunks().iter().enumerate() {
+        let (m, out) = K::eval::<L>(&a, b);
+        write_chunk::<K::Out, L>(&out, &mut values[c * L::WIDTH..(c + 1) * L::WIDTH]);
+        mask.words[(c * L::WIDTH) / 64] |= m.bits() << ((c * L::WIDTH) % 64);
+    }
+    values.truncate(n);
+    mask_tail(mask);
+}
+
+#[inline(always)]
+fn write_chunk<O: Packable, L: LanePod>(lanes: &O::Lanes<L>, out: &mut [O]) {
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = crate::pack::extract::<O, L>(lanes, j);
+    }
+}
+
+fn mask_tail(mask: &mut BitMask) {
+    let len = mask.len;
+    if len % 64 != 0 {
+        if let Some(last) = mask.words.last_mut() {
+            *last &= u64::MAX >> (64 - len % 64);
+        }
+    }
+}

@@ -15,7 +15,7 @@ use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
 use widephase::batch::{one_vs_many, pairwise, par_pairwise, BitMask, PairKernel};
 use widephase::pack::{LanePod, Pack};
-use widephase::{Aabb, Sphere, Triangle, Vec3};
+use widephase::workload::{box_box_pairs, sphere_box_pairs, tri_box_pairs};
 
 /// Options of `widephase bench`.
 pub struct BenchOptions {
@@ -72,90 +72,6 @@ fn read_bandwidth(bytes: usize, reps: usize) -> (f64, f64) {
         black_box(buf.par_chunks(1 << 16).map(sum).sum::<f32>());
     });
     (bytes as f64 / t1, bytes as f64 / tp)
-}
-
-/// A tiny seeded generator (SplitMix64), so the bench needs no dependency.
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn p(&mut self, lo: f32, hi: f32) -> Vec3 {
-        Vec3::new(lo + (hi - lo) * self.f(), lo + (hi - lo) * self.f(), lo + (hi - lo) * self.f())
-    }
-}
-
-/// Triangle–box pairs, voxelizer-shaped: every box lies inside the triangle's
-/// bounding box (so the cheap face-axis rejection never decides), and a fraction
-/// `hit_rate` of them straddle the triangle.
-fn tri_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Triangle>, Vec<Aabb>) {
-    let mut r = SplitMix(seed);
-    let mut tris = Vec::with_capacity(n);
-    let mut boxes = Vec::with_capacity(n);
-    let h = 0.05;
-    while tris.len() < n {
-        let c = r.p(0.0, 100.0);
-        let t = Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
-        let want_hit = r.f() < hit_rate;
-        let (s, u) = (r.f(), r.f());
-        let (s, u) = if s + u > 1.0 { (1.0 - s, 1.0 - u) } else { (s, u) };
-        let p = if want_hit {
-            // a point on the triangle: the box around it intersects
-            t.a + (t.b - t.a) * s + (t.c - t.a) * u
-        } else {
-            // a point inside the triangle's bounding box
-            let lo = t.a.min(t.b).min(t.c);
-            let hi = t.a.max(t.b).max(t.c);
-            lo + (hi - lo).mul_elem(r.p(0.0, 1.0))
-        };
-        let b = Aabb::new(p - Vec3::splat(h), p + Vec3::splat(h));
-        if !want_hit && widephase::overlap::triangle_aabb_conservative(&t, &b) {
-            continue;
-        }
-        tris.push(t);
-        boxes.push(b);
-    }
-    (tris, boxes)
-}
-
-fn sphere_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Sphere>, Vec<Aabb>) {
-    let mut r = SplitMix(seed);
-    let mut s = Vec::with_capacity(n);
-    let mut b = Vec::with_capacity(n);
-    for _ in 0..n {
-        let o = r.p(0.0, 100.0);
-        let bx = Aabb::new(o, o + r.p(0.5, 1.5));
-        let hit = r.f() < hit_rate;
-        // centre outside the box near a corner; radius decides the outcome
-        let c = bx.max + r.p(0.2, 1.0);
-        let d = (c - bx.max).length();
-        s.push(Sphere::new(c, if hit { d * 1.01 } else { d * 0.99 }));
-        b.push(bx);
-    }
-    (s, b)
-}
-
-fn box_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Aabb>, Vec<Aabb>) {
-    let mut r = SplitMix(seed);
-    let mut a = Vec::with_capacity(n);
-    let mut b = Vec::with_capacity(n);
-    for _ in 0..n {
-        let o = r.p(0.0, 100.0);
-        let ba = Aabb::new(o, o + Vec3::splat(1.0));
-        let hit = r.f() < hit_rate;
-        let shift =
-            if hit { r.p(-0.9, 0.9) } else { Vec3::new(1.1 + r.f(), r.f() - 0.5, r.f() - 0.5) };
-        a.push(ba);
-        b.push(Aabb::new(ba.min + shift, ba.max + shift));
-    }
-    (a, b)
 }
 
 fn run_pairwise<K: PairKernel, L: LanePod>(
