@@ -141,6 +141,35 @@ fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aa
         (h, v0.abs(), L::splat(0.0))
     };
 
+    // Category 2 — the triangle's normal: does the box straddle its plane?
+    // Tested before the edge axes: for voxel-sized boxes near a triangle it is
+    // the axis that most often separates (Schwarz & Seidel test it first), so
+    // whole packs leave early. The OR of the masks does not depend on order.
+    let n = f0.cross(f1);
+    let s = n.dot(v0).abs();
+    let na = n.abs();
+    let mut r = h.x * na.x + h.y * na.y + h.z * na.z;
+    if CONSERVATIVE {
+        // |n_k| is bounded by the unrounded magnitudes of its two products.
+        let fa = f0.abs();
+        let fb = f1.abs();
+        let nabs = V3::new(
+            fa.y * fb.z + fa.z * fb.y,
+            fa.z * fb.x + fa.x * fb.z,
+            fa.x * fb.y + fa.y * fb.x,
+        );
+        // The MIN_POSITIVE floor covers the absolute (subnormal) error of v_0.
+        let m = w0 + h + V3::splat(L::splat(f32::MIN_POSITIVE));
+        let bound = (nabs.x * m.x + nabs.y * m.y + nabs.z * m.z) * L::splat(TRI_AABB_NORMAL_K)
+            + L::splat(TRI_AABB_ABS);
+        r = r + bound;
+    }
+    sep = sep | s.gt(r);
+    if (sep | !valid).all() {
+        return valid & !sep;
+    }
+
+
     // Conservative: add the flat underflow term to each edge-axis radius.
     let widen = |r: L| if CONSERVATIVE { r + flat } else { r };
 
@@ -168,29 +197,10 @@ fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aa
         let q = vb.y * e.x - vb.x * e.y;
         let r = he.x * ea.y + he.y * ea.x;
         sep = sep | clears(p, q, widen(r));
+        if (sep | !valid).all() {
+            return valid & !sep;
+        }
     }
-
-    // Category 2 — the triangle's normal: does the box straddle its plane?
-    let n = f0.cross(f1);
-    let s = n.dot(v0).abs();
-    let na = n.abs();
-    let mut r = h.x * na.x + h.y * na.y + h.z * na.z;
-    if CONSERVATIVE {
-        // |n_k| is bounded by the unrounded magnitudes of its two products.
-        let fa = f0.abs();
-        let fb = f1.abs();
-        let nabs = V3::new(
-            fa.y * fb.z + fa.z * fb.y,
-            fa.z * fb.x + fa.x * fb.z,
-            fa.x * fb.y + fa.y * fb.x,
-        );
-        // The MIN_POSITIVE floor covers the absolute (subnormal) error of v_0.
-        let m = w0 + h + V3::splat(L::splat(f32::MIN_POSITIVE));
-        let bound = (nabs.x * m.x + nabs.y * m.y + nabs.z * m.z) * L::splat(TRI_AABB_NORMAL_K)
-            + L::splat(TRI_AABB_ABS);
-        r = r + bound;
-    }
-    sep = sep | s.gt(r);
 
     valid & !sep
 }
