@@ -32,7 +32,8 @@ fn by_width<K: PairKernel>(w: &str, a: &[K::A], b: &[K::B]) -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (kernel, width, tier) = (args[1].as_str(), args[2].as_str(), args.get(3).map_or("0.02", |s| s.as_str()));
+    let (kernel, width, tier) =
+        (args[1].as_str(), args[2].as_str(), args.get(3).map_or("0.02", |s| s.as_str()));
     let rate: f32 = tier.parse().unwrap();
     let n = 1 << 16;
     let hits = match kernel {

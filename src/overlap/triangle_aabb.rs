@@ -169,7 +169,6 @@ fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aa
         return valid & !sep;
     }
 
-
     // Conservative: add the flat underflow term to each edge-axis radius.
     let widen = |r: L| if CONSERVATIVE { r + flat } else { r };
 
