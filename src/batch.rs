@@ -417,7 +417,7 @@ fn write_chunk<O: Packable, L: LanePod>(lanes: &O::Lanes<L>, out: &mut [O]) {
 
 fn mask_tail(mask: &mut BitMask) {
     let len = mask.len;
-    if len % 64 != 0 {
+    if !len.is_multiple_of(64) {
         if let Some(last) = mask.words.last_mut() {
             *last &= u64::MAX >> (64 - len % 64);
         }

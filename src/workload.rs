@@ -10,7 +10,7 @@ use crate::Vec3;
 pub struct SplitMix(pub u64);
 impl SplitMix {
     /// Next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -19,7 +19,7 @@ impl SplitMix {
     }
     /// Uniform in [0, 1).
     pub fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
     /// A point uniform in [lo, hi)^3.
     pub fn p(&mut self, lo: f32, hi: f32) -> Vec3 {
