@@ -12,7 +12,9 @@ use crate::shapes::Kdop;
 /// The projection `±x ± y ± z` (axes have entries 0, ±1) is summed in `f64`
 /// with error at most `2^-52·(|x|+|y|+|z|)`; the bound is widened by `2^-50`
 /// times that sum (which also covers the `f64` rounding of the widening) and
-/// rounded outward to `f32`. Axes with a single non-zero entry are exact.
+/// rounded outward to `f32`; when TwoSum shows both `f64` additions exact,
+/// only the final outward rounding remains (so bounds are exact whenever the
+/// projection is representable). Axes with a single non-zero entry are exact.
 ///
 /// Returns `None` for an empty slice or any NaN/∞ coordinate (see the
 /// [module docs](crate::bounding)). Source: seed 003 (k-DOP construction);
@@ -41,14 +43,28 @@ pub fn kdop_from_points<const N: usize>(points: &[Vec3]) -> Option<Kdop<N>> {
                 let v = a[k] * p.to_array()[k]; // exact: a[k] = ±1
                 (v, v)
             } else {
-                let d = (a[0] as f64) * c[0] + (a[1] as f64) * c[1] + (a[2] as f64) * c[2];
-                let s = c[0].abs() + c[1].abs() + c[2].abs();
-                let err = s * f64::powi(2.0, -50);
-                (round_down(d - err), round_up(d + err))
+                // Products by 0/±1 are exact; two f64 sums, whose exactness
+                // TwoSum detects (then the bound is just rounded outward).
+                let (d1, e1) = two_sum((a[0] as f64) * c[0], (a[1] as f64) * c[1]);
+                let (d, e2) = two_sum(d1, (a[2] as f64) * c[2]);
+                if e1 == 0.0 && e2 == 0.0 {
+                    (round_down(d), round_up(d))
+                } else {
+                    let s = c[0].abs() + c[1].abs() + c[2].abs();
+                    let err = s * f64::powi(2.0, -50);
+                    (round_down(d - err), round_up(d + err))
+                }
             };
             out.min[i] = out.min[i].min(lo);
             out.max[i] = out.max[i].max(hi);
         }
     }
     Some(out)
+}
+
+/// Knuth's TwoSum: `s = fl(a + b)` and the exact error `e = (a + b) - s`.
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
 }
