@@ -23,7 +23,8 @@ fn kdop_contains<const N: usize>(k: &Kdop<N>, p: Vec3) -> bool {
     (0..N).all(|i| {
         let proj = QV3::f(Kdop::<N>::AXES[i]).dot(&pq);
         // ±∞ bounds (overflowed) contain everything on their side.
-        (k.min[i] == f32::NEG_INFINITY || q(k.min[i]) <= proj) && (k.max[i] == f32::INFINITY || proj <= q(k.max[i]))
+        (k.min[i] == f32::NEG_INFINITY || q(k.min[i]) <= proj)
+            && (k.max[i] == f32::INFINITY || proj <= q(k.max[i]))
     })
 }
 
@@ -80,7 +81,10 @@ fn check_all(pts: &[Vec3], label: &str, tally: &mut [Tally; 6]) {
                 t.default_out_of_band += 1;
             }
         }
-        assert!(oks.iter().all(|&x| x), "{label}: point {p:?} not contained: {oks:?}\n{b:?}\n{ritter:?}\n{welzl:?}\n{obb:?}");
+        assert!(
+            oks.iter().all(|&x| x),
+            "{label}: point {p:?} not contained: {oks:?}\n{b:?}\n{ritter:?}\n{welzl:?}\n{obb:?}"
+        );
     }
 }
 
@@ -118,7 +122,13 @@ fn point_set_table() {
             }
             let w = minimal_sphere(&c.points).unwrap();
             let r = ritter_sphere(&c.points).unwrap();
-            assert!(w.radius <= r.radius * (1.0 + 1e-6), "{}: welzl {} > ritter {}", c.label, w.radius, r.radius);
+            assert!(
+                w.radius <= r.radius * (1.0 + 1e-6),
+                "{}: welzl {} > ritter {}",
+                c.label,
+                w.radius,
+                r.radius
+            );
             let obb = obb_from_points(&c.points).unwrap();
             assert!(Obb::try_new(obb.center, obb.axes, obb.half).is_ok(), "{}: {obb:?}", c.label);
         }
@@ -173,12 +183,18 @@ fn brute_force_radius(pts: &[Vec3]) -> f64 {
     let p: Vec<[f64; 3]> = pts.iter().map(|v| [v.x as f64, v.y as f64, v.z as f64]).collect();
     let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
     let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    };
     let mut cands: Vec<[f64; 3]> = vec![p[0]];
     let n = p.len();
     for i in 0..n {
         for j in i + 1..n {
-            cands.push([(p[i][0] + p[j][0]) / 2.0, (p[i][1] + p[j][1]) / 2.0, (p[i][2] + p[j][2]) / 2.0]);
+            cands.push([
+                (p[i][0] + p[j][0]) / 2.0,
+                (p[i][1] + p[j][1]) / 2.0,
+                (p[i][2] + p[j][2]) / 2.0,
+            ]);
             for k in j + 1..n {
                 // Circumcenter: solve in the plane via the normal equations.
                 let (u, v) = (sub(p[j], p[i]), sub(p[k], p[i]));
@@ -187,7 +203,11 @@ fn brute_force_radius(pts: &[Vec3]) -> f64 {
                 if det.abs() > 1e-12 * uu * vv {
                     let a = (vv * uu - uv * vv) / (2.0 * det);
                     let b = (uu * vv - uv * uu) / (2.0 * det);
-                    cands.push([p[i][0] + a * u[0] + b * v[0], p[i][1] + a * u[1] + b * v[1], p[i][2] + a * u[2] + b * v[2]]);
+                    cands.push([
+                        p[i][0] + a * u[0] + b * v[0],
+                        p[i][1] + a * u[1] + b * v[1],
+                        p[i][2] + a * u[2] + b * v[2],
+                    ]);
                 }
                 for l in k + 1..n {
                     let w = sub(p[l], p[i]);
@@ -195,7 +215,8 @@ fn brute_force_radius(pts: &[Vec3]) -> f64 {
                     if det3.abs() > 1e-9 * (uu * vv * dot(w, w)).sqrt() {
                         let (a, b, c) = (cross(v, w), cross(w, u), cross(u, v));
                         let (su, sv, sw) = (uu / 2.0, vv / 2.0, dot(w, w) / 2.0);
-                        let x: Vec<f64> = (0..3).map(|t| (su * a[t] + sv * b[t] + sw * c[t]) / det3).collect();
+                        let x: Vec<f64> =
+                            (0..3).map(|t| (su * a[t] + sv * b[t] + sw * c[t]) / det3).collect();
                         cands.push([p[i][0] + x[0], p[i][1] + x[1], p[i][2] + x[2]]);
                     }
                 }
@@ -215,15 +236,29 @@ fn welzl_is_minimal_on_small_sets() {
     for i in 0..2000 {
         let n = r.usize(1..8);
         let pts: Vec<Vec3> = (0..n)
-            .map(|_| if i % 2 == 0 { rng::point(&mut r, -4.0, 4.0) } else { rng::grid_point(&mut r, 3, 0) })
+            .map(|_| {
+                if i % 2 == 0 {
+                    rng::point(&mut r, -4.0, 4.0)
+                } else {
+                    rng::grid_point(&mut r, 3, 0)
+                }
+            })
             .collect();
         let w = minimal_sphere(&pts).unwrap();
         let rt = ritter_sphere(&pts).unwrap();
         let bf = brute_force_radius(&pts);
         // The brute-force minimum over candidate centers is an upper bound of the
         // true minimum and equals it (the optimum is one of the candidates).
-        assert!((w.radius as f64) <= bf * (1.0 + 1e-6) + 1e-6, "{pts:?}: welzl {} vs brute {bf}", w.radius);
-        assert!((w.radius as f64) >= bf * (1.0 - 1e-6) - 1e-6, "{pts:?}: welzl {} below brute {bf}", w.radius);
+        assert!(
+            (w.radius as f64) <= bf * (1.0 + 1e-6) + 1e-6,
+            "{pts:?}: welzl {} vs brute {bf}",
+            w.radius
+        );
+        assert!(
+            (w.radius as f64) >= bf * (1.0 - 1e-6) - 1e-6,
+            "{pts:?}: welzl {} below brute {bf}",
+            w.radius
+        );
         if w.radius > rt.radius * (1.0 + 1e-6) {
             worse_than_ritter += 1;
         }

@@ -458,7 +458,7 @@ fn gen_radius(r: &mut Rng, kind: u32) -> f32 {
 
 #[test]
 fn sphere_plane_exact_property() {
-    let mut r = rng::rng(0x5EED_01);
+    let mut r = rng::rng(0x5EED_0001);
     let mut tally = Tally::default();
     for _ in 0..rng::cases() {
         let kind = r.u32(0..3);
@@ -548,7 +548,7 @@ fn near_radius(r: &mut Rng, c1: Vec3, p: Vec3) -> f32 {
 
 #[test]
 fn sphere_sphere_exact_property() {
-    let mut r = rng::rng(0x5EED_02);
+    let mut r = rng::rng(0x5EED_0002);
     let mut tally = Tally::default();
     for _ in 0..rng::cases() {
         let kind = r.u32(0..3);
@@ -663,11 +663,11 @@ fn point_on_triangle(r: &mut Rng, t: &Triangle) -> Vec3 {
 
 #[test]
 fn sphere_triangle_exact_property() {
-    let mut r = rng::rng(0x5EED_03);
+    let mut r = rng::rng(0x5EED_0003);
     let mut tally = Tally::default();
     // The exact segment–triangle distance costs ~2 ms per case in rationals:
-    // 1/16 of the standard count keeps the family under a minute.
-    let n = rng::cases() / 16;
+    // 1/8 of the standard count keeps the family under a minute.
+    let n = rng::cases() / 8;
     for _ in 0..n {
         let kind = r.u32(0..3);
         let g = kind.min(1);
@@ -805,7 +805,7 @@ fn gen_aabb_for_sphere(r: &mut Rng, g: u32) -> Aabb {
 
 #[test]
 fn sphere_aabb_exact_property() {
-    let mut r = rng::rng(0x5EED_04);
+    let mut r = rng::rng(0x5EED_0004);
     let mut tally = Tally::default();
     // Exact piecewise minimisation per case: 1/4 of the standard count.
     let n = rng::cases() / 4;
@@ -867,7 +867,7 @@ fn sphere_aabb_exact_property() {
 
 #[test]
 fn interval_halving_is_conservative() {
-    let mut r = rng::rng(0x5EED_05);
+    let mut r = rng::rng(0x5EED_0005);
     let params = HalvingParams::default();
     let (mut hits, mut cases) = (0, 0);
     for _ in 0..rng::cases() / 20 {
@@ -923,7 +923,7 @@ fn interval_halving_is_conservative() {
 fn segment_triangle_reference_matches_hull_test() {
     // The distance reference says 0 exactly when the independent convex-hull
     // test says the segment meets the triangle.
-    let mut r = rng::rng(0x5EED_06);
+    let mut r = rng::rng(0x5EED_0006);
     let mut meets = 0;
     for i in 0..3000 {
         let g = (i % 2) as u32;

@@ -13,6 +13,7 @@ type M3 = [[f64; 3]; 3];
 /// rotation, Numerical Recipes §11.1 / Ericson §4.4.4); sweeps stop when the
 /// off-diagonal mass is negligible or after 32 sweeps. Rank-deficient matrices
 /// (collinear, coplanar, duplicate points) are fine: the basis stays orthogonal.
+#[allow(clippy::needless_range_loop)] // rows p and q are updated together
 fn jacobi(mut a: M3) -> ([f64; 3], M3) {
     let mut v: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     for _ in 0..32 {
@@ -30,11 +31,11 @@ fn jacobi(mut a: M3) -> ([f64; 3], M3) {
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
             // A ← Jᵀ A J with J the rotation in the (p, q) plane.
-            for k in 0..3 {
-                let akp = a[k][p];
-                let akq = a[k][q];
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            for row in a.iter_mut() {
+                let akp = row[p];
+                let akq = row[q];
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
             }
             for k in 0..3 {
                 let apk = a[p][k];

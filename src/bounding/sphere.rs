@@ -1,5 +1,7 @@
 //! Bounding spheres of a point set: Ritter's approximation and Welzl's exact
 //! minimal enclosing sphere.
+// Welzl's loops index because each level recurses on the prefix `pts[..i]`.
+#![allow(clippy::needless_range_loop)]
 
 use super::{round_up, to64, usable};
 use crate::math::Vec3;
@@ -83,7 +85,10 @@ fn ball4(a: P, b: P, c: P, d: P) -> Ball {
     }
     // Solve 2 u·x = |u|², 2 v·x = |v|², 2 w·x = |w|² for x = center - a.
     let off = scale(
-        add(add(scale(cross(v, w), dot(u, u)), scale(cross(w, u), dot(v, v))), scale(cross(u, v), dot(w, w))),
+        add(
+            add(scale(cross(v, w), dot(u, u)), scale(cross(w, u), dot(v, v))),
+            scale(cross(u, v), dot(w, w)),
+        ),
         0.5 / det,
     );
     Ball { c: add(a, off), r2: dot(off, off) }

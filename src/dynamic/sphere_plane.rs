@@ -43,7 +43,9 @@ pub fn moving_sphere_plane(s: &Sphere, d: Vec3, plane: &Plane) -> Option<f32> {
     let s0 = plane.normal.dot(s.center) - plane.d;
     let vd = plane.normal.dot(d);
     let s1 = s0 + vd;
-    if !(s0.min(s1) <= r && s0.max(s1) >= -r) {
+    // The range [min(s0, s1), max(s0, s1)] of s(t) meets [-r, r] (false on NaN).
+    let meets = s0.min(s1) <= r && s0.max(s1) >= -r;
+    if !meets {
         return None;
     }
     if s0.abs() <= r {
@@ -53,5 +55,5 @@ pub fn moving_sphere_plane(s: &Sphere, d: Vec3, plane: &Plane) -> Option<f32> {
     // in exact arithmetic; clamp its rounding.
     let target = if s0 > r { r } else { -r };
     let t = (target - s0) / vd;
-    Some(t.max(0.0).min(1.0))
+    Some(t.clamp(0.0, 1.0))
 }

@@ -63,5 +63,5 @@ pub fn moving_sphere_sphere(a: &Sphere, da: Vec3, b: &Sphere, db: Vec3) -> Optio
         return None;
     }
     let t = c / (-bq + disc.max(0.0).sqrt());
-    Some(t.max(0.0).min(1.0))
+    Some(t.clamp(0.0, 1.0))
 }

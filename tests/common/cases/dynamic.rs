@@ -926,28 +926,85 @@ pub struct PointSetCase {
 }
 
 pub fn point_set_cases() -> Vec<PointSetCase> {
-    let c = |label, points: Vec<Vec3>, expect_some, in_range| PointSetCase { label, points, expect_some, in_range };
-    let cube: Vec<Vec3> = (0..8)
-        .map(|i| v((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
-        .collect();
+    let c = |label, points: Vec<Vec3>, expect_some, in_range| PointSetCase {
+        label,
+        points,
+        expect_some,
+        in_range,
+    };
+    let cube: Vec<Vec3> =
+        (0..8).map(|i| v((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
     let far = 1_048_576.0f32; // 2^20
     vec![
         c("empty", vec![], false, true),
         c("single point", vec![v(1.0, 2.0, 3.0)], true, true),
         c("duplicates", vec![v(1.0, 2.0, 3.0); 5], true, true),
         c("two points", vec![v(-1.0, 0.0, 0.0), v(1.0, 0.0, 0.0)], true, true),
-        c("collinear on a diagonal", (0..6).map(|i| v(i as f32, i as f32, i as f32)).collect(), true, true),
-        c("coplanar square", vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(1.0, 1.0, 0.0)], true, true),
+        c(
+            "collinear on a diagonal",
+            (0..6).map(|i| v(i as f32, i as f32, i as f32)).collect(),
+            true,
+            true,
+        ),
+        c(
+            "coplanar square",
+            vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(1.0, 1.0, 0.0)],
+            true,
+            true,
+        ),
         c("unit cube corners", cube.clone(), true, true),
-        c("regular tetrahedron-ish", vec![v(1.0, 1.0, 1.0), v(1.0, -1.0, -1.0), v(-1.0, 1.0, -1.0), v(-1.0, -1.0, 1.0)], true, true),
-        c("cube corners plus center (repeated)", cube.iter().copied().chain([v(0.5, 0.5, 0.5); 3]).collect(), true, true),
+        c(
+            "regular tetrahedron-ish",
+            vec![v(1.0, 1.0, 1.0), v(1.0, -1.0, -1.0), v(-1.0, 1.0, -1.0), v(-1.0, -1.0, 1.0)],
+            true,
+            true,
+        ),
+        c(
+            "cube corners plus center (repeated)",
+            cube.iter().copied().chain([v(0.5, 0.5, 0.5); 3]).collect(),
+            true,
+            true,
+        ),
         c("-0.0 and +0.0", vec![v(-0.0, 0.0, -0.0), v(0.0, -0.0, 0.0)], true, true),
-        c("tiny coordinates", vec![v(1e-30, 0.0, 0.0), v(0.0, 3e-30, -2e-30), v(f32::from_bits(1), 0.0, 0.0)], true, true),
-        c("small cluster far from the origin", (0..9).map(|i| v(far + i as f32 * 0.125, far - (i % 3) as f32 * 0.25, -far + (i % 2) as f32 * 0.0625)).collect(), true, true),
-        c("large coordinates at 2^39", vec![v(5.0e11, -5.0e11, 1.0), v(-5.0e11, 5.0e11, 3.0), v(0.0, 0.0, 5.0e11)], true, true),
-        c("huge 1e20 (beyond COORD_LIMIT)", vec![v(1e20, -1e20, 0.0), v(-1e20, 1e20, 1e20)], true, false),
+        c(
+            "tiny coordinates",
+            vec![v(1e-30, 0.0, 0.0), v(0.0, 3e-30, -2e-30), v(f32::from_bits(1), 0.0, 0.0)],
+            true,
+            true,
+        ),
+        c(
+            "small cluster far from the origin",
+            (0..9)
+                .map(|i| {
+                    v(
+                        far + i as f32 * 0.125,
+                        far - (i % 3) as f32 * 0.25,
+                        -far + (i % 2) as f32 * 0.0625,
+                    )
+                })
+                .collect(),
+            true,
+            true,
+        ),
+        c(
+            "large coordinates at 2^39",
+            vec![v(5.0e11, -5.0e11, 1.0), v(-5.0e11, 5.0e11, 3.0), v(0.0, 0.0, 5.0e11)],
+            true,
+            true,
+        ),
+        c(
+            "huge 1e20 (beyond COORD_LIMIT)",
+            vec![v(1e20, -1e20, 0.0), v(-1e20, 1e20, 1e20)],
+            true,
+            false,
+        ),
         c("f32::MAX extremes", vec![v(f32::MAX, 0.0, 0.0), v(-f32::MAX, 0.0, 0.0)], true, false),
         c("NaN point is rejected", vec![v(0.0, 0.0, 0.0), v(f32::NAN, 1.0, 1.0)], false, true),
-        c("infinite point is rejected", vec![v(0.0, 0.0, 0.0), v(1.0, f32::INFINITY, 1.0)], false, true),
+        c(
+            "infinite point is rejected",
+            vec![v(0.0, 0.0, 0.0), v(1.0, f32::INFINITY, 1.0)],
+            false,
+            true,
+        ),
     ]
 }
