@@ -275,3 +275,20 @@ fn builders_are_deterministic() {
         assert_eq!(obb_from_points(&pts), obb_from_points(&pts));
     }
 }
+
+#[test]
+fn kdop_bounds_are_tight_when_representable() {
+    // Grid points: every projection ±x ± y ± z is exactly representable, so
+    // the outward rounding must not move any bound.
+    let mut r = rng::rng(0xB0B3);
+    for _ in 0..500 {
+        let pts: Vec<Vec3> = (0..r.usize(1..20)).map(|_| rng::grid_point(&mut r, 64, 3)).collect();
+        let k: Dop26 = kdop_from_points(&pts).unwrap();
+        for (i, axis) in Dop26::AXES.iter().enumerate() {
+            let proj: Vec<f32> = pts.iter().map(|p| axis.dot(*p)).collect();
+            let lo = proj.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = proj.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!((k.min[i], k.max[i]), (lo, hi), "axis {i}");
+        }
+    }
+}

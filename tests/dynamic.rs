@@ -1009,3 +1009,35 @@ fn seed_moving_aabb_errata_are_caught() {
     }
     assert_eq!(wrong, 2, "both printed errata should show");
 }
+
+#[test]
+fn moving_aabb_reference_matches_hull_test() {
+    // Independent of any axis list: the boxes touch at some t ∈ [0, 1] iff the
+    // origin is in the Minkowski difference swept by the relative motion,
+    // conv{k, k - v : k a corner of [a.min - b.max, a.max - b.min]},
+    // v = vb - va (exact rationals).
+    let mut r = rng::rng(0x5EED_0007);
+    let mut hits = 0;
+    for _ in 0..1000 {
+        // Unscaled grid configurations (touching is common; small rationals keep
+        // the O(n³) hull test affordable).
+        let (a, va, b, vb) =
+            (gen_box(&mut r, 1), gen_vel(&mut r, 1), gen_box(&mut r, 1), gen_vel(&mut r, 1));
+        let lo = &QV3::f(a.min) - &QV3::f(b.max);
+        let hi = &QV3::f(a.max) - &QV3::f(b.min);
+        let v = &QV3::f(vb) - &QV3::f(va);
+        let mut pts = Vec::with_capacity(16);
+        for n in 0..8 {
+            let pick =
+                |k: usize| if n >> k & 1 == 1 { hi.get(k).clone() } else { lo.get(k).clone() };
+            let corner = QV3::new(pick(0), pick(1), pick(2));
+            pts.push(&corner - &v);
+            pts.push(corner);
+        }
+        let hull = common::exact::origin_in_hull(&pts);
+        let exact = matches!(reference::moving_aabb_aabb(&a, va, &b, vb), Some((e, x)) if e <= x);
+        assert_eq!(hull, exact, "{a:?} {va:?} {b:?} {vb:?}");
+        hits += hull as usize;
+    }
+    assert!(hits > 100, "only {hits} hits");
+}
