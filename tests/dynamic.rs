@@ -701,7 +701,7 @@ fn sphere_triangle_exact_property() {
             c = c1 - d * t0;
             rad = near_radius(&mut r, c1, p);
         }
-        let e = [-24, -12, 0, 0, 0, 12, 30][r.usize(0..7)];
+        let e = [-60, -24, 0, 0, 0, 24, 36][r.usize(0..7)];
         let k = (2.0f32).powi(e);
         let s = Sphere::new(rng::scale_pow2(c, e), rad * k);
         let d = rng::scale_pow2(d, e);
@@ -862,7 +862,7 @@ fn sphere_aabb_exact_property() {
             c = c1 - d * t0;
             rad = near_radius(&mut r, c1, p);
         }
-        let e = [-24, -12, 0, 0, 0, 12, 30][r.usize(0..7)];
+        let e = [-60, -24, 0, 0, 0, 24, 36][r.usize(0..7)];
         let k = (2.0f32).powi(e);
         let s = Sphere::new(rng::scale_pow2(c, e), rad * k);
         let d = rng::scale_pow2(d, e);
