@@ -1041,3 +1041,61 @@ fn moving_aabb_reference_matches_hull_test() {
     }
     assert!(hits > 100, "only {hits} hits");
 }
+
+/// A translating triangle, bounded over `[t0, t1]` by a sphere around its
+/// mid-interval centroid (test-side implementation of the trait, computed in
+/// f64 and rounded outward, to exercise `interval_halving` on a non-sphere).
+struct MovingTriangle {
+    tri: Triangle,
+    motion: Vec3,
+}
+
+impl MotionBound for MovingTriangle {
+    fn motion_bound(&self, t0: f32, t1: f32) -> Sphere {
+        let tm = 0.5 * (t0 as f64 + t1 as f64);
+        let v: Vec<[f64; 3]> =
+            self.tri.vertices().iter().map(|p| [p.x as f64, p.y as f64, p.z as f64]).collect();
+        let m = [self.motion.x as f64, self.motion.y as f64, self.motion.z as f64];
+        let c: Vec<f64> = (0..3).map(|k| (v[0][k] + v[1][k] + v[2][k]) / 3.0 + m[k] * tm).collect();
+        let c32 = Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
+        let travel =
+            (m[0] * m[0] + m[1] * m[1] + m[2] * m[2]).sqrt() * 0.5 * (t1 as f64 - t0 as f64);
+        let reach = v
+            .iter()
+            .map(|p| {
+                let d: Vec<f64> = (0..3).map(|k| p[k] + m[k] * tm - c32.get(k) as f64).collect();
+                (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+            })
+            .fold(0.0, f64::max);
+        Sphere::new(c32, ((reach + travel) * (1.0 + 1e-9)) as f32 * (1.0 + 1e-6))
+    }
+}
+
+#[test]
+fn interval_halving_on_moving_triangles() {
+    let mut r = rng::rng(0x5EED_0008);
+    let (mut hits, mut n) = (0, 0);
+    for _ in 0..rng::cases() / 200 {
+        let tri = gen_triangle(&mut r, 1);
+        let mt = MovingTriangle { tri, motion: rng::grid_point(&mut r, 4, 0) };
+        let ms = MovingSphere {
+            sphere: Sphere::new(rng::grid_point(&mut r, 8, 1), gen_radius(&mut r, 1)),
+            motion: rng::grid_point(&mut r, 8, 0),
+        };
+        n += 1;
+        // Relative motion: the sphere moves by ms.motion - mt.motion against the
+        // static triangle.
+        let rel = ms.motion - mt.motion;
+        let mc = reference::MovingCenter::new(&ms.sphere, rel);
+        let touches = !mc.tri_min_gap(&Q::zero(), &Q::one(), &reference::tri_q(&tri)).is_pos();
+        let est = interval_halving(&ms, &mt, HalvingParams::default());
+        if touches {
+            hits += 1;
+            let t = est.expect("interval halving missed a contact");
+            if let Some(tf) = moving_sphere_triangle(&ms.sphere, rel, &tri) {
+                assert!(t <= tf + SPHERE_DELTA, "estimate {t} after first contact {tf}");
+            }
+        }
+    }
+    assert!(hits > n / 10 && hits < n, "hit rate {hits}/{n}");
+}
