@@ -197,8 +197,8 @@ pub fn ritter_sphere(points: &[Vec3]) -> Option<Sphere> {
 /// Computed in `f64` with a `2^-40` relative membership tolerance; (nearly)
 /// collinear or coplanar boundary sets fall back to the lower-dimensional
 /// ball. Then fitted like [`ritter_sphere`], so every point is contained
-/// exactly and the radius exceeds the true minimum by a few `f32` ulps at most
-/// (tested against brute force on small sets, and `<=` Ritter's).
+/// exactly; the radius is within `1e-6` (relative) of the true minimum (tested
+/// against a brute-force search on small sets) and never above Ritter's.
 /// `None` for an empty slice or a NaN/∞ coordinate.
 ///
 /// Source: seed 003 ("Welzl的方法"); Welzl, "Smallest enclosing disks (balls

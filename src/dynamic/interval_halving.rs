@@ -62,7 +62,8 @@ fn spheres_may_touch(a: &Sphere, b: &Sphere) -> bool {
 /// overlap, or `None` when every interval was separated. **Conservative:** if
 /// the objects touch at time `t*`, the result is `Some(t)` with `t <= t*` (the
 /// leaf containing `t*` overlaps at every level, and leaves are visited in time
-/// order), and the bounds overlap on `[t, t + tolerance]`; because bounding
+/// order), and the bounds overlap on the leaf `[t, t + w]`,
+/// a power of two `w <= max(tolerance, 2^-max_depth)`; because bounding
 /// spheres over-approximate, `Some` does not prove contact. Work is at most
 /// `2^(max_depth+1)` bound evaluations in the worst case, typically
 /// `O(max_depth)`; iterative, never panics.
