@@ -661,6 +661,7 @@ fn gen_triangle(r: &mut Rng, g: u32) -> Triangle {
             t.b = t.a;
             t.c = t.a;
         } // point
+        3 | 4 => t.c = (t.a + t.b) * 0.5 + rng::grid_point(r, 1, 20), // sliver
         _ => {}
     }
     t

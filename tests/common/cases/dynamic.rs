@@ -606,6 +606,7 @@ pub fn sphere_triangle_cases() -> Vec<SphereTriangleCase> {
     };
     let seg = Triangle::new(Vec3::ZERO, v(2.0, 0.0, 0.0), v(4.0, 0.0, 0.0));
     let pt = Triangle::new(v(1.0, 1.0, 1.0), v(1.0, 1.0, 1.0), v(1.0, 1.0, 1.0));
+    let sliver = Triangle::new(Vec3::ZERO, v(4.0, 0.0, 0.0), v(2.0, 1.0 / 1048576.0, 0.0));
     vec![
         c(
             "face contact from above at 1/2",
@@ -728,6 +729,30 @@ pub fn sphere_triangle_cases() -> Vec<SphereTriangleCase> {
                 v(4.0 * 1073741824.0, 0.0, 0.0),
                 v(0.0, 4.0 * 1073741824.0, 0.0),
             ),
+            Toi::At(0.5),
+        ),
+        c(
+            "sliver triangle (apex 2^-20 off the base), falls onto its apex side",
+            v(2.0, 0.5, 5.0),
+            1.0,
+            v(0.0, 0.0, -10.0),
+            sliver,
+            Toi::Hit,
+        ),
+        c(
+            "sliver triangle, passes beside it",
+            v(2.0, 1.5, 5.0),
+            1.0,
+            v(0.0, 0.0, -10.0),
+            sliver,
+            Toi::Miss,
+        ),
+        c(
+            "sliver triangle, r = 0 through its interior",
+            v(2.0, 1.0 / 4194304.0, 1.0),
+            0.0,
+            v(0.0, 0.0, -2.0),
+            sliver,
             Toi::At(0.5),
         ),
         c("negative radius", v(1.0, 1.0, 0.0), -1.0, Vec3::ZERO, t0, Toi::Invalid),
