@@ -1,0 +1,474 @@
+//! Convex family: sphere–sphere, triangle–triangle (SAT batched kernel and its
+//! conservative variant, Möller, Devillers–Guigue), OBB–OBB (+ contact).
+//!
+//! - Case tables (`common::cases::convex`) replayed by the scalar API and by
+//!   `f32x4`/`f32x8`/`f32x16` with each row in every lane position.
+//! - Exact references (`common::reference::convex`) cross-checked against the
+//!   axis-free `exact::hulls_intersect`/`origin_in_hull`.
+//! - Property runs of `rng::cases()` pairs per predicate (uniform, grid,
+//!   near-contact, power-of-two scaled), tallied against the exact reference.
+mod common;
+
+use common::cases::convex::{self as cases, Expect};
+use common::reference::convex as exact;
+use common::{lanes, rng, Tally};
+use rng::Rng;
+use wide::{f32x16, f32x4, f32x8};
+use widephase::overlap;
+use widephase::{Lane, LaneMask, Obb, Sphere, Triangle, Vec3};
+
+// ------------------------------------------------------------------ helpers --
+
+/// Checks one table row of a boolean predicate: the row's expectation against
+/// the exact reference, then the default (`got`) and conservative answers.
+fn check_row(
+    label: &str,
+    expect: Expect,
+    exact_hit: impl FnOnce() -> bool,
+    in_band: impl FnOnce(bool) -> bool,
+    got: bool,
+    conservative: Option<bool>,
+) {
+    let reference = exact_hit();
+    let want = match expect {
+        Expect::Beyond => return, // ran without panicking: all that is required
+        Expect::Hit => true,
+        Expect::Miss => false,
+        Expect::Reference => reference,
+    };
+    assert_eq!(reference, want, "table row disagrees with the exact reference: {label}");
+    if got != want {
+        assert!(label.contains("ulp"), "{label}: got {got}, exact {want}");
+        assert!(in_band(want), "{label}: got {got}, exact {want}, and not inside the ulp band");
+    }
+    if let Some(c) = conservative {
+        if want {
+            assert!(c, "{label}: conservative variant rejected a touching/overlapping pair");
+        }
+    }
+}
+
+fn bit(mask: impl LaneMask, pos: usize) -> bool {
+    (mask.bits() >> pos) & 1 == 1
+}
+
+fn tri_pack<L: Lane>(ts: &[Triangle], idx: &[usize]) -> Triangle<L> {
+    Triangle {
+        a: lanes::gather_v3(ts, idx, |t| t.a),
+        b: lanes::gather_v3(ts, idx, |t| t.b),
+        c: lanes::gather_v3(ts, idx, |t| t.c),
+    }
+}
+
+fn sphere_pack<L: Lane>(s: &[Sphere], idx: &[usize]) -> Sphere<L> {
+    Sphere {
+        center: lanes::gather_v3(s, idx, |s| s.center),
+        radius: lanes::gather_f(s, idx, |s| s.radius),
+    }
+}
+
+fn obb_pack<L: Lane>(o: &[Obb], idx: &[usize]) -> Obb<L> {
+    Obb {
+        center: lanes::gather_v3(o, idx, |o| o.center),
+        axes: [
+            lanes::gather_v3(o, idx, |o| o.axes[0]),
+            lanes::gather_v3(o, idx, |o| o.axes[1]),
+            lanes::gather_v3(o, idx, |o| o.axes[2]),
+        ],
+        half: lanes::gather_v3(o, idx, |o| o.half),
+    }
+}
+
+fn scale_tri(t: Triangle, e: i32) -> Triangle {
+    Triangle::new(rng::scale_pow2(t.a, e), rng::scale_pow2(t.b, e), rng::scale_pow2(t.c, e))
+}
+
+fn finite3(v: Vec3) -> bool {
+    v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
+}
+
+/// A random coordinate nudge of `p` by -n..=n ulps on one axis.
+fn nudge_point(r: &mut Rng, p: Vec3, n: i32) -> Vec3 {
+    let mut q = p;
+    let k = r.usize(0..3);
+    q.set(k, rng::nudge(q.get(k), r.i32(-n..=n)));
+    q
+}
+
+fn assert_rate(name: &str, t: &Tally, lo: f64, hi: f64) {
+    let rate = t.exact_hits as f64 / t.cases as f64;
+    assert!(
+        rate >= lo && rate <= hi,
+        "{name}: hit rate {rate:.3} outside [{lo}, {hi}]: the test would be vacuous"
+    );
+}
+
+// ----------------------------------------------------------- sphere–sphere --
+
+#[test]
+fn sphere_sphere_table() {
+    for c in cases::sphere_sphere_cases() {
+        let got = overlap::sphere_sphere(&c.a, &c.b);
+        check_row(
+            c.label,
+            c.expect,
+            || exact::sphere_sphere(&c.a, &c.b),
+            |_| exact::sphere_sphere_in_band(&c.a, &c.b),
+            got,
+            None,
+        );
+    }
+}
+
+fn sphere_lanes<L: Lane>() {
+    let rows = cases::sphere_sphere_cases();
+    let a: Vec<Sphere> = rows.iter().map(|c| c.a).collect();
+    let b: Vec<Sphere> = rows.iter().map(|c| c.b).collect();
+    for i in 0..rows.len() {
+        let want = overlap::sphere_sphere(&a[i], &b[i]);
+        for pos in 0..L::WIDTH {
+            let idx = lanes::placement::<L>(rows.len(), i, pos);
+            let got =
+                overlap::sphere_sphere(&sphere_pack::<L>(&a, &idx), &sphere_pack::<L>(&b, &idx));
+            assert_eq!(bit(got, pos), want, "{} at lane {pos} of {}", rows[i].label, L::WIDTH);
+        }
+    }
+}
+
+#[test]
+fn sphere_sphere_every_width_and_lane_matches_scalar() {
+    sphere_lanes::<f32x4>();
+    sphere_lanes::<f32x8>();
+    sphere_lanes::<f32x16>();
+}
+
+fn sphere_pair(r: &mut Rng, i: usize) -> (Sphere, Sphere) {
+    let (a, b) = match i % 3 {
+        0 => {
+            let a = Sphere::new(rng::point(r, -1.0, 1.0), rng::uniform(r, 0.0, 1.0));
+            let b = Sphere::new(rng::point(r, -1.0, 1.0), rng::uniform(r, 0.0, 1.0));
+            (a, b)
+        }
+        1 => {
+            // grid: integer Pythagorean-friendly distances make touching common
+            let a = Sphere::new(rng::grid_point(r, 4, 0), r.i32(0..=4) as f32);
+            let b = Sphere::new(rng::grid_point(r, 4, 0), r.i32(0..=4) as f32);
+            (a, b)
+        }
+        _ => {
+            // near contact: b placed exactly touching along an axis, then nudged
+            let a = Sphere::new(rng::point(r, -1.0, 1.0), rng::uniform(r, 0.0, 1.0));
+            let rb = rng::uniform(r, 0.0, 1.0);
+            let mut c = a.center;
+            let k = r.usize(0..3);
+            c.set(k, c.get(k) + (a.radius + rb));
+            let b = Sphere::new(nudge_point(r, c, 3), rng::nudge(rb, r.i32(-2..=2)));
+            (a, b)
+        }
+    };
+    if i % 5 == 4 {
+        let e = r.i32(-50..=36);
+        let s = 2f32.powi(e);
+        (
+            Sphere::new(rng::scale_pow2(a.center, e), a.radius * s),
+            Sphere::new(rng::scale_pow2(b.center, e), b.radius * s),
+        )
+    } else {
+        (a, b)
+    }
+}
+
+#[test]
+fn sphere_sphere_matches_exact() {
+    let mut r = rng::rng(0x5e5e);
+    let mut t = Tally::default();
+    for i in 0..rng::cases() {
+        let (a, b) = sphere_pair(&mut r, i);
+        let want = exact::sphere_sphere(&a, &b);
+        let got = overlap::sphere_sphere(&a, &b);
+        t.cases += 1;
+        t.exact_hits += want as usize;
+        if got != want {
+            if exact::sphere_sphere_in_band(&a, &b) {
+                t.default_in_band += 1;
+            } else {
+                t.default_out_of_band += 1;
+                eprintln!("sphere out of band: {a:?} {b:?} exact {want}");
+            }
+        }
+    }
+    t.report("sphere_sphere");
+    assert_eq!(t.default_out_of_band, 0);
+    assert_rate("sphere_sphere", &t, 0.2, 0.8);
+}
+
+// ------------------------------------------------------- triangle–triangle --
+
+/// Every triangle–triangle variant, scalar: (name, function, conservative?).
+type TriFn = fn(&Triangle, &Triangle) -> bool;
+fn tri_variants() -> Vec<(&'static str, TriFn, bool)> {
+    vec![
+        ("triangle_triangle", |a, b| overlap::triangle_triangle(a, b), false),
+        (
+            "triangle_triangle_conservative",
+            |a, b| overlap::triangle_triangle_conservative(a, b),
+            true,
+        ),
+    ]
+}
+
+#[test]
+fn triangle_triangle_table() {
+    for c in cases::triangle_triangle_cases() {
+        for (name, f, conservative) in tri_variants() {
+            let got = f(&c.a, &c.b);
+            let label = format!("{name}: {}", c.label);
+            if conservative {
+                // no false negative; a false positive only inside the band
+                let conservative_label = format!("{label} (conservative: ulp band)");
+                check_row(
+                    &conservative_label,
+                    c.expect,
+                    || exact::triangle_triangle(&c.a, &c.b),
+                    |h| !h && exact::triangle_triangle_in_band(&c.a, &c.b, false),
+                    got,
+                    Some(got),
+                );
+            } else {
+                check_row(
+                    &label,
+                    c.expect,
+                    || exact::triangle_triangle(&c.a, &c.b),
+                    |h| exact::triangle_triangle_in_band(&c.a, &c.b, h),
+                    got,
+                    None,
+                );
+            }
+        }
+        // swapping the arguments never changes the exact answer
+        if c.expect != Expect::Beyond && !c.label.contains("ulp") {
+            assert_eq!(
+                overlap::triangle_triangle(&c.a, &c.b),
+                overlap::triangle_triangle(&c.b, &c.a),
+                "{} swapped",
+                c.label
+            );
+        }
+    }
+}
+
+fn tri_lanes<L: Lane>() {
+    let rows = cases::triangle_triangle_cases();
+    let a: Vec<Triangle> = rows.iter().map(|c| c.a).collect();
+    let b: Vec<Triangle> = rows.iter().map(|c| c.b).collect();
+    for i in 0..rows.len() {
+        let want = overlap::triangle_triangle(&a[i], &b[i]);
+        let want_c = overlap::triangle_triangle_conservative(&a[i], &b[i]);
+        for pos in 0..L::WIDTH {
+            let idx = lanes::placement::<L>(rows.len(), i, pos);
+            let (pa, pb) = (tri_pack::<L>(&a, &idx), tri_pack::<L>(&b, &idx));
+            assert_eq!(
+                bit(overlap::triangle_triangle(&pa, &pb), pos),
+                want,
+                "{} lane {pos}/{}",
+                rows[i].label,
+                L::WIDTH
+            );
+            assert_eq!(
+                bit(overlap::triangle_triangle_conservative(&pa, &pb), pos),
+                want_c,
+                "conservative {} lane {pos}/{}",
+                rows[i].label,
+                L::WIDTH
+            );
+        }
+    }
+}
+
+#[test]
+fn triangle_triangle_every_width_and_lane_matches_scalar() {
+    tri_lanes::<f32x4>();
+    tri_lanes::<f32x8>();
+    tri_lanes::<f32x16>();
+}
+
+fn rand_tri(r: &mut Rng, lo: f32, hi: f32) -> Triangle {
+    Triangle::new(rng::point(r, lo, hi), rng::point(r, lo, hi), rng::point(r, lo, hi))
+}
+
+fn grid_tri(r: &mut Rng, n: i32, k: i32) -> Triangle {
+    Triangle::new(rng::grid_point(r, n, k), rng::grid_point(r, n, k), rng::grid_point(r, n, k))
+}
+
+/// Triangle pairs: uniform, grid (touching/coplanar/degenerate common),
+/// coplanar grid, near contact (shared vertex/edge or vertex on the other's
+/// plane, nudged by a few ulps), then one in four scaled by a power of two.
+fn tri_pair(r: &mut Rng, i: usize) -> (Triangle, Triangle) {
+    let (a, b) = match i % 5 {
+        0 => (rand_tri(r, -1.0, 1.0), rand_tri(r, -1.0, 1.0)),
+        1 => (grid_tri(r, 2, 0), grid_tri(r, 2, 0)),
+        2 => {
+            // coplanar (z = 0) or parallel-plane grid triangles
+            let mut a = grid_tri(r, 3, 1);
+            let mut b = grid_tri(r, 3, 1);
+            a.a.z = 0.0;
+            a.b.z = 0.0;
+            a.c.z = 0.0;
+            let z = if r.bool() { 0.0 } else { rng::grid(r, 1, 2) };
+            b.a.z = z;
+            b.b.z = z;
+            b.c.z = if r.u8(0..4) == 0 { 1.0 } else { z };
+            (a, b)
+        }
+        3 => {
+            // shared vertex or shared edge, then a few ulps of nudge
+            let a = rand_tri(r, -1.0, 1.0);
+            let va = a.vertices();
+            let mut b = rand_tri(r, -1.0, 1.0);
+            let k = r.usize(0..3);
+            b.a = nudge_point(r, va[k], 3);
+            if r.bool() {
+                let k = (k + 1 + r.usize(0..2)) % 3;
+                b.b = nudge_point(r, va[k], 2);
+            }
+            (a, b)
+        }
+        _ => {
+            // a vertex of B on A's plane (A in an axis plane so it is exact)
+            let mut a = rand_tri(r, -1.0, 1.0);
+            let k = r.usize(0..3);
+            let h = rng::uniform(r, -1.0, 1.0);
+            a.a.set(k, h);
+            a.b.set(k, h);
+            a.c.set(k, h);
+            let mut b = rand_tri(r, -1.0, 1.0);
+            let mut p = rng::point(r, -0.5, 0.5);
+            p.set(k, rng::nudge(h, r.i32(-2..=2)));
+            b.a = p;
+            (a, b)
+        }
+    };
+    if i % 4 == 3 {
+        let e = r.i32(-60..=36);
+        (scale_tri(a, e), scale_tri(b, e))
+    } else {
+        (a, b)
+    }
+}
+
+#[test]
+fn triangle_triangle_reference_matches_hull_reference() {
+    // The SAT reference (axis list) against the axis-free hull test.
+    let mut r = rng::rng(0x7711);
+    let n = if cfg!(debug_assertions) { 300 } else { 3000 };
+    let mut hits = 0;
+    for i in 0..n {
+        let (a, b) = tri_pair(&mut r, i);
+        let want = common::exact::hulls_intersect(&a.vertices(), &b.vertices());
+        assert_eq!(exact::triangle_triangle(&a, &b), want, "reference mismatch {a:?} {b:?}");
+        hits += want as usize;
+    }
+    assert!(hits > n / 10 && hits < n * 9 / 10, "hit rate {hits}/{n}");
+    for c in cases::triangle_triangle_cases() {
+        if c.expect != Expect::Beyond && exact::tri_finite(&c.a) && exact::tri_finite(&c.b) {
+            let want = common::exact::hulls_intersect(&c.a.vertices(), &c.b.vertices());
+            assert_eq!(exact::triangle_triangle(&c.a, &c.b), want, "{}", c.label);
+        }
+    }
+}
+
+#[test]
+fn triangle_triangle_matches_exact() {
+    let mut r = rng::rng(0x7a7a);
+    let variants = tri_variants();
+    let mut tallies = vec![Tally::default(); variants.len()];
+    let mut pack_a = Vec::new();
+    let mut pack_b = Vec::new();
+    let mut scalar = Vec::new();
+    for i in 0..rng::cases() {
+        let (a, b) = tri_pair(&mut r, i);
+        let want = exact::triangle_triangle(&a, &b);
+        let mut band: Option<bool> = None;
+        for ((name, f, conservative), t) in variants.iter().zip(tallies.iter_mut()) {
+            let got = f(&a, &b);
+            t.cases += 1;
+            t.exact_hits += want as usize;
+            if got == want {
+                continue;
+            }
+            if *conservative {
+                if want {
+                    t.conservative_false_neg += 1;
+                    eprintln!("{name} false negative: {a:?} {b:?}");
+                } else {
+                    t.conservative_false_pos += 1;
+                    // looser than exact only inside the band (checked exactly)
+                    if !exact::triangle_triangle_in_band(&a, &b, false) {
+                        t.default_out_of_band += 1;
+                        eprintln!("{name} false positive outside the band: {a:?} {b:?}");
+                    }
+                }
+            } else if *band.get_or_insert_with(|| exact::triangle_triangle_in_band(&a, &b, want)) {
+                t.default_in_band += 1;
+            } else {
+                t.default_out_of_band += 1;
+                eprintln!("{name} out of band: exact {want}: {a:?} {b:?}");
+            }
+        }
+        // also replay the random pairs through f32x16 packs (bit-identity)
+        pack_a.push(a);
+        pack_b.push(b);
+        scalar.push(overlap::triangle_triangle(&a, &b));
+        if pack_a.len() == 16 {
+            let idx: Vec<usize> = (0..16).collect();
+            let m = overlap::triangle_triangle(
+                &tri_pack::<f32x16>(&pack_a, &idx),
+                &tri_pack::<f32x16>(&pack_b, &idx),
+            );
+            for (j, s) in scalar.iter().enumerate() {
+                assert_eq!(
+                    bit(m, j),
+                    *s,
+                    "f32x16 differs from scalar: {:?} {:?}",
+                    pack_a[j],
+                    pack_b[j]
+                );
+            }
+            pack_a.clear();
+            pack_b.clear();
+            scalar.clear();
+        }
+    }
+    for ((name, _, _), t) in variants.iter().zip(&tallies) {
+        t.report(name);
+        assert_eq!(t.default_out_of_band, 0, "{name}");
+        assert_eq!(t.conservative_false_neg, 0, "{name}");
+        assert_rate(name, t, 0.15, 0.85);
+    }
+}
+
+#[test]
+#[ignore]
+fn debug_tri_breakdown() {
+    let mut r = rng::rng(0x7a7a);
+    let mut counts = [[0usize; 3]; 5];
+    let mut shown = 0;
+    for i in 0..rng::cases() {
+        let (a, b) = tri_pair(&mut r, i);
+        let want = exact::triangle_triangle(&a, &b);
+        let got = overlap::triangle_triangle(&a, &b);
+        let gc = overlap::triangle_triangle_conservative(&a, &b);
+        counts[i % 5][0] += 1;
+        if got != want {
+            counts[i % 5][1] += 1;
+            if shown < 6 && i % 4 != 3 {
+                shown += 1;
+                eprintln!("gen {} exact {want}: {a:?} {b:?}", i % 5);
+            }
+        }
+        if gc != want {
+            counts[i % 5][2] += 1;
+        }
+    }
+    eprintln!("{counts:?}");
+}
