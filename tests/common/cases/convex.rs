@@ -516,14 +516,14 @@ pub fn obb_obb_cases() -> Vec<ObbCase> {
         k("identical", unit, unit, Hit, Some((0, 2.0))),
         k("contained", o(Vec3::ZERO, I3, Vec3::splat(10.0)), unit, Hit, None),
         k(
-            "edge touching (rotated 45 about z)",
+            "edge touching (rotated 45 about z; rounding decides: ulp)",
             unit,
             o(v(1.0 + std::f32::consts::SQRT_2, 0.0, 0.0), rot_z_45(), Vec3::splat(1.0)),
             Reference,
             None,
         ),
         k(
-            "corner-to-face touching, exact 3-4-5",
+            "corner-to-face touching, rounded 3-4-5 (ulp)",
             unit,
             o(v(1.0 + 1.4, 0.2, 0.0), rot_z_345(), Vec3::splat(1.0)),
             Reference,

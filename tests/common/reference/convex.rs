@@ -111,6 +111,10 @@ impl Frame {
     pub fn v(&self, p: Vec3) -> IV3 {
         IV3 { x: self.int(p.x), y: self.int(p.y), z: self.int(p.z) }
     }
+    /// The value of one integer unit, `2^e`, as `f64`.
+    pub fn unit(&self) -> f64 {
+        2f64.powi(self.e)
+    }
     /// The frame's unit `2^-e` as an integer can be huge; this is `1` in the
     /// frame, i.e. `2^(-e)` — used to balance degrees. Only valid for `e <= 0`.
     pub fn one(&self) -> BigInt {
@@ -491,6 +495,14 @@ impl ObbFrame {
     pub fn flat(&self) -> bool {
         self.ha.iter().chain(self.hb.iter()).any(|h| h.is_zero())
     }
+}
+
+/// The value of one integer unit of the length frame of [`obb_frame`], as
+/// `f64` (to convert exact depths back to world units in diagnostics).
+pub fn obb_frame_length_unit(a: &Obb, b: &Obb) -> f64 {
+    let lens: Vec<f32> =
+        [a.center, b.center, a.half, b.half].iter().flat_map(|p| [p.x, p.y, p.z]).collect();
+    Frame::of(&lens).unit()
 }
 
 /// Exact: do the closed OBBs (the parallelepipeds spanned by their axes as
