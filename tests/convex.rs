@@ -214,6 +214,8 @@ fn tri_variants() -> Vec<(&'static str, TriFn, bool)> {
             |a, b| overlap::triangle_triangle_conservative(a, b),
             true,
         ),
+        ("triangle_triangle_moller", overlap::triangle_triangle_moller, false),
+        ("triangle_triangle_guigue", overlap::triangle_triangle_guigue, false),
     ]
 }
 

@@ -291,3 +291,298 @@ fn hulls_intersect_f64(a: &[Vec3; 3], b: &[Vec3; 3], conservative: bool) -> bool
     }
     true
 }
+
+// ------------------------------------------------------------------ scalar --
+
+/// `(b - a) × (c - a) · (d - a)`: the orientation determinant `[a, b, c, d]`
+/// of seed `001` eq. 4.29 (positive when `d` is on the side of plane `abc`
+/// that `(b - a) × (c - a)` points to). Evaluated on differences, so it is
+/// translation invariant; error `<= 8u·` its permanent (`notes/convex.md`).
+#[inline]
+fn orient3d(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> f32 {
+    (b - a).cross(c - a).dot(d - a)
+}
+
+/// `(b - a) × (c - a)` in 2-D (`> 0`: counter-clockwise).
+#[inline]
+fn orient2d(a: [f32; 2], b: [f32; 2], c: [f32; 2]) -> f32 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+/// `-1`, `0` or `1`: the sign of `x` (no products of small values, which could
+/// underflow to zero — the seeds' `d0·d1 > 0` tests do).
+#[inline]
+fn sign(x: f32) -> i32 {
+    (x > 0.0) as i32 - (x < 0.0) as i32
+}
+
+/// Whether the closed 2-D segments `p0p1` and `q0q1` intersect (touching and
+/// collinear overlap count).
+fn segments_intersect_2d(p0: [f32; 2], p1: [f32; 2], q0: [f32; 2], q1: [f32; 2]) -> bool {
+    let d1 = sign(orient2d(p0, p1, q0));
+    let d2 = sign(orient2d(p0, p1, q1));
+    let d3 = sign(orient2d(q0, q1, p0));
+    let d4 = sign(orient2d(q0, q1, p1));
+    if d1 == 0 && d2 == 0 {
+        // collinear: overlap of the coordinate ranges on both axes
+        let overlap =
+            |k: usize| p0[k].min(p1[k]) <= q0[k].max(q1[k]) && q0[k].min(q1[k]) <= p0[k].max(p1[k]);
+        return overlap(0) && overlap(1);
+    }
+    d1 * d2 <= 0 && d3 * d4 <= 0
+}
+
+/// Whether the 2-D point `p` lies in the closed triangle `t` (non-degenerate).
+fn point_in_triangle_2d(p: [f32; 2], t: &[[f32; 2]; 3]) -> bool {
+    let s0 = sign(orient2d(t[0], t[1], p));
+    let s1 = sign(orient2d(t[1], t[2], p));
+    let s2 = sign(orient2d(t[2], t[0], p));
+    (s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0)
+}
+
+/// Coplanar triangles: project by dropping the dominant axis of the normal `n`
+/// and test the 2-D triangles (edge pairs, then containment). Seed `001`
+/// §4.4.2 "coplanar case"; Möller 1997 §3 (the same projection).
+fn coplanar_triangles(a: &[Vec3; 3], b: &[Vec3; 3], n: Vec3) -> bool {
+    let an = n.abs();
+    let (i, j) = if an.x >= an.y && an.x >= an.z {
+        (1, 2)
+    } else if an.y >= an.z {
+        (0, 2)
+    } else {
+        (0, 1)
+    };
+    let p = |v: Vec3| [v.get(i), v.get(j)];
+    let ta = [p(a[0]), p(a[1]), p(a[2])];
+    let tb = [p(b[0]), p(b[1]), p(b[2])];
+    for e in 0..3 {
+        for f in 0..3 {
+            if segments_intersect_2d(ta[e], ta[(e + 1) % 3], tb[f], tb[(f + 1) % 3]) {
+                return true;
+            }
+        }
+    }
+    point_in_triangle_2d(ta[0], &tb) || point_in_triangle_2d(tb[0], &ta)
+}
+
+/// Scalar preamble shared by Möller and Devillers–Guigue: validity, the
+/// degenerate-triangle dispatch and translation to `A.a`. Returns `Err(answer)`
+/// when decided, else the translated vertices and the two normals.
+#[allow(clippy::type_complexity)]
+fn scalar_setup(a: &Triangle, b: &Triangle) -> Result<([Vec3; 3], [Vec3; 3], Vec3, Vec3), bool> {
+    if !a.is_valid() || !b.is_valid() {
+        return Err(false);
+    }
+    // translate to A.a and scale by a power of two (exact) so that the degree-3
+    // orientation determinants neither underflow nor overflow
+    let o = a.a;
+    let raw = [a.b - o, a.c - o, b.a - o, b.b - o, b.c - o];
+    let m = raw.iter().fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+    let s = power_of_two_scale(m);
+    let ta = [Vec3::ZERO, raw[0] * s, raw[1] * s];
+    let tb = [raw[2] * s, raw[3] * s, raw[4] * s];
+    let (na, ma) = cross_with_magnitude(ta[1], ta[2]);
+    let (nb, mb) = cross_with_magnitude(tb[1] - tb[0], tb[2] - tb[0]);
+    let finite =
+        ta.iter().chain(tb.iter()).all(|p| p.is_finite()) && na.is_finite() && nb.is_finite();
+    if !finite || is_noise_axis(na, ma) || is_noise_axis(nb, mb) {
+        // a (possibly) zero-area triangle is a segment or a point: the plane
+        // based tests do not apply; use the exact-direction hull test.
+        return Err(hulls_intersect_f64(&a.vertices(), &b.vertices(), false));
+    }
+    Ok((ta, tb, na, nb))
+}
+
+/// Möller's interval-overlap triangle–triangle test (scalar).
+///
+/// Follows the [contracts](crate#contracts) (closed sets, touching counts,
+/// `false` on non-finite input); exact outside the ulp band stated in
+/// `notes/convex.md`. Source: T. Möller, "A Fast Triangle-Triangle
+/// Intersection Test", JGT 2(2), 1997; seed `001` §4.4.2 (with its errata
+/// fixed, see the notes), seed `000` triangle–triangle section.
+///
+/// ```text
+/// dA_i = orientation of A_i w.r.t. B's plane; all same non-zero sign → disjoint
+/// dB_i = orientation of B_i w.r.t. A's plane; all same non-zero sign → disjoint
+/// all dB zero → coplanar: 2-D test in the dominant projection of nA
+/// L = nA × nB; project on the dominant axis of L;
+/// each triangle meets L in [t0, t1], computed from the vertex alone on its
+///   side (a vertex on the plane is handled by the sign cases, not by ε)
+/// overlap iff the closed intervals overlap
+/// ```
+///
+/// Differences from the published code: distances are evaluated relative to a
+/// vertex (translation invariant), signs are compared directly (the
+/// published `d0·d1 > 0` underflows for tiny distances), no ε snapping
+/// (Möller's `EPSILON` is not scale invariant), and degenerate triangles are
+/// tested as the segments/points they are.
+///
+/// ```
+/// use widephase::{overlap::triangle_triangle_moller, Triangle, Vec3};
+/// let v = Vec3::new;
+/// let a = Triangle::new(v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0));
+/// let touching = Triangle::new(v(1.0, 1.0, 0.0), v(2.0, 2.0, 1.0), v(2.0, 2.0, -1.0));
+/// assert!(triangle_triangle_moller(&a, &touching)); // edge through the hypotenuse point
+/// let apart = Triangle::new(v(1.25, 1.0, 0.0), v(2.0, 2.0, 1.0), v(2.0, 2.0, -1.0));
+/// assert!(!triangle_triangle_moller(&a, &apart));
+/// ```
+pub fn triangle_triangle_moller(a: &Triangle, b: &Triangle) -> bool {
+    let (ta, tb, na, nb) = match scalar_setup(a, b) {
+        Ok(s) => s,
+        Err(answer) => return answer,
+    };
+    // signed distances (scaled by |n|) of A's vertices to B's plane and back
+    let da = ta.map(|p| nb.dot(p - tb[0]));
+    let db = tb.map(|p| na.dot(p));
+    let sa = da.map(sign);
+    let sb = db.map(sign);
+    let same_side = |s: [i32; 3]| s[0] != 0 && s[0] == s[1] && s[0] == s[2];
+    if same_side(sa) || same_side(sb) {
+        return false;
+    }
+    if sb == [0, 0, 0] || sa == [0, 0, 0] {
+        return coplanar_triangles(&ta, &tb, na);
+    }
+    let l = na.cross(nb);
+    let al = l.abs();
+    let axis = if al.x >= al.y && al.x >= al.z {
+        0
+    } else if al.y >= al.z {
+        1
+    } else {
+        2
+    };
+    let Some((a0, a1)) = interval_on_line(&ta, &da, &sa, axis) else {
+        return coplanar_triangles(&ta, &tb, na);
+    };
+    let Some((b0, b1)) = interval_on_line(&tb, &db, &sb, axis) else {
+        return coplanar_triangles(&ta, &tb, na);
+    };
+    // closed intervals: touching counts
+    !(a1 < b0 || b1 < a0)
+}
+
+/// The interval `[t0, t1]` (sorted) where a triangle with vertices `v`,
+/// signed distances `d` (signs `s`) to the other plane, meets the
+/// intersection line, in coordinate `axis`. `None` if all distances are zero.
+fn interval_on_line(v: &[Vec3; 3], d: &[f32; 3], s: &[i32; 3], axis: usize) -> Option<(f32, f32)> {
+    // the vertex alone on its side (Möller's COMPUTE_INTERVALS case analysis,
+    // with sign tests instead of products)
+    let alone = if s[0] * s[1] > 0 {
+        2
+    } else if s[0] * s[2] > 0 {
+        1
+    } else if s[1] * s[2] > 0 || s[0] != 0 {
+        0
+    } else if s[1] != 0 {
+        1
+    } else if s[2] != 0 {
+        2
+    } else {
+        return None;
+    };
+    let (i, j) = ((alone + 1) % 3, (alone + 2) % 3);
+    let p = |k: usize| v[k].get(axis);
+    // point where edge (alone, k) crosses the plane: p_alone + (p_k - p_alone)·d_alone/(d_alone - d_k)
+    let cross_at = |k: usize| {
+        let den = d[alone] - d[k];
+        if den == 0.0 {
+            p(k) // both on the plane (d = 0): the edge lies in it; its end is on L
+        } else {
+            p(alone) + (p(k) - p(alone)) * (d[alone] / den)
+        }
+    };
+    let (t0, t1) = (cross_at(i), cross_at(j));
+    Some(if t0 <= t1 { (t0, t1) } else { (t1, t0) })
+}
+
+/// Devillers–Guigue triangle–triangle test with orientation predicates only
+/// (scalar).
+///
+/// Follows the [contracts](crate#contracts); exact outside the ulp band of
+/// its orientation determinants (`notes/convex.md`). Source: P. Guigue,
+/// O. Devillers, "Fast and Robust Triangle-Triangle Overlap Test Using
+/// Orientation Predicates", JGT 8(1), 2003; seed `001` §4.4.3 (its REORDER
+/// pseudocode swaps the wrong triangle's vertices; see the notes).
+///
+/// ```text
+/// [a,b,c,d] = (d - a)·((b - a) × (c - a))
+/// dA_i = [B0,B1,B2,A_i]; all same non-zero sign → disjoint (and dB likewise)
+/// all zero → coplanar 2-D test
+/// rotate A so that A0 is alone on its side of B's plane (A1, A2 on the other
+///   side or on the plane); if dA0 < 0 swap B1,B2 (B's orientation flips so
+///   that A0 is on its positive side); the same for B with respect to A
+/// overlap iff [A0,A1,B0,B1] <= 0 and [A0,A2,B2,B0] <= 0
+/// ```
+///
+/// ```
+/// use widephase::{overlap::triangle_triangle_guigue, Triangle, Vec3};
+/// let v = Vec3::new;
+/// let a = Triangle::new(v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0));
+/// let vertex_on_face = Triangle::new(v(0.5, 0.5, 0.0), v(0.5, 0.5, 2.0), v(1.0, 0.0, 2.0));
+/// assert!(triangle_triangle_guigue(&a, &vertex_on_face));
+/// let above = Triangle::new(v(0.5, 0.5, 0.25), v(0.5, 0.5, 2.0), v(1.0, 0.0, 2.0));
+/// assert!(!triangle_triangle_guigue(&a, &above));
+/// ```
+pub fn triangle_triangle_guigue(a: &Triangle, b: &Triangle) -> bool {
+    let (ta, tb, na, _nb) = match scalar_setup(a, b) {
+        Ok(s) => s,
+        Err(answer) => return answer,
+    };
+    let da = ta.map(|p| orient3d(tb[0], tb[1], tb[2], p));
+    let db = tb.map(|p| orient3d(ta[0], ta[1], ta[2], p));
+    let sa = da.map(sign);
+    let sb = db.map(sign);
+    let same_side = |s: [i32; 3]| s[0] != 0 && s[0] == s[1] && s[0] == s[2];
+    if same_side(sa) || same_side(sb) {
+        return false;
+    }
+    if sa == [0, 0, 0] || sb == [0, 0, 0] {
+        return coplanar_triangles(&ta, &tb, na);
+    }
+    // canonical rotation: index of the vertex alone on its side, and its sign
+    let (ra, sign_a) = alone_vertex(&sa);
+    let (rb, sign_b) = alone_vertex(&sb);
+    let rot = |t: &[Vec3; 3], k: usize| [t[k], t[(k + 1) % 3], t[(k + 2) % 3]];
+    let mut p = rot(&ta, ra);
+    let mut q = rot(&tb, rb);
+    // make each alone vertex lie on the positive side of the other plane by
+    // flipping the *other* triangle's orientation
+    if sign_a < 0 {
+        q.swap(1, 2);
+    }
+    if sign_b < 0 {
+        p.swap(1, 2);
+    }
+    !(orient3d(p[0], p[1], q[0], q[1]) > 0.0 || orient3d(p[0], p[2], q[2], q[0]) > 0.0)
+}
+
+/// For signs `s` (not all equal non-zero, not all zero): the index `k` of the
+/// vertex alone on its side — the others are on the opposite side or on the
+/// plane — and the side it is on (`+1`/`-1`), treating a vertex on the plane
+/// as the pair's side. Derived from the Devillers–Guigue case table.
+fn alone_vertex(s: &[i32; 3]) -> (usize, i32) {
+    for k in 0..3 {
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        // k strictly on one side, the others not on that side
+        if s[k] != 0 && s[i] != s[k] && s[j] != s[k] {
+            return (k, s[k]);
+        }
+    }
+    // no strict loner: exactly one vertex is off the plane... or two on the
+    // same side with the third on the plane: the plane vertex is "alone" on
+    // the opposite side
+    for k in 0..3 {
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        if s[k] == 0 && s[i] != 0 && s[i] == s[j] {
+            return (k, -s[i]);
+        }
+    }
+    // two vertices on the plane, one off it: that one is alone
+    for k in 0..3 {
+        if s[k] != 0 {
+            return (k, s[k]);
+        }
+    }
+    (0, 1)
+}
