@@ -746,3 +746,115 @@ fn obb_obb_matches_exact() {
     assert_eq!(t.default_out_of_band, 0);
     assert_rate("obb_obb", &t, 0.2, 0.8);
 }
+
+// ------------------------------------------------------ seed 001 errata --
+
+/// A literal port of seed 001's Devillers–Guigue pseudocode (§4.4.3, steps
+/// 1–31 and `REORDER`), with switches for the two fixes of `notes/convex.md`:
+/// `fix_reorder` (pick the lone vertex from the signs) and `fix_swap` (flip
+/// the *other* triangle's orientation). Coplanar and degenerate pairs are
+/// outside its scope and return `None`.
+fn seed001_guigue(t1: &Triangle, t2: &Triangle, fix_reorder: bool, fix_swap: bool) -> Option<bool> {
+    let v1 = t1.vertices();
+    let v2 = t2.vertices();
+    let det = |a: Vec3, b: Vec3, c: Vec3, d: Vec3| (d - a).dot((b - a).cross(c - a));
+    let d1 = (v1[1] - v1[0]).cross(v1[2] - v1[0]);
+    let d2 = (v2[1] - v2[0]).cross(v2[2] - v2[0]);
+    if d1 == Vec3::ZERO || d2 == Vec3::ZERO {
+        return None;
+    }
+    let dist2 = v2.map(|p| d1.dot(p) - d1.dot(v1[0]));
+    if dist2[0] * dist2[1] > 0.0 && dist2[1] * dist2[2] > 0.0 {
+        return Some(false);
+    }
+    if dist2 == [0.0; 3] {
+        return None;
+    }
+    let dist1 = v1.map(|p| d2.dot(p) - d2.dot(v2[0]));
+    if dist1[0] * dist1[1] > 0.0 && dist1[1] * dist1[2] > 0.0 {
+        return Some(false);
+    }
+    let reorder = |dist: [f32; 3]| -> [usize; 3] {
+        let mut k = 0;
+        if fix_reorder {
+            // the lone vertex from the signs: strictly on one side, others not
+            let s = dist.map(|d| (d > 0.0) as i32 - (d < 0.0) as i32);
+            k = (0..3)
+                .find(|&k| s[k] != 0 && s[(k + 1) % 3] != s[k] && s[(k + 2) % 3] != s[k])
+                .or_else(|| (0..3).find(|&k| s[k] == 0 && s[(k + 1) % 3] == s[(k + 2) % 3]))
+                .or_else(|| (0..3).find(|&k| s[k] != 0))
+                .unwrap_or(0);
+        } else {
+            if dist[1] < dist[k] {
+                k = 1;
+            } else if dist[2] < dist[k] {
+                k = 2;
+            }
+            let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+            if dist[k] == 0.0 {
+                if dist[i] == 0.0 {
+                    k = j;
+                } else if dist[j] == 0.0 {
+                    k = i;
+                }
+            } else if dist[i] < 0.0 {
+                k = j;
+            } else if dist[j] < 0.0 {
+                k = i;
+            }
+        }
+        [k, (k + 1) % 3, (k + 2) % 3]
+    };
+    let mut i1 = reorder(dist1);
+    let mut i2 = reorder(dist2);
+    // the seed's swap condition, evaluated on each triangle's own distances
+    let negative = |dist: [f32; 3], idx: [usize; 3]| {
+        (dist[idx[0]] == 0.0 && dist[idx[1]] > 0.0) || (dist[idx[0]] != 0.0 && dist[idx[0]] < 0.0)
+    };
+    let (n1, n2) = (negative(dist1, i1), negative(dist2, i2));
+    if fix_swap {
+        if n1 {
+            i2.swap(1, 2);
+        }
+        if n2 {
+            i1.swap(1, 2);
+        }
+    } else {
+        if n1 {
+            i1.swap(1, 2);
+        }
+        if n2 {
+            i2.swap(1, 2);
+        }
+    }
+    let sep = det(v1[i1[0]], v1[i1[1]], v2[i2[0]], v2[i2[1]]) > 0.0
+        || det(v1[i1[0]], v1[i1[2]], v2[i2[2]], v2[i2[0]]) > 0.0;
+    Some(!sep)
+}
+
+#[test]
+fn seed001_guigue_errata_are_real_and_fixed() {
+    // Small-integer grid triangles: every quantity above is computed exactly
+    // in f32, so a disagreement with the exact reference is a logic error.
+    let mut r = rng::rng(0x5eed);
+    let mut wrong = [0usize; 4];
+    let mut decided = 0;
+    for _ in 0..20_000 {
+        let a = grid_tri(&mut r, 3, 0);
+        let b = grid_tri(&mut r, 3, 0);
+        let want = exact::triangle_triangle(&a, &b);
+        for (k, (fr, fs)) in
+            [(false, false), (true, false), (false, true), (true, true)].into_iter().enumerate()
+        {
+            if let Some(got) = seed001_guigue(&a, &b, fr, fs) {
+                wrong[k] += (got != want) as usize;
+                decided += (k == 0) as usize;
+            }
+        }
+        assert_eq!(overlap::triangle_triangle_guigue(&a, &b), want, "{a:?} {b:?}");
+    }
+    eprintln!("seed 001 Guigue port, wrong answers [literal, reorder fixed, swap fixed, both fixed] = {wrong:?} of {decided}");
+    assert!(wrong[0] > 0, "the literal seed pseudocode should fail somewhere");
+    assert!(wrong[1] > 0, "fixing REORDER alone is not enough: the swap erratum is real");
+    assert_eq!(wrong[3], 0, "with both fixes the seed's algorithm is exact on grid data");
+}
