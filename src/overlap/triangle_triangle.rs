@@ -579,10 +579,8 @@ fn alone_vertex(s: &[i32; 3]) -> (usize, i32) {
         }
     }
     // two vertices on the plane, one off it: that one is alone
-    for k in 0..3 {
-        if s[k] != 0 {
-            return (k, s[k]);
-        }
+    match s.iter().position(|&x| x != 0) {
+        Some(k) => (k, s[k]),
+        None => (0, 1),
     }
-    (0, 1)
 }
