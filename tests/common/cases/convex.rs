@@ -214,6 +214,30 @@ pub fn triangle_triangle_cases() -> Vec<TriTriCase> {
             Miss,
         ),
         c(
+            "edge of B in A's plane, crossing A (two vertices on plane)",
+            base,
+            t(v(-1.0, 1.0, 0.0), v(1.0, -1.0, 0.0), v(0.0, 0.0, 3.0)),
+            Hit,
+        ),
+        c(
+            "edge of B in A's plane, outside A",
+            base,
+            t(v(3.0, 1.0, 0.0), v(1.0, 3.0, 0.0), v(2.0, 2.0, 3.0)),
+            Miss,
+        ),
+        c(
+            "edge of B in A's plane touching A's vertex",
+            base,
+            t(v(2.0, 0.0, 0.0), v(3.0, -1.0, 0.0), v(2.5, 0.0, 3.0)),
+            Hit,
+        ),
+        c(
+            "one vertex on plane, others on both sides, outside A",
+            base,
+            t(v(3.0, 3.0, 0.0), v(2.5, 2.5, 1.0), v(3.5, 2.0, -1.0)),
+            Miss,
+        ),
+        c(
             "coplanar overlapping",
             base,
             t(v(1.0, 1.0, 0.0), v(-1.0, 1.0, 0.0), v(1.0, -1.0, 0.0)),
