@@ -1,1 +1,33 @@
-//! (being written)
+//! Sphere–sphere overlap (seed `000` §4.3.1 / `003` "sphere overlap").
+//!
+//! Two closed balls intersect iff `|c_b - c_a|^2 <= (r_a + r_b)^2` (touching
+//! counts). Comparing squares avoids the square root and keeps the test exact
+//! up to the ulp band derived in `notes/convex.md`:
+//! `|D² - R²| <= 6u·(D² + R²) + 2^-147`, with `D²`, `R²` the exact values.
+
+use crate::{Lane, Sphere};
+
+/// Whether the closed balls `a` and `b` intersect (touching counts), per lane.
+///
+/// **LANE-GENERIC**: `L = f32` is the scalar API (returns `bool`); `f32x4`,
+/// `f32x8`, `f32x16` evaluate packs of sphere pairs with bit-identical results.
+/// Follows the [contracts](crate#contracts): invalid lanes (non-finite values,
+/// negative radius = empty sphere) answer `false`; a zero radius is a point.
+///
+/// Formula: `d = c_b - c_a; d·d <= (r_a + r_b)^2`; source: seed `000` §4.3.1.
+///
+/// ```
+/// use widephase::{overlap::sphere_sphere, Sphere, Vec3};
+/// let a = Sphere::new(Vec3::ZERO, 1.0);
+/// let touching = Sphere::new(Vec3::new(3.0, 0.0, 0.0), 2.0);
+/// assert!(sphere_sphere(&a, &touching));
+/// let apart = Sphere::new(Vec3::new(3.0, 0.0, 0.0), 1.5);
+/// assert!(!sphere_sphere(&a, &apart));
+/// ```
+#[inline]
+pub fn sphere_sphere<L: Lane>(a: &Sphere<L>, b: &Sphere<L>) -> L::Mask {
+    let d = b.center - a.center;
+    let r = a.radius + b.radius;
+    // if (dot(d, d) <= r * r) return hit;
+    d.dot(d).le(r * r) & a.is_valid() & b.is_valid()
+}
