@@ -460,6 +460,45 @@ pub fn kdop_vertices<const N: usize>(k: &Kdop<N>) -> Vec<QV3> {
 
 const FILTER: f64 = 1e-12;
 
+/// Exact sign (-1, 0, 1) of `Σ terms` for a few finite f64 terms (each term an
+/// exact product of two f32): filtered, then Shewchuk's expansion sum.
+pub fn exact_sign(terms: &[f64]) -> i32 {
+    let approx: f64 = terms.iter().sum();
+    let mag: f64 = terms.iter().map(|t| t.abs()).sum();
+    if approx.abs() > 1e-15 * mag {
+        return if approx > 0.0 { 1 } else { -1 };
+    }
+    let mut e: Vec<f64> = Vec::with_capacity(terms.len());
+    for &t in terms {
+        let mut q = t;
+        let mut out = Vec::with_capacity(e.len() + 1);
+        for &c in &e {
+            let s = q + c;
+            let bb = s - q;
+            let err = (q - (s - bb)) + (c - bb);
+            if err != 0.0 {
+                out.push(err);
+            }
+            q = s;
+        }
+        if q != 0.0 {
+            out.push(q);
+        }
+        e = out;
+    }
+    match e.last() {
+        Some(&t) if t > 0.0 => 1,
+        Some(&t) if t < 0.0 => -1,
+        _ => 0,
+    }
+}
+
+/// Exact sign of `n·x - d` (products of f32 are exact in f64).
+pub fn plane_value_sign(p: &Plane, x: Vec3) -> i32 {
+    let n = p.normal;
+    exact_sign(&[n.x as f64 * x.x as f64, n.y as f64 * x.y as f64, n.z as f64 * x.z as f64, -(p.d as f64)])
+}
+
 /// `a <= b` when decided with margin `err`, else `None`.
 fn le_f(a: f64, b: f64, err: f64) -> Option<bool> {
     if a + err < b {
@@ -495,24 +534,17 @@ pub fn sphere_plane_fast(sphere: &Sphere, plane: &Plane) -> Option<(bool, bool)>
     }
 }
 
-/// Exact `(surface, halfspace)` of AABB vs plane, filtered.
+/// Exact `(surface, halfspace)` of AABB vs plane: exact sign of the plane value
+/// at every corner (the box meets the half-space iff some corner is in it, and
+/// the plane iff corners of both closed sides exist).
 pub fn aabb_plane_fast(b: &Aabb, plane: &Plane) -> Option<(bool, bool)> {
     if !(aabb_ok(b) && plane_ok(plane)) {
         return None;
     }
-    let (mut lo, mut hi, mut mag) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-    for c in corners(b) {
-        let (v, m) = dot64(plane.normal, c);
-        let v = v - plane.d as f64;
-        lo = lo.min(v);
-        hi = hi.max(v);
-        mag = mag.max(m + (plane.d as f64).abs());
-    }
-    let err = FILTER * mag + 1e-300;
-    match (le_f(lo, 0.0, err), le_f(0.0, hi, err)) {
-        (Some(a), Some(c)) => Some((a && c, a)),
-        _ => aabb_plane(b, plane).map(|v| (v.surface, v.halfspace)),
-    }
+    let signs: Vec<i32> = corners(b).into_iter().map(|c| plane_value_sign(plane, c)).collect();
+    let some_le = signs.iter().any(|&g| g <= 0);
+    let some_ge = signs.iter().any(|&g| g >= 0);
+    Some((some_le && some_ge, some_le))
 }
 
 /// Exact `(surface, halfspace)` of OBB vs plane, filtered.
@@ -603,35 +635,33 @@ pub fn frustum_sphere_fast(f: &Frustum, sphere: &Sphere) -> Option<Classificatio
                 outside |= !not_out;
                 inside &= ins;
             }
-            _ => return frustum_sphere(f, sphere).map(|v| v.class),
+            _ => {
+                // this plane only, exactly
+                let n = QV3::f(p.normal);
+                let s = &n.dot(&QV3::f(sphere.center)) - &Q::f(p.d);
+                let r = Q::f(sphere.radius);
+                let reach2 = &(&r * &r) * &n.len2();
+                outside |= !le_sqrt(&s, &reach2);
+                let neg_s = Q::zero() - s;
+                inside &= !neg_s.is_neg() && neg_s.clone() * neg_s >= reach2;
+            }
         }
     }
     Some(class_of(outside, inside))
 }
 
-/// Exact frustum–AABB class, filtered.
+/// Exact frustum–AABB class: per plane, outside iff every corner's exact plane
+/// value is `> 0`, inside iff every corner's is `<= 0`.
 pub fn frustum_aabb_fast(f: &Frustum, b: &Aabb) -> Option<Classification> {
     if !(frustum_ok(f) && aabb_ok(b)) {
         return None;
     }
     let (mut outside, mut inside) = (false, true);
+    let cs = corners(b);
     for p in &f.planes {
-        let (mut lo, mut hi, mut mag) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-        for c in corners(b) {
-            let (v, m) = dot64(p.normal, c);
-            let v = v - p.d as f64;
-            lo = lo.min(v);
-            hi = hi.max(v);
-            mag = mag.max(m + (p.d as f64).abs());
-        }
-        let err = FILTER * mag + 1e-300;
-        match (le_f(lo, 0.0, err), le_f(hi, 0.0, err)) {
-            (Some(lo_le), Some(hi_le)) => {
-                outside |= !lo_le;
-                inside &= hi_le;
-            }
-            _ => return frustum_aabb(f, b).map(|v| v.class),
-        }
+        let signs: Vec<i32> = cs.iter().map(|&c| plane_value_sign(p, c)).collect();
+        outside |= signs.iter().all(|&g| g > 0);
+        inside &= signs.iter().all(|&g| g <= 0);
     }
     Some(class_of(outside, inside))
 }
