@@ -8,11 +8,9 @@ use common::cases::culling as cases;
 use common::reference::culling as reference;
 use common::rng::{self, grid, grid_point, nudge, point, uniform, Rng};
 use common::{lanes, Tally};
-use widephase::overlap::{self, Classification, DepthRange};
-use widephase::{
-    Aabb, Cone, Frustum, Kdop, Lane, LaneMask, Obb, Plane, Sphere, Vec3, COORD_LIMIT,
-};
 use wide::{f32x16, f32x4, f32x8};
+use widephase::overlap::{self, Classification, DepthRange};
+use widephase::{Aabb, Cone, Frustum, Kdop, Lane, LaneMask, Obb, Plane, Sphere, Vec3, COORD_LIMIT};
 
 // ------------------------------------------------------------ helpers ----
 
@@ -53,7 +51,10 @@ fn check_tally(t: &Tally, name: &str, min_rate: f64, max_rate: f64) {
     t.report(name);
     assert_eq!(t.default_out_of_band, 0, "{name}: disagreements with exact outside the ulp band");
     let rate = t.exact_hits as f64 / t.cases as f64;
-    assert!(rate >= min_rate && rate <= max_rate, "{name}: hit rate {rate} outside [{min_rate}, {max_rate}]: vacuous test");
+    assert!(
+        rate >= min_rate && rate <= max_rate,
+        "{name}: hit rate {rate} outside [{min_rate}, {max_rate}]: vacuous test"
+    );
 }
 
 fn scale_plane(p: Plane, e: i32) -> Plane {
@@ -86,20 +87,41 @@ fn random_normal(r: &mut Rng) -> Vec3 {
 #[test]
 fn sphere_plane_table() {
     for c in cases::sphere_plane_cases() {
-        let got = (overlap::sphere_plane(&c.sphere, &c.plane), overlap::sphere_halfspace(&c.sphere, &c.plane));
+        let got = (
+            overlap::sphere_plane(&c.sphere, &c.plane),
+            overlap::sphere_halfspace(&c.sphere, &c.plane),
+        );
         let mut vals = v3s(&[c.sphere.center]);
         vals.push(c.sphere.radius);
         vals.extend(plane_vals(&c.plane));
         match reference::sphere_plane(&c.sphere, &c.plane) {
             None => {
-                assert_eq!((c.surface, c.halfspace), (false, false), "{}: invalid input must expect false", c.label);
+                assert_eq!(
+                    (c.surface, c.halfspace),
+                    (false, false),
+                    "{}: invalid input must expect false",
+                    c.label
+                );
                 assert_eq!(got, (false, false), "{}: NaN rule", c.label);
             }
             Some(v) => {
-                assert_eq!((v.surface, v.halfspace), (c.surface, c.halfspace), "{}: table disagrees with exact", c.label);
+                assert_eq!(
+                    (v.surface, v.halfspace),
+                    (c.surface, c.halfspace),
+                    "{}: table disagrees with exact",
+                    c.label
+                );
                 if !beyond_limit(&vals) {
-                    assert!(got.0 == c.surface || v.surface_in_band, "{}: surface {got:?}", c.label);
-                    assert!(got.1 == c.halfspace || v.halfspace_in_band, "{}: halfspace {got:?}", c.label);
+                    assert!(
+                        got.0 == c.surface || v.surface_in_band,
+                        "{}: surface {got:?}",
+                        c.label
+                    );
+                    assert!(
+                        got.1 == c.halfspace || v.halfspace_in_band,
+                        "{}: halfspace {got:?}",
+                        c.label
+                    );
                 }
             }
         }
@@ -109,7 +131,8 @@ fn sphere_plane_table() {
 #[test]
 fn aabb_plane_table() {
     for c in cases::aabb_plane_cases() {
-        let got = (overlap::aabb_plane(&c.aabb, &c.plane), overlap::aabb_halfspace(&c.aabb, &c.plane));
+        let got =
+            (overlap::aabb_plane(&c.aabb, &c.plane), overlap::aabb_halfspace(&c.aabb, &c.plane));
         let mut vals = v3s(&[c.aabb.min, c.aabb.max]);
         vals.extend(plane_vals(&c.plane));
         match reference::aabb_plane(&c.aabb, &c.plane) {
@@ -118,10 +141,23 @@ fn aabb_plane_table() {
                 assert_eq!(got, (false, false), "{}: NaN/empty rule", c.label);
             }
             Some(v) => {
-                assert_eq!((v.surface, v.halfspace), (c.surface, c.halfspace), "{}: table disagrees with exact", c.label);
+                assert_eq!(
+                    (v.surface, v.halfspace),
+                    (c.surface, c.halfspace),
+                    "{}: table disagrees with exact",
+                    c.label
+                );
                 if !beyond_limit(&vals) {
-                    assert!(got.0 == c.surface || v.surface_in_band, "{}: surface {got:?}", c.label);
-                    assert!(got.1 == c.halfspace || v.halfspace_in_band, "{}: halfspace {got:?}", c.label);
+                    assert!(
+                        got.0 == c.surface || v.surface_in_band,
+                        "{}: surface {got:?}",
+                        c.label
+                    );
+                    assert!(
+                        got.1 == c.halfspace || v.halfspace_in_band,
+                        "{}: halfspace {got:?}",
+                        c.label
+                    );
                 }
             }
         }
@@ -140,10 +176,23 @@ fn obb_plane_table() {
                 assert_eq!(got, (false, false), "{}: NaN/empty rule", c.label);
             }
             Some(v) => {
-                assert_eq!((v.surface, v.halfspace), (c.surface, c.halfspace), "{}: table disagrees with exact", c.label);
+                assert_eq!(
+                    (v.surface, v.halfspace),
+                    (c.surface, c.halfspace),
+                    "{}: table disagrees with exact",
+                    c.label
+                );
                 if !beyond_limit(&vals) {
-                    assert!(got.0 == c.surface || v.surface_in_band, "{}: surface {got:?}", c.label);
-                    assert!(got.1 == c.halfspace || v.halfspace_in_band, "{}: halfspace {got:?}", c.label);
+                    assert!(
+                        got.0 == c.surface || v.surface_in_band,
+                        "{}: surface {got:?}",
+                        c.label
+                    );
+                    assert!(
+                        got.1 == c.halfspace || v.halfspace_in_band,
+                        "{}: halfspace {got:?}",
+                        c.label
+                    );
                 }
             }
         }
@@ -153,7 +202,8 @@ fn obb_plane_table() {
 #[test]
 fn cone_plane_table() {
     for c in cases::cone_plane_cases() {
-        let got = (overlap::cone_plane(&c.cone, &c.plane), overlap::cone_halfspace(&c.cone, &c.plane));
+        let got =
+            (overlap::cone_plane(&c.cone, &c.plane), overlap::cone_halfspace(&c.cone, &c.plane));
         let mut vals = v3s(&[c.cone.apex]);
         vals.extend([c.cone.height, c.cone.radius]);
         vals.extend(plane_vals(&c.plane));
@@ -163,10 +213,23 @@ fn cone_plane_table() {
                 assert_eq!(got, (false, false), "{}: NaN/empty rule", c.label);
             }
             Some(v) => {
-                assert_eq!((v.surface, v.halfspace), (c.surface, c.halfspace), "{}: table disagrees with exact", c.label);
+                assert_eq!(
+                    (v.surface, v.halfspace),
+                    (c.surface, c.halfspace),
+                    "{}: table disagrees with exact",
+                    c.label
+                );
                 if !beyond_limit(&vals) {
-                    assert!(got.0 == c.surface || v.surface_in_band, "{}: surface {got:?}", c.label);
-                    assert!(got.1 == c.halfspace || v.halfspace_in_band, "{}: halfspace {got:?}", c.label);
+                    assert!(
+                        got.0 == c.surface || v.surface_in_band,
+                        "{}: surface {got:?}",
+                        c.label
+                    );
+                    assert!(
+                        got.1 == c.halfspace || v.halfspace_in_band,
+                        "{}: halfspace {got:?}",
+                        c.label
+                    );
                 }
             }
         }
@@ -261,8 +324,14 @@ fn replay_sphere_plane<L: Lane>() {
                 normal: lanes::gather_v3(&cs, &idx, |c| c.plane.normal),
                 d: lanes::gather_f(&cs, &idx, |c| c.plane.d),
             };
-            let want = (overlap::sphere_plane(&c.sphere, &c.plane), overlap::sphere_halfspace(&c.sphere, &c.plane));
-            let got = (bit(overlap::sphere_plane::<L>(&s, &p), pos), bit(overlap::sphere_halfspace::<L>(&s, &p), pos));
+            let want = (
+                overlap::sphere_plane(&c.sphere, &c.plane),
+                overlap::sphere_halfspace(&c.sphere, &c.plane),
+            );
+            let got = (
+                bit(overlap::sphere_plane::<L>(&s, &p), pos),
+                bit(overlap::sphere_halfspace::<L>(&s, &p), pos),
+            );
             assert_eq!(got, want, "width {} pos {pos}: {}", L::WIDTH, c.label);
         }
     }
@@ -281,8 +350,14 @@ fn replay_aabb_plane<L: Lane>() {
                 normal: lanes::gather_v3(&cs, &idx, |c| c.plane.normal),
                 d: lanes::gather_f(&cs, &idx, |c| c.plane.d),
             };
-            let want = (overlap::aabb_plane(&c.aabb, &c.plane), overlap::aabb_halfspace(&c.aabb, &c.plane));
-            let got = (bit(overlap::aabb_plane::<L>(&b, &p), pos), bit(overlap::aabb_halfspace::<L>(&b, &p), pos));
+            let want = (
+                overlap::aabb_plane(&c.aabb, &c.plane),
+                overlap::aabb_halfspace(&c.aabb, &c.plane),
+            );
+            let got = (
+                bit(overlap::aabb_plane::<L>(&b, &p), pos),
+                bit(overlap::aabb_halfspace::<L>(&b, &p), pos),
+            );
             assert_eq!(got, want, "width {} pos {pos}: {}", L::WIDTH, c.label);
         }
     }
@@ -302,7 +377,13 @@ fn replay_frustum<L: Lane>() {
             let (out, inside) = overlap::frustum_sphere_masks::<L>(&c.frustum, &s);
             for (lane, &j) in idx.iter().enumerate() {
                 let want = overlap::frustum_sphere_masks::<f32>(&c.frustum, &cs[j].sphere);
-                assert_eq!((bit(out, lane), bit(inside, lane)), want, "width {} lane {lane}: {}", L::WIDTH, c.label);
+                assert_eq!(
+                    (bit(out, lane), bit(inside, lane)),
+                    want,
+                    "width {} lane {lane}: {}",
+                    L::WIDTH,
+                    c.label
+                );
             }
         }
     }
@@ -317,7 +398,13 @@ fn replay_frustum<L: Lane>() {
             let (out, inside) = overlap::frustum_aabb_masks::<L>(&c.frustum, &b);
             for (lane, &j) in idx.iter().enumerate() {
                 let want = overlap::frustum_aabb_masks::<f32>(&c.frustum, &cs[j].aabb);
-                assert_eq!((bit(out, lane), bit(inside, lane)), want, "width {} lane {lane}: {}", L::WIDTH, c.label);
+                assert_eq!(
+                    (bit(out, lane), bit(inside, lane)),
+                    want,
+                    "width {} lane {lane}: {}",
+                    L::WIDTH,
+                    c.label
+                );
             }
         }
     }
@@ -343,14 +430,20 @@ fn random_packs_match_scalar() {
     let mut r = rng::rng(0xC011_0001);
     let frusta = [cases::cube_frustum(1.0), cases::diamond_frustum(), cases::perspective_frustum()];
     for _ in 0..(rng::cases() / 50).max(200) {
-        let spheres: Vec<Sphere> = (0..16).map(|_| Sphere::new(grid_point(&mut r, 8, 2), grid(&mut r, 4, 2))).collect();
+        let spheres: Vec<Sphere> =
+            (0..16).map(|_| Sphere::new(grid_point(&mut r, 8, 2), grid(&mut r, 4, 2))).collect();
         let boxes: Vec<Aabb> = (0..16)
             .map(|_| {
                 let (a, b) = (grid_point(&mut r, 8, 2), grid_point(&mut r, 8, 2));
-                if r.u32(0..10) == 0 { Aabb::new(a, b) } else { Aabb::new(a.min(b), a.max(b)) }
+                if r.u32(0..10) == 0 {
+                    Aabb::new(a, b)
+                } else {
+                    Aabb::new(a.min(b), a.max(b))
+                }
             })
             .collect();
-        let planes: Vec<Plane> = (0..16).map(|_| Plane::new(random_normal(&mut r), grid(&mut r, 8, 2))).collect();
+        let planes: Vec<Plane> =
+            (0..16).map(|_| Plane::new(random_normal(&mut r), grid(&mut r, 8, 2))).collect();
         let s = Sphere::<f32x16> {
             center: lanes::v3(&spheres.iter().map(|s| s.center).collect::<Vec<_>>()),
             radius: f32x16::new(core::array::from_fn(|i| spheres[i].radius)),
@@ -382,7 +475,10 @@ fn random_packs_match_scalar() {
             for k in 0..4 {
                 assert_eq!(bit(masks[k], l), want[k], "kernel {k} lane {l}");
             }
-            assert_eq!((bit(so, l), bit(si, l)), overlap::frustum_sphere_masks::<f32>(f, &spheres[l]));
+            assert_eq!(
+                (bit(so, l), bit(si, l)),
+                overlap::frustum_sphere_masks::<f32>(f, &spheres[l])
+            );
             assert_eq!((bit(bo, l), bit(bi, l)), overlap::frustum_aabb_masks::<f32>(f, &boxes[l]));
         }
     }
@@ -420,7 +516,8 @@ fn sphere_plane_matches_exact() {
     let (mut ts, mut th) = (Tally::default(), Tally::default());
     for _ in 0..rng::cases() {
         let (s, p) = gen_sphere_plane(&mut r);
-        let (surface, halfspace) = reference::sphere_plane_fast(&s, &p).expect("generated inputs are valid");
+        let (surface, halfspace) =
+            reference::sphere_plane_fast(&s, &p).expect("generated inputs are valid");
         let got = (overlap::sphere_plane(&s, &p), overlap::sphere_halfspace(&s, &p));
         // the band (rational) only where the crate disagrees
         let v = if got != (surface, halfspace) { reference::sphere_plane(&s, &p) } else { None };
@@ -434,7 +531,11 @@ fn sphere_plane_matches_exact() {
 }
 
 fn gen_box(r: &mut Rng) -> Aabb {
-    let (a, b) = if r.bool() { (point(r, -4.0, 4.0), point(r, -4.0, 4.0)) } else { (grid_point(r, 8, 2), grid_point(r, 8, 2)) };
+    let (a, b) = if r.bool() {
+        (point(r, -4.0, 4.0), point(r, -4.0, 4.0))
+    } else {
+        (grid_point(r, 8, 2), grid_point(r, 8, 2))
+    };
     let mut bx = Aabb::new(a.min(b), a.max(b));
     if r.u32(0..8) == 0 {
         bx.max.set(r.usize(0..3), bx.min.get(r.usize(0..3))); // flat boxes
@@ -466,7 +567,8 @@ fn aabb_plane_matches_exact() {
     let (mut ts, mut th) = (Tally::default(), Tally::default());
     for _ in 0..rng::cases() {
         let (b, p) = gen_aabb_plane(&mut r);
-        let (surface, halfspace) = reference::aabb_plane_fast(&b, &p).expect("generated inputs are valid");
+        let (surface, halfspace) =
+            reference::aabb_plane_fast(&b, &p).expect("generated inputs are valid");
         let got = (overlap::aabb_plane(&b, &p), overlap::aabb_halfspace(&b, &p));
         // the band (rational) only where the crate disagrees
         let v = if got != (surface, halfspace) { reference::aabb_plane(&b, &p) } else { None };
@@ -489,7 +591,12 @@ fn random_axes(r: &mut Rng) -> [Vec3; 3] {
         return perm.map(|k| if r.bool() { unit[k] } else { -unit[k] });
     }
     let (w, x, y, z) = loop {
-        let q = (uniform(r, -1.0, 1.0), uniform(r, -1.0, 1.0), uniform(r, -1.0, 1.0), uniform(r, -1.0, 1.0));
+        let q = (
+            uniform(r, -1.0, 1.0),
+            uniform(r, -1.0, 1.0),
+            uniform(r, -1.0, 1.0),
+            uniform(r, -1.0, 1.0),
+        );
         let l = (q.0 * q.0 + q.1 * q.1 + q.2 * q.2 + q.3 * q.3).sqrt();
         if l > 0.1 {
             break (q.0 / l, q.1 / l, q.2 / l, q.3 / l);
@@ -505,16 +612,21 @@ fn random_axes(r: &mut Rng) -> [Vec3; 3] {
 fn gen_obb_plane(r: &mut Rng) -> (Obb, Plane) {
     let axes = random_axes(r);
     let (c, half) = if r.bool() {
-        (point(r, -4.0, 4.0), Vec3::new(uniform(r, 0.0, 2.0), uniform(r, 0.0, 2.0), uniform(r, 0.0, 2.0)))
+        (
+            point(r, -4.0, 4.0),
+            Vec3::new(uniform(r, 0.0, 2.0), uniform(r, 0.0, 2.0), uniform(r, 0.0, 2.0)),
+        )
     } else {
         (grid_point(r, 8, 2), grid_point(r, 8, 2).abs())
     };
-        let n = random_normal(r);
+    let n = random_normal(r);
     let d = match r.u32(0..3) {
         0 => uniform(r, -8.0, 8.0),
         1 => grid(r, 32, 2),
         _ => {
-            let rad = half.x * axes[0].dot(n).abs() + half.y * axes[1].dot(n).abs() + half.z * axes[2].dot(n).abs();
+            let rad = half.x * axes[0].dot(n).abs()
+                + half.y * axes[1].dot(n).abs()
+                + half.z * axes[2].dot(n).abs();
             let s = n.dot(c);
             nudge(if r.bool() { s + rad } else { s - rad }, r.i32(-3..=3))
         }
@@ -530,7 +642,8 @@ fn obb_plane_matches_exact() {
     let (mut ts, mut th) = (Tally::default(), Tally::default());
     for _ in 0..rng::cases() {
         let (o, p) = gen_obb_plane(&mut r);
-        let (surface, halfspace) = reference::obb_plane_fast(&o, &p).expect("generated inputs are valid");
+        let (surface, halfspace) =
+            reference::obb_plane_fast(&o, &p).expect("generated inputs are valid");
         let got = (overlap::obb_plane(&o, &p), overlap::obb_halfspace(&o, &p));
         // the band (rational) only where the crate disagrees
         let v = if got != (surface, halfspace) { reference::obb_plane(&o, &p) } else { None };
@@ -560,7 +673,7 @@ fn gen_cone_plane(r: &mut Rng) -> (Cone, Plane) {
     } else {
         (grid_point(r, 8, 2), grid(r, 8, 2).abs(), grid(r, 8, 2).abs())
     };
-        let n = random_normal(r);
+    let n = random_normal(r);
     let d = match r.u32(0..3) {
         0 => uniform(r, -8.0, 8.0),
         1 => grid(r, 32, 2),
@@ -585,7 +698,8 @@ fn cone_plane_matches_exact() {
     let (mut ts, mut th) = (Tally::default(), Tally::default());
     for _ in 0..rng::cases() {
         let (c, p) = gen_cone_plane(&mut r);
-        let (surface, halfspace) = reference::cone_plane_fast(&c, &p).expect("generated inputs are valid");
+        let (surface, halfspace) =
+            reference::cone_plane_fast(&c, &p).expect("generated inputs are valid");
         let got = (overlap::cone_plane(&c, &p), overlap::cone_halfspace(&c, &p));
         // the band (rational) only where the crate disagrees
         let v = if got != (surface, halfspace) { reference::cone_plane(&c, &p) } else { None };
@@ -608,9 +722,21 @@ fn random_frustum(r: &mut Rng) -> Frustum {
         _ => {
             let depth = if r.bool() { DepthRange::NegativeOneToOne } else { DepthRange::ZeroToOne };
             let proj = if r.bool() {
-                perspective(uniform(r, 0.5, 2.0) as f64, uniform(r, 0.5, 2.0) as f64, uniform(r, 0.2, 1.0) as f64, uniform(r, 4.0, 10.0) as f64, depth)
+                perspective(
+                    uniform(r, 0.5, 2.0) as f64,
+                    uniform(r, 0.5, 2.0) as f64,
+                    uniform(r, 0.2, 1.0) as f64,
+                    uniform(r, 4.0, 10.0) as f64,
+                    depth,
+                )
             } else {
-                orthographic(uniform(r, 1.0, 4.0) as f64, uniform(r, 1.0, 4.0) as f64, uniform(r, 0.0, 1.0) as f64, uniform(r, 3.0, 8.0) as f64, depth)
+                orthographic(
+                    uniform(r, 1.0, 4.0) as f64,
+                    uniform(r, 1.0, 4.0) as f64,
+                    uniform(r, 0.0, 1.0) as f64,
+                    uniform(r, 3.0, 8.0) as f64,
+                    depth,
+                )
             };
             let ax = random_axes(r);
             let view = view_matrix(ax, point(r, -1.0, 1.0));
@@ -663,7 +789,13 @@ fn frustum_sphere_matches_exact() {
         let in_band = got != class && reference::frustum_sphere(&f, &s).unwrap().in_band;
         // tally "not culled" (the culling decision) against exact, then the full class
         let what = || format!("{f:?} {s:?} exact {class:?} got {got:?}");
-        tally(&mut t, got != Classification::Outside, class != Classification::Outside, in_band, &what);
+        tally(
+            &mut t,
+            got != Classification::Outside,
+            class != Classification::Outside,
+            in_band,
+            &what,
+        );
         assert!(got == class || in_band, "class disagrees out of band: {}", what());
     }
     eprintln!("frustum_sphere classes (Outside, Inside, Intersecting) = {counts:?}");
@@ -704,8 +836,17 @@ fn gen_frustum_aabb(r: &mut Rng) -> (Frustum, Aabb) {
             let mut b = Aabb::new(c - h, c + h);
             let n = p.normal;
             let (q, pv) = {
-                let pick = |k: usize, pos: bool| if (n.get(k) >= 0.0) == pos { b.max.get(k) } else { b.min.get(k) };
-                (Vec3::new(pick(0, false), pick(1, false), pick(2, false)), Vec3::new(pick(0, true), pick(1, true), pick(2, true)))
+                let pick = |k: usize, pos: bool| {
+                    if (n.get(k) >= 0.0) == pos {
+                        b.max.get(k)
+                    } else {
+                        b.min.get(k)
+                    }
+                };
+                (
+                    Vec3::new(pick(0, false), pick(1, false), pick(2, false)),
+                    Vec3::new(pick(0, true), pick(1, true), pick(2, true)),
+                )
             };
             let v = if r.bool() { q } else { pv };
             let shift = (p.d - n.dot(v)) / n.length_squared().max(1e-6);
@@ -731,7 +872,13 @@ fn frustum_aabb_matches_exact() {
         counts[class as usize] += 1;
         let in_band = got != class && reference::frustum_aabb(&f, &b).unwrap().in_band;
         let what = || format!("{f:?} {b:?} exact {class:?} got {got:?}");
-        tally(&mut t, got != Classification::Outside, class != Classification::Outside, in_band, &what);
+        tally(
+            &mut t,
+            got != Classification::Outside,
+            class != Classification::Outside,
+            in_band,
+            &what,
+        );
         assert!(got == class || in_band, "class disagrees out of band: {}", what());
     }
     eprintln!("frustum_aabb classes (Outside, Inside, Intersecting) = {counts:?}");
@@ -848,7 +995,9 @@ fn to_f32(m: &M4) -> [[f32; 4]; 4] {
 fn perspective(tan_half_fovy: f64, aspect: f64, near: f64, far: f64, depth: DepthRange) -> M4 {
     let f = 1.0 / tan_half_fovy;
     let (a, b) = match depth {
-        DepthRange::NegativeOneToOne => ((far + near) / (near - far), 2.0 * far * near / (near - far)),
+        DepthRange::NegativeOneToOne => {
+            ((far + near) / (near - far), 2.0 * far * near / (near - far))
+        }
         DepthRange::ZeroToOne => (far / (near - far), far * near / (near - far)),
     };
     [[f / aspect, 0.0, 0.0, 0.0], [0.0, f, 0.0, 0.0], [0.0, 0.0, a, -1.0], [0.0, 0.0, b, 0.0]]
@@ -864,6 +1013,7 @@ fn orthographic(hw: f64, hh: f64, near: f64, far: f64, depth: DepthRange) -> M4 
 }
 
 /// World-to-view: rotation with rows `ax` then translation by `-eye`.
+#[allow(clippy::needless_range_loop)]
 fn view_matrix(ax: [Vec3; 3], eye: Vec3) -> M4 {
     let mut m = [[0.0; 4]; 4];
     for row in 0..3 {
@@ -904,11 +1054,24 @@ fn frustum_from_matrix_matches_clip_volume() {
     let mut r = rng::rng(0xC011_000D);
     let mut decided = [0usize; 2];
     for round in 0..400 {
-        let depth = if round % 2 == 0 { DepthRange::NegativeOneToOne } else { DepthRange::ZeroToOne };
+        let depth =
+            if round % 2 == 0 { DepthRange::NegativeOneToOne } else { DepthRange::ZeroToOne };
         let proj = if round % 4 < 2 {
-            perspective(uniform(&mut r, 0.3, 2.0) as f64, uniform(&mut r, 0.5, 2.0) as f64, uniform(&mut r, 0.1, 1.0) as f64, uniform(&mut r, 5.0, 50.0) as f64, depth)
+            perspective(
+                uniform(&mut r, 0.3, 2.0) as f64,
+                uniform(&mut r, 0.5, 2.0) as f64,
+                uniform(&mut r, 0.1, 1.0) as f64,
+                uniform(&mut r, 5.0, 50.0) as f64,
+                depth,
+            )
         } else {
-            orthographic(uniform(&mut r, 1.0, 5.0) as f64, uniform(&mut r, 1.0, 5.0) as f64, uniform(&mut r, -1.0, 1.0) as f64, uniform(&mut r, 3.0, 20.0) as f64, depth)
+            orthographic(
+                uniform(&mut r, 1.0, 5.0) as f64,
+                uniform(&mut r, 1.0, 5.0) as f64,
+                uniform(&mut r, -1.0, 1.0) as f64,
+                uniform(&mut r, 3.0, 20.0) as f64,
+                depth,
+            )
         };
         let view = view_matrix(random_axes(&mut r), point(&mut r, -3.0, 3.0));
         // the f32 matrix a user would pass; the clip test uses that same matrix
@@ -935,7 +1098,10 @@ fn frustum_from_matrix_known_planes() {
     // exactly those of `cases::perspective_frustum`, normalised.
     let h = std::f32::consts::FRAC_1_SQRT_2;
     for depth in [DepthRange::NegativeOneToOne, DepthRange::ZeroToOne] {
-        let f = Frustum::from_view_projection(&to_f32(&perspective(1.0, 1.0, 1.0, 100.0, depth)), depth);
+        let f = Frustum::from_view_projection(
+            &to_f32(&perspective(1.0, 1.0, 1.0, 100.0, depth)),
+            depth,
+        );
         let want = [
             (Vec3::new(-h, 0.0, h), 0.0),
             (Vec3::new(h, 0.0, h), 0.0),
@@ -951,7 +1117,8 @@ fn frustum_from_matrix_known_planes() {
         }
     }
     // infinite far plane (glam perspective_infinite_rh, depth 0..1): far plane passes everything
-    let inf: M4 = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, -1.0, -1.0], [0.0, 0.0, -1.0, 0.0]];
+    let inf: M4 =
+        [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, -1.0, -1.0], [0.0, 0.0, -1.0, 0.0]];
     let f = Frustum::from_view_projection(&to_f32(&inf), DepthRange::ZeroToOne);
     assert_eq!(f.planes[5], Plane::new(Vec3::ZERO, 1.0));
     assert!(f.contains_point(Vec3::new(0.0, 0.0, -1e9)));
@@ -960,7 +1127,10 @@ fn frustum_from_matrix_known_planes() {
     let mut bad = to_f32(&inf);
     bad[1][1] = f32::NAN;
     let f = Frustum::from_view_projection(&bad, DepthRange::ZeroToOne);
-    assert_eq!(overlap::frustum_sphere(&f, &Sphere::new(Vec3::new(0.0, 0.0, -5.0), 1.0)), Classification::Outside);
+    assert_eq!(
+        overlap::frustum_sphere(&f, &Sphere::new(Vec3::new(0.0, 0.0, -5.0), 1.0)),
+        Classification::Outside
+    );
 }
 
 /// Inside and Outside are never both reported, and every invalid lane is
@@ -968,18 +1138,38 @@ fn frustum_from_matrix_known_planes() {
 #[test]
 fn frustum_masks_are_consistent_on_garbage() {
     let mut r = rng::rng(0xC011_000E);
-    let specials = [f32::NAN, f32::INFINITY, -f32::INFINITY, -0.0, 0.0, 1e20, -1e20, f32::from_bits(1), f32::MAX];
-    let val = |r: &mut Rng| if r.u32(0..4) == 0 { specials[r.usize(0..specials.len())] } else { uniform(r, -3.0, 3.0) };
+    let specials = [
+        f32::NAN,
+        f32::INFINITY,
+        -f32::INFINITY,
+        -0.0,
+        0.0,
+        1e20,
+        -1e20,
+        f32::from_bits(1),
+        f32::MAX,
+    ];
+    let val = |r: &mut Rng| {
+        if r.u32(0..4) == 0 {
+            specials[r.usize(0..specials.len())]
+        } else {
+            uniform(r, -3.0, 3.0)
+        }
+    };
     for _ in 0..2_000 {
         let mut f = random_frustum(&mut r);
         if r.u32(0..10) == 0 {
             f.planes[r.usize(0..6)].d = val(&mut r);
         }
         let s = Sphere::new(Vec3::new(val(&mut r), val(&mut r), val(&mut r)), val(&mut r));
-        let b = Aabb::new(Vec3::new(val(&mut r), val(&mut r), val(&mut r)), Vec3::new(val(&mut r), val(&mut r), val(&mut r)));
+        let b = Aabb::new(
+            Vec3::new(val(&mut r), val(&mut r), val(&mut r)),
+            Vec3::new(val(&mut r), val(&mut r), val(&mut r)),
+        );
         let (so, si) = overlap::frustum_sphere_masks::<f32>(&f, &s);
         let (bo, bi) = overlap::frustum_aabb_masks::<f32>(&f, &b);
-        assert!(!(so && si) && !(bo && bi));
+        assert!(!(so && si), "sphere both Outside and Inside");
+        assert!(!(bo && bi), "box both Outside and Inside");
         if reference::frustum_sphere_fast(&f, &s).is_none() {
             assert!(so, "invalid sphere/frustum must be Outside: {s:?}");
         }

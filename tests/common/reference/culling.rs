@@ -85,7 +85,11 @@ fn plane_value_band(n: &QV3, p: &QV3, d: &Q) -> Q {
 
 /// Sphere vs plane: `|s| <= r|n|` and `s <= r|n|`, decided with squares.
 pub fn sphere_plane(sphere: &Sphere, plane: &Plane) -> Option<Verdict> {
-    if !(finite3(sphere.center) && sphere.radius.is_finite() && sphere.radius >= 0.0 && plane_ok(plane)) {
+    if !(finite3(sphere.center)
+        && sphere.radius.is_finite()
+        && sphere.radius >= 0.0
+        && plane_ok(plane))
+    {
         return None;
     }
     let n = QV3::f(plane.normal);
@@ -119,7 +123,11 @@ pub fn corners(b: &Aabb) -> Vec<Vec3> {
 }
 
 fn aabb_ok(b: &Aabb) -> bool {
-    finite3(b.min) && finite3(b.max) && b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z
+    finite3(b.min)
+        && finite3(b.max)
+        && b.min.x <= b.max.x
+        && b.min.y <= b.max.y
+        && b.min.z <= b.max.z
 }
 
 /// `(min, band at min, max, band at max)` of `n·x - d` over the box's corners,
@@ -265,7 +273,11 @@ fn class_of(outside: bool, inside: bool) -> Classification {
 /// Frustum vs sphere, per plane exactly: outside iff `s > r|n|`, inside iff
 /// `s <= -r|n|`.
 pub fn frustum_sphere(f: &Frustum, sphere: &Sphere) -> Option<FrustumVerdict> {
-    if !(frustum_ok(f) && finite3(sphere.center) && sphere.radius.is_finite() && sphere.radius >= 0.0) {
+    if !(frustum_ok(f)
+        && finite3(sphere.center)
+        && sphere.radius.is_finite()
+        && sphere.radius >= 0.0)
+    {
         return None;
     }
     let (mut outside, mut inside, mut in_band) = (false, true, false);
@@ -278,7 +290,7 @@ pub fn frustum_sphere(f: &Frustum, sphere: &Sphere) -> Option<FrustumVerdict> {
         // strictly outside: s > ρ, i.e. not (s <= ρ); inside: -s >= ρ
         outside |= !v.halfspace;
         let neg_s = Q::zero() - s;
-        inside &= !neg_s.is_neg() && &(&neg_s * &neg_s) >= &reach2;
+        inside &= !neg_s.is_neg() && (&neg_s * &neg_s) >= reach2;
         in_band |= v.surface_in_band || v.halfspace_in_band;
     }
     Some(FrustumVerdict { class: class_of(outside, inside), in_band })
@@ -303,7 +315,13 @@ pub fn frustum_aabb(f: &Frustum, b: &Aabb) -> Option<FrustumVerdict> {
 // ---------------------------------------------------------------- k-DOP ----
 
 /// The small exact number types the vertex enumeration runs on.
-trait Exact: Clone + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> {
+trait Exact:
+    Clone
+    + Ord
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+{
     fn int(i: i64) -> Self;
 }
 impl Exact for i128 {
@@ -345,19 +363,33 @@ fn slabs_feasible<T: Exact>(axes: &[[i64; 3]], lo: &[T], hi: &[T]) -> bool {
                 if det == 0 {
                     continue;
                 }
-                let mut cols = [icross(rows[1], rows[2]), icross(rows[2], rows[0]), icross(rows[0], rows[1])];
+                let mut cols =
+                    [icross(rows[1], rows[2]), icross(rows[2], rows[0]), icross(rows[0], rows[1])];
                 if det < 0 {
                     det = -det;
                     for c in cols.iter_mut() {
                         *c = [-c[0], -c[1], -c[2]];
                     }
                 }
-                let coef: Vec<[i64; 3]> = axes.iter().map(|&a| [idot(a, cols[0]), idot(a, cols[1]), idot(a, cols[2])]).collect();
+                let coef: Vec<[i64; 3]> = axes
+                    .iter()
+                    .map(|&a| [idot(a, cols[0]), idot(a, cols[1]), idot(a, cols[2])])
+                    .collect();
                 let dt = T::int(det);
                 for choice in 0..8 {
-                    let b: Vec<T> = (0..3).map(|k2| if choice >> k2 & 1 == 0 { lo[idx[k2]].clone() } else { hi[idx[k2]].clone() }).collect();
+                    let b: Vec<T> = (0..3)
+                        .map(|k2| {
+                            if choice >> k2 & 1 == 0 {
+                                lo[idx[k2]].clone()
+                            } else {
+                                hi[idx[k2]].clone()
+                            }
+                        })
+                        .collect();
                     let feasible = (0..n).all(|m| {
-                        let y = T::int(coef[m][0]) * b[0].clone() + T::int(coef[m][1]) * b[1].clone() + T::int(coef[m][2]) * b[2].clone();
+                        let y = T::int(coef[m][0]) * b[0].clone()
+                            + T::int(coef[m][1]) * b[1].clone()
+                            + T::int(coef[m][2]) * b[2].clone();
                         dt.clone() * lo[m].clone() <= y && y <= dt.clone() * hi[m].clone()
                     });
                     if feasible {
@@ -393,8 +425,10 @@ pub fn kdop_overlap<const N: usize>(a: &Kdop<N>, b: &Kdop<N>) -> Option<bool> {
     if !all.clone().all(|x| x.is_finite()) {
         return None;
     }
-    let lo: Vec<f32> = (0..N).map(|i| if a.min[i] > b.min[i] { a.min[i] } else { b.min[i] }).collect();
-    let hi: Vec<f32> = (0..N).map(|i| if a.max[i] < b.max[i] { a.max[i] } else { b.max[i] }).collect();
+    let lo: Vec<f32> =
+        (0..N).map(|i| if a.min[i] > b.min[i] { a.min[i] } else { b.min[i] }).collect();
+    let hi: Vec<f32> =
+        (0..N).map(|i| if a.max[i] < b.max[i] { a.max[i] } else { b.max[i] }).collect();
     let axes = axes_int::<N>();
     // integers at a common power-of-two scale when the exponent spread allows
     let parts: Vec<(i64, i32)> = lo.iter().chain(&hi).map(|&x| decompose(x)).collect();
@@ -418,7 +452,8 @@ pub fn kdop_vertices<const N: usize>(k: &Kdop<N>) -> Vec<QV3> {
     let axes = axes_int::<N>();
     let lo: Vec<Q> = k.min.iter().map(|&x| Q::f(x)).collect();
     let hi: Vec<Q> = k.max.iter().map(|&x| Q::f(x)).collect();
-    let qa: Vec<QV3> = axes.iter().map(|a| QV3::new(Q::int(a[0]), Q::int(a[1]), Q::int(a[2]))).collect();
+    let qa: Vec<QV3> =
+        axes.iter().map(|a| QV3::new(Q::int(a[0]), Q::int(a[1]), Q::int(a[2]))).collect();
     let mut out: Vec<QV3> = Vec::new();
     for i in 0..N {
         for j in i + 1..N {
@@ -430,9 +465,16 @@ pub fn kdop_vertices<const N: usize>(k: &Kdop<N>) -> Vec<QV3> {
                 }
                 let cols = [rows[1].cross(rows[2]), rows[2].cross(rows[0]), rows[0].cross(rows[1])];
                 for choice in 0..8 {
-                    let pick = |k2: usize, idx: usize| if choice >> k2 & 1 == 0 { lo[idx].clone() } else { hi[idx].clone() };
+                    let pick = |k2: usize, idx: usize| {
+                        if choice >> k2 & 1 == 0 {
+                            lo[idx].clone()
+                        } else {
+                            hi[idx].clone()
+                        }
+                    };
                     let b = [pick(0, i), pick(1, j), pick(2, l)];
-                    let sum = &(&cols[0].scale(&b[0]) + &cols[1].scale(&b[1])) + &cols[2].scale(&b[2]);
+                    let sum =
+                        &(&cols[0].scale(&b[0]) + &cols[1].scale(&b[1])) + &cols[2].scale(&b[2]);
                     let x = sum.scale(&(&Q::one() / &det));
                     let ok = (0..N).all(|m| {
                         let y = qa[m].dot(&x);
@@ -496,7 +538,12 @@ pub fn exact_sign(terms: &[f64]) -> i32 {
 /// Exact sign of `n·x - d` (products of f32 are exact in f64).
 pub fn plane_value_sign(p: &Plane, x: Vec3) -> i32 {
     let n = p.normal;
-    exact_sign(&[n.x as f64 * x.x as f64, n.y as f64 * x.y as f64, n.z as f64 * x.z as f64, -(p.d as f64)])
+    exact_sign(&[
+        n.x as f64 * x.x as f64,
+        n.y as f64 * x.y as f64,
+        n.z as f64 * x.z as f64,
+        -(p.d as f64),
+    ])
 }
 
 /// `a <= b` when decided with margin `err`, else `None`.
@@ -521,7 +568,11 @@ fn len64(a: Vec3) -> f64 {
 
 /// Exact `(surface, halfspace)` of sphere vs plane, filtered.
 pub fn sphere_plane_fast(sphere: &Sphere, plane: &Plane) -> Option<(bool, bool)> {
-    if !(finite3(sphere.center) && sphere.radius.is_finite() && sphere.radius >= 0.0 && plane_ok(plane)) {
+    if !(finite3(sphere.center)
+        && sphere.radius.is_finite()
+        && sphere.radius >= 0.0
+        && plane_ok(plane))
+    {
         return None;
     }
     let (nc, mag) = dot64(plane.normal, sphere.center);
@@ -599,17 +650,17 @@ pub fn cone_plane_fast(cone: &Cone, plane: &Plane) -> Option<(bool, bool)> {
         n.z as f64 * ax.x as f64 - n.x as f64 * ax.z as f64,
         n.x as f64 * ax.y as f64 - n.y as f64 * ax.x as f64,
     ];
-    let rho = cone.radius as f64 * ((cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt() / len64(ax));
-    let mag = amag + (plane.d as f64).abs() + cone.height as f64 * axmag + cone.radius as f64 * len64(n) * 2.0;
+    let rho =
+        cone.radius as f64 * ((cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]).sqrt() / len64(ax));
+    let mag = amag
+        + (plane.d as f64).abs()
+        + cone.height as f64 * axmag
+        + cone.radius as f64 * len64(n) * 2.0;
     // the cross product's components carry absolute error ~u·|n||axis|: covered by
     // the generous relative allowance only when that is small against rho, so add it
     let err = FILTER * mag + 1e-300;
-    let d = (
-        le_f(a, 0.0, err),
-        le_f(b - rho, 0.0, err),
-        le_f(0.0, a, err),
-        le_f(0.0, b + rho, err),
-    );
+    let d =
+        (le_f(a, 0.0, err), le_f(b - rho, 0.0, err), le_f(0.0, a, err), le_f(0.0, b + rho, err));
     match d {
         (Some(a_le), Some(bm_le), Some(a_ge), Some(bp_ge)) => {
             let low = a_le || bm_le;
@@ -621,7 +672,11 @@ pub fn cone_plane_fast(cone: &Cone, plane: &Plane) -> Option<(bool, bool)> {
 
 /// Exact frustum–sphere class, filtered.
 pub fn frustum_sphere_fast(f: &Frustum, sphere: &Sphere) -> Option<Classification> {
-    if !(frustum_ok(f) && finite3(sphere.center) && sphere.radius.is_finite() && sphere.radius >= 0.0) {
+    if !(frustum_ok(f)
+        && finite3(sphere.center)
+        && sphere.radius.is_finite()
+        && sphere.radius >= 0.0)
+    {
         return None;
     }
     let (mut outside, mut inside) = (false, true);
