@@ -256,18 +256,29 @@ pub fn kdop_kdop_slabs<const N: usize>(a: &Kdop<N>, b: &Kdop<N>) -> bool {
 /// [`Kdop::EMPTY`]) answer `false` ([contracts](crate#contracts)).
 ///
 /// ```
-/// use widephase::{overlap, Dop14};
+/// use widephase::{overlap, Dop14, Vec3};
 /// // Two unit cubes' tight 14-DOPs, touching along the face x = 1.
 /// let mut a = Dop14::EMPTY;
 /// let mut b = Dop14::EMPTY;
 /// for &(x, y, z) in &[(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 1.0, 0.0),
 ///                     (0.0, 0.0, 1.0), (1.0, 0.0, 1.0), (0.0, 1.0, 1.0), (1.0, 1.0, 1.0f32)] {
-///     a.grow(widephase::Vec3::new(x, y, z));
-///     b.grow(widephase::Vec3::new(x + 1.0, y, z));
+///     a.grow(Vec3::new(x, y, z));
+///     b.grow(Vec3::new(x + 1.0, y, z));
 /// }
 /// assert!(overlap::kdop_kdop(&a, &b)); // touching counts
 /// b.min[0] = 1.25; // b's x slab is now [1.25, 2]: separated
 /// assert!(!overlap::kdop_kdop(&a, &b));
+///
+/// // Tight 14-DOPs of two skew segments: all seven slab pairs overlap, but the
+/// // sets are disjoint — the classic slab test gets this wrong.
+/// let mut s = Dop14::EMPTY;
+/// s.grow(Vec3::new(2.0, -2.0, 2.0));
+/// s.grow(Vec3::new(-1.0, 1.0, -1.0));
+/// let mut t = Dop14::EMPTY;
+/// t.grow(Vec3::new(0.0, -2.0, 2.0));
+/// t.grow(Vec3::new(0.0, 2.0, 2.0));
+/// assert!(overlap::kdop_kdop_slabs(&s, &t));
+/// assert!(!overlap::kdop_kdop(&s, &t));
 /// ```
 pub fn kdop_kdop<const N: usize>(a: &Kdop<N>, b: &Kdop<N>) -> bool {
     if !kdop_kdop_slabs(a, b) {

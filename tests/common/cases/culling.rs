@@ -680,6 +680,19 @@ pub fn kdop_cases<const N: usize>() -> Vec<KdopCase<N>> {
         let seg_b = tight::<N>(&[v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0)]);
         rows.push(c("crossing diagonal segments touch", seg_a, seg_b, true, true));
     }
+    if N == 7 {
+        // Tight 14-DOPs of two skew segments: every slab pair overlaps, yet the sets
+        // are disjoint (separated along an edge-edge cross product, not a slab axis).
+        let a = tight::<N>(&[v(2.0, -2.0, 2.0), v(-1.0, 1.0, -1.0)]);
+        let b = tight::<N>(&[v(0.0, -2.0, 2.0), v(0.0, 2.0, 2.0)]);
+        rows.push(c(
+            "tight DOPs of skew segments: slabs overlap, sets disjoint",
+            a,
+            b,
+            false,
+            true,
+        ));
+    }
     rows
 }
 
