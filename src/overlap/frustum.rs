@@ -8,40 +8,43 @@
 //! of Ericson §5.2.2–5.2.3 (seed `000`), see [`sphere_halfspace`](super::sphere_halfspace)
 //! and [`aabb_halfspace`](super::aabb_halfspace).
 //!
-//! # What the classification means
-//!
-//! A [`Frustum`] is the intersection of six closed half-spaces
-//! `normal_i·x <= d_i` (normals point **out**). For a closed shape `S`:
-//!
-//! - [`Classification::Outside`]: `S` lies entirely *strictly* outside at least
-//!   one plane (`normal_i·x > d_i` for every `x` in `S`). Such a shape certainly
-//!   does not meet the frustum: culling it is always safe.
-//! - [`Classification::Inside`]: `S` lies inside every closed half-space, i.e. is
-//!   contained in the frustum (touching its boundary from inside counts).
-//! - [`Classification::Intersecting`]: everything else. This includes shapes
-//!   that meet the frustum's boundary **and also shapes that are outside the
-//!   frustum but straddle two or more planes near an edge or corner** (the
-//!   classic false positive of the plane-by-plane test: a box or sphere beyond a
-//!   corner that no single plane separates). Reporting those as intersecting is
-//!   conservative for culling — an object is drawn, never wrongly culled — and is
-//!   what the per-plane test promises; it is *not* an exact intersection test.
-//!
-//! Touching a plane from outside (the shape's nearest point exactly on the
-//! plane) is not Outside: the shapes are closed. Answers are exact on the `f32`
-//! inputs except inside the per-plane ulp band of `notes/culling.md`
-//! ([contracts](crate#contracts)). A shape or frustum with a NaN or infinite
-//! coordinate (or an empty shape: inverted box, negative radius) is reported
-//! **Outside**: it has no intersection with anything, so culling it is the
-//! contract's "no intersection" answer.
+//! What each [`Classification`] means is documented on the enum.
 
 use super::plane::{aabb_extreme_corners, plane_value};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::shapes::{Aabb, Frustum, Plane, Sphere};
 
-/// Where a shape lies relative to a frustum; see the [module docs](self) for
-/// the exact meaning (in particular, `Intersecting` may be reported for shapes
-/// just outside a frustum corner).
+/// Where a shape lies relative to a frustum, by the per-plane test: `Outside`
+/// is never reported for a shape that meets the frustum (outside the ulp band),
+/// but `Intersecting` may
+/// be reported for a shape just outside a frustum edge or corner.
+///
+/// # What the classification means
+///
+/// A [`Frustum`] is the intersection of six closed half-spaces
+/// `normal_i·x <= d_i` (normals point **out**). For a closed shape `S`:
+///
+/// - [`Classification::Outside`]: `S` lies entirely *strictly* outside at least
+///   one plane (`normal_i·x > d_i` for every `x` in `S`). Such a shape certainly
+///   does not meet the frustum: culling it is always safe.
+/// - [`Classification::Inside`]: `S` lies inside every closed half-space, i.e. is
+///   contained in the frustum (touching its boundary from inside counts).
+/// - [`Classification::Intersecting`]: everything else. This includes shapes
+///   that meet the frustum's boundary **and also shapes that are outside the
+///   frustum but straddle two or more planes near an edge or corner** (the
+///   classic false positive of the plane-by-plane test: a box or sphere beyond a
+///   corner that no single plane separates). Reporting those as intersecting is
+///   conservative for culling — an object is drawn, never wrongly culled — and is
+///   what the per-plane test promises; it is *not* an exact intersection test.
+///
+/// Touching a plane from outside (the shape's nearest point exactly on the
+/// plane) is not Outside: the shapes are closed. Answers are exact on the `f32`
+/// inputs except inside the per-plane ulp band of `notes/culling.md`
+/// ([contracts](crate#contracts)). A shape or frustum with a NaN or infinite
+/// coordinate (or an empty shape: inverted box, negative radius) is reported
+/// **Outside**: it has no intersection with anything, so culling it is the
+/// contract's "no intersection" answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Classification {
     /// Entirely strictly outside at least one frustum plane: safe to cull.
@@ -195,7 +198,7 @@ fn frustum_is_valid(f: &Frustum) -> bool {
 /// iff `s_i <= -ρ_i`. `outside` = some plane has the sphere outside (or the
 /// lane/frustum is invalid); `inside` = every plane has it inside (and valid).
 /// The two masks are never both set. Meaning and the corner false positive: see
-/// the [module docs](self); seed `003`, "平头锥体/球体相交测试具体实现".
+/// the [`Classification`]; seed `003`, "平头锥体/球体相交测试具体实现".
 ///
 /// ```
 /// use widephase::overlap::frustum_sphere_masks;
@@ -237,7 +240,7 @@ pub fn frustum_sphere_masks<L: Lane>(frustum: &Frustum, sphere: &Sphere<L>) -> (
 /// `normal_i·q_i - d_i > 0`, and inside its closed half-space iff
 /// `normal_i·p_i - d_i <= 0`. `outside` = some plane has the box outside (or
 /// the lane/frustum is invalid); `inside` = all planes have it inside (and
-/// valid). Meaning and the corner false positive: see the [module docs](self).
+/// valid). Meaning and the corner false positive: see the [`Classification`].
 ///
 /// ```
 /// use widephase::overlap::frustum_aabb_masks;
@@ -267,7 +270,7 @@ pub fn frustum_aabb_masks<L: Lane>(frustum: &Frustum, aabb: &Aabb<L>) -> (L::Mas
 }
 
 /// Classifies a sphere against a frustum (scalar form of
-/// [`frustum_sphere_masks`]; meaning of each answer: [module docs](self)).
+/// [`frustum_sphere_masks`]; meaning of each answer: [`Classification`]).
 ///
 /// ```
 /// use widephase::overlap::{frustum_sphere, Classification};
@@ -289,7 +292,7 @@ pub fn frustum_sphere(frustum: &Frustum, sphere: &Sphere) -> Classification {
 }
 
 /// Classifies an AABB against a frustum (scalar form of [`frustum_aabb_masks`];
-/// meaning of each answer: [module docs](self)).
+/// meaning of each answer: [`Classification`]).
 ///
 /// ```
 /// use widephase::overlap::{frustum_aabb, Classification};

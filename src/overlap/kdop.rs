@@ -6,44 +6,7 @@
 //! elementary vectors of a subspace of R^N" (1969) and P. Camion (1968) for the
 //! exact feasibility criterion used here.
 //!
-//! # Why the classic slab test is not enough
-//!
-//! A [`Kdop<N>`] is the closed set `{x : min_i <= axis_i·x <= max_i}`. The slab
-//! test of the seed (`KDOP_Intersect`: disjoint iff some slab pair is disjoint)
-//! is a separating-axis test on the `N` face normals only. For AABBs (`N = 3`)
-//! that is exact, but in 3D the edges of two k-DOPs give further separating
-//! directions (cross products of edge directions) that are not slab axes, and
-//! the stored bounds need not be tight, so two disjoint 14/18/26-DOPs can
-//! overlap on every slab. [`kdop_kdop_slabs`] is that classic test (never a
-//! false negative, false positives possible); [`kdop_kdop`] is exact.
-//!
-//! # The exact test
-//!
-//! `A ∩ B` is `{x : lo_i <= axis_i·x <= hi_i}` with `lo = max(A.min, B.min)` and
-//! `hi = min(A.max, B.max)` (exact: comparisons only). Writing `y = Mx` (the
-//! `N` projections), the question is whether the box `Π [lo_i, hi_i]` meets the
-//! column space of the `N×3` axis matrix `M`. By Camion's/Rockafellar's theorem
-//! on elementary vectors, it does iff `0 ∈ Σ c_i·[lo_i, hi_i]` for every
-//! *elementary vector* `c` of the orthogonal complement, i.e. every **circuit**
-//! of the axes: a minimal set of axes with an integer relation
-//! `Σ c_i·axis_i = 0` (two parallel axes, three coplanar axes, or four axes in
-//! general position), plus the one-axis conditions `lo_i <= hi_i`.
-//!
-//! ```text
-//! for each slab i:            if lo_i > hi_i: return false     // the seed's test
-//! for each circuit (c_i):
-//!     low  = Σ_{c_i>0} c_i·lo_i + Σ_{c_i<0} c_i·hi_i           // min of Σ c_i y_i
-//!     high = Σ_{c_i>0} c_i·hi_i + Σ_{c_i<0} c_i·lo_i           // max of Σ c_i y_i
-//!     if low > 0 or high < 0: return false                     // exact signs
-//! return true
-//! ```
-//!
-//! The circuits of the fixed integer axes are enumerated once per `N` (none for
-//! `N = 3`). Each `c_i·bound` is exact in `f64` (a 24-bit mantissa times a small
-//! integer), and the sign of a sum of at most four such terms is decided exactly
-//! by a floating-point filter and, when the filter cannot decide, Shewchuk's
-//! error-free expansion sum. So the answer is **exact** for the stored bounds:
-//! no ulp band.
+//! The algorithm and why the slab test is not enough: see [`kdop_kdop`].
 
 use crate::math::Vec3;
 use crate::shapes::Kdop;
@@ -246,14 +209,54 @@ pub fn kdop_kdop_slabs<const N: usize>(a: &Kdop<N>, b: &Kdop<N>) -> bool {
 }
 
 /// Whether the closed k-DOPs `a` and `b` share a point — **exact** on the
-/// stored `f32` bounds, with no ulp band (the algorithm and its source are in
-/// the [module docs](self)).
+/// stored `f32` bounds, with no ulp band (algorithm and sources below).
 ///
 /// Each k-DOP is the closed set `{x : min[i] <= AXES[i]·x <= max[i]}` of
 /// [`Kdop`]; its bounds need not be tight (an inconsistent set of bounds is an
 /// empty k-DOP, which overlaps nothing). Zero-thickness slabs (flat or
 /// lower-dimensional k-DOPs) are handled exactly. Non-finite bounds (including
 /// [`Kdop::EMPTY`]) answer `false` ([contracts](crate#contracts)).
+///
+/// # Why the classic slab test is not enough
+///
+/// A [`Kdop<N>`] is the closed set `{x : min_i <= axis_i·x <= max_i}`. The slab
+/// test of the seed (`KDOP_Intersect`: disjoint iff some slab pair is disjoint)
+/// is a separating-axis test on the `N` face normals only. For AABBs (`N = 3`)
+/// that is exact, but in 3D the edges of two k-DOPs give further separating
+/// directions (cross products of edge directions) that are not slab axes, and
+/// the stored bounds need not be tight, so two disjoint 14/18/26-DOPs can
+/// overlap on every slab. [`kdop_kdop_slabs`] is that classic test (never a
+/// false negative, false positives possible); [`kdop_kdop`] is exact.
+///
+/// # The exact test
+///
+/// `A ∩ B` is `{x : lo_i <= axis_i·x <= hi_i}` with `lo = max(A.min, B.min)` and
+/// `hi = min(A.max, B.max)` (exact: comparisons only). Writing `y = Mx` (the
+/// `N` projections), the question is whether the box `Π [lo_i, hi_i]` meets the
+/// column space of the `N×3` axis matrix `M`. By Camion's/Rockafellar's theorem
+/// on elementary vectors, it does iff `0 ∈ Σ c_i·[lo_i, hi_i]` for every
+/// *elementary vector* `c` of the orthogonal complement, i.e. every **circuit**
+/// of the axes: a minimal set of axes with an integer relation
+/// `Σ c_i·axis_i = 0` (two parallel axes, three coplanar axes, or four axes in
+/// general position), plus the one-axis conditions `lo_i <= hi_i`.
+///
+/// ```text
+/// for each slab i:            if lo_i > hi_i: return false     // the seed's test
+/// for each circuit (c_i):
+///     low  = Σ_{c_i>0} c_i·lo_i + Σ_{c_i<0} c_i·hi_i           // min of Σ c_i y_i
+///     high = Σ_{c_i>0} c_i·hi_i + Σ_{c_i<0} c_i·lo_i           // max of Σ c_i y_i
+///     if low > 0 or high < 0: return false                     // exact signs
+/// return true
+/// ```
+///
+/// The circuits of the fixed integer axes are enumerated once per `N` (none for
+/// `N = 3`). Each `c_i·bound` is exact in `f64` (a 24-bit mantissa times a small
+/// integer), and the sign of a sum of at most four such terms is decided exactly
+/// by a floating-point filter and, when the filter cannot decide, Shewchuk's
+/// error-free expansion sum. So the answer is **exact** for the stored bounds:
+/// no ulp band.
+///
+/// # Example
 ///
 /// ```
 /// use widephase::{overlap, Dop14, Vec3};
