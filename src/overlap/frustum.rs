@@ -17,8 +17,8 @@ use crate::shapes::{Aabb, Frustum, Plane, Sphere};
 
 /// Where a shape lies relative to a frustum, by the per-plane test: `Outside`
 /// is never reported for a shape that meets the frustum (outside the ulp band),
-/// but `Intersecting` may
-/// be reported for a shape just outside a frustum edge or corner.
+/// but `Intersecting` may be reported for a shape just outside a frustum edge
+/// or corner.
 ///
 /// # What the classification means
 ///
