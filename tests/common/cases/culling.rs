@@ -362,7 +362,13 @@ pub fn obb_plane_cases() -> Vec<ObbPlaneCase> {
         c("rotated 45°: 1 ulp short", r45, plane(Vec3::X, nudge(2.0 * s, 1)), false, true),
         c("rotated 45°: 1 ulp across", r45, plane(Vec3::X, nudge(2.0 * s, -1)), true, true),
         c("face touches from in front", cube2, plane(Vec3::Z, 1.0), true, true),
-        c("1 ulp in front", cube2, plane(Vec3::Z, nudge(1.0, -1)), false, false),
+        c(
+            "2 ulps (of 1) in front: s = 1 + 2^-23 exactly",
+            cube2,
+            plane(Vec3::Z, nudge(1.0, -2)),
+            false,
+            false,
+        ),
         c("top face touches half-space z >= 3", cube2, plane(-Vec3::Z, -3.0), true, true),
         c(
             "flat OBB in plane",
