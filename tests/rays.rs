@@ -4,7 +4,7 @@
 mod common;
 
 use common::cases::rays::*;
-use common::exact::{hulls_intersect, origin_in_hull, QV3, Q};
+use common::exact::{hulls_intersect, origin_in_hull, Q, QV3};
 use common::lanes;
 use common::reference::rays as reference;
 use common::rng::{self, grid, grid_point, nudge, Rng};
@@ -72,9 +72,20 @@ fn lanes_match<L: Lane, S: Clone>(
     let (bits, nums) = kernel_wide(&pack_rays::<L>(&rs), &ss);
     for lane in 0..L::WIDTH {
         let (h, n) = kernel_scalar(&rs[lane], &ss[lane]);
-        assert_eq!((bits >> lane) & 1 == 1, h, "{what}: width {} lane {lane} hit differs ({:?})", L::WIDTH, rs[lane]);
+        assert_eq!(
+            (bits >> lane) & 1 == 1,
+            h,
+            "{what}: width {} lane {lane} hit differs ({:?})",
+            L::WIDTH,
+            rs[lane]
+        );
         for (k, v) in n.iter().enumerate() {
-            assert_eq!(nums[k][lane], *v, "{what}: width {} lane {lane} output {k} bits differ", L::WIDTH);
+            assert_eq!(
+                nums[k][lane],
+                *v,
+                "{what}: width {} lane {lane} output {k} bits differ",
+                L::WIDTH
+            );
         }
     }
 }
@@ -110,7 +121,10 @@ fn aabb_lanes<L: Lane>(rays: &[Ray], boxes: &[Aabb], idx: &[usize]) {
     let bs: Vec<Aabb> = idx.iter().map(|&j| boxes[j]).collect();
     let c = ray_aabb_conservative(&pack_rays::<L>(&rs), &pack_boxes::<L>(&bs));
     for lane in 0..L::WIDTH {
-        assert_eq!((c.hit.bits() >> lane) & 1 == 1, ray_aabb_conservative(&rs[lane], &bs[lane]).hit);
+        assert_eq!(
+            (c.hit.bits() >> lane) & 1 == 1,
+            ray_aabb_conservative(&rs[lane], &bs[lane]).hit
+        );
     }
 }
 
@@ -181,11 +195,21 @@ fn ray_aabb_table() {
         let h = ray_aabb(&c.ray, &c.bx);
         let hc = ray_aabb_conservative(&c.ray, &c.bx);
         let hp = ray_aabb_precomp(&RayPrecomp::new(&c.ray), &c.bx);
-        assert_eq!((h.hit, h.t.to_bits()), (hp.hit, hp.t.to_bits()), "{}: precomp path differs", c.label);
+        assert_eq!(
+            (h.hit, h.t.to_bits()),
+            (hp.hit, hp.t.to_bits()),
+            "{}: precomp path differs",
+            c.label
+        );
         // the table's expectation is itself checked against the exact reference
         if c.exact_required && ray_ok(&c.ray) && c.bx.min.is_finite() && c.bx.max.is_finite() {
             let ex = reference::ray_aabb_interval(&c.ray, &c.bx);
-            assert_eq!(ex.is_some(), c.hit, "{}: table row disagrees with the exact reference", c.label);
+            assert_eq!(
+                ex.is_some(),
+                c.hit,
+                "{}: table row disagrees with the exact reference",
+                c.label
+            );
             if let (Some(iv), Some(t)) = (&ex, c.t) {
                 if let Some(lo) = &iv.lo {
                     assert_eq!(*lo, Q::f(t), "{}: table t is not the exact entry", c.label);
@@ -227,7 +251,10 @@ fn ray_aabb_one_ray_many_boxes_path() {
         let pre = RayPrecomp::new(ray).splat::<L>();
         for chunk in boxes.chunks(L::WIDTH).filter(|c| c.len() == L::WIDTH) {
             let b = pack_boxes::<L>(chunk);
-            for (h, widen) in [(ray_aabb_precomp(&pre, &b), false), (ray_aabb_conservative_precomp(&pre, &b), true)] {
+            for (h, widen) in [
+                (ray_aabb_precomp(&pre, &b), false),
+                (ray_aabb_conservative_precomp(&pre, &b), true),
+            ] {
                 for (lane, bx) in chunk.iter().enumerate() {
                     let s = if widen { ray_aabb_conservative(ray, bx) } else { ray_aabb(ray, bx) };
                     assert_eq!((h.hit.bits() >> lane) & 1 == 1, s.hit);
@@ -394,7 +421,15 @@ fn ray_aabb_property_exact() {
         }
         if !exact_hit && c.hit {
             tally.conservative_false_pos += 1;
-            assert!(band(40.0), "conservative false positive outside its band: {ray:?} {bx:?}");
+            // widening: 16u relative + 2^-126 absolute per side (notes/rays.md)
+            let band_c = match (&te, &tx) {
+                (Some(a), Some(b)) if !excluded => {
+                    q_abs_f64(&(b - a))
+                        <= 40.0 * U * (q_abs_f64(a) + q_abs_f64(b)) + 2f64.powi(-123)
+                }
+                _ => false,
+            };
+            assert!(band_c, "conservative false positive outside its band: {ray:?} {bx:?}");
         }
         // the entry t is accurate: within 3u|t| + eta of the exact entry
         if h.hit && exact_hit {
@@ -402,7 +437,11 @@ fn ray_aabb_property_exact() {
                 let ta = a.to_f64();
                 let err = (h.t as f64 - ta).abs();
                 let tol = 4.0 * U * ta.abs() + eta;
-                assert!(err <= tol.max(f32::MIN_POSITIVE as f64), "entry t {} vs exact {ta}: {ray:?} {bx:?}", h.t);
+                assert!(
+                    err <= tol.max(f32::MIN_POSITIVE as f64),
+                    "entry t {} vs exact {ta}: {ray:?} {bx:?}",
+                    h.t
+                );
             }
             assert!(c.t <= h.t, "conservative entry is never later");
         }
@@ -420,12 +459,26 @@ fn ray_aabb_property_exact() {
 }
 
 /// The slab reference against the axis-free hull reference on finite segments.
+/// 400 cases: the 16-point Minkowski hull costs ~30 ms per case in rationals.
 #[test]
 fn ray_aabb_reference_matches_hull_reference() {
     let mut r = rng::rng(2);
     let mut hits = 0;
-    for _ in 0..1500 {
-        let (mut ray, bx) = gen_ray_aabb(&mut r);
+    for _ in 0..400 {
+        // grid inputs (small rationals keep the 16-point hull test fast), aimed
+        // at boundary points half of the time, some nudged by an ulp
+        let bx = Aabb::new(grid_point(&mut r, 8, 2), grid_point(&mut r, 8, 2));
+        let bx = Aabb::new(bx.min.min(bx.max), bx.min.max(bx.max));
+        let o = grid_point(&mut r, 8, 1);
+        let d = if r.bool() {
+            grid_point(&mut r, 2, 0)
+        } else {
+            let c = reference::corners(&bx)[r.usize(0..8)];
+            let target = if r.bool() { c } else { (c + bx.min) * 0.5 };
+            target - o
+        };
+        let d = if r.u32(0..4) == 0 { nudge_vec(&mut r, d) } else { d };
+        let mut ray = Ray::new(o, d);
         ray.t_min = grid(&mut r, 4, 1) - 2.0;
         ray.t_max = ray.t_min + 4.0 + grid(&mut r, 4, 1).abs();
         let slab = reference::ray_aabb_interval(&ray, &bx).is_some();
@@ -435,7 +488,7 @@ fn ray_aabb_reference_matches_hull_reference() {
         assert_eq!(slab, hull, "{ray:?} {bx:?}");
         hits += slab as usize;
     }
-    assert!(hits > 200, "too few hits: {hits}");
+    assert!(hits > 60, "too few hits: {hits}");
 }
 
 // ---------------------------------------------------------------- ray–triangle
@@ -467,7 +520,11 @@ fn ray_triangle_table() {
             let p = c.tri.a * (1.0 - h.u - h.v) + c.tri.b * h.u + c.tri.c * h.v;
             let q = c.ray.at(h.t);
             let scale = 1.0 + c.tri.a.abs().max(c.tri.b.abs()).max(c.tri.c.abs()).max_element();
-            assert!((p - q).abs().max_element() <= 1e-5 * scale, "{}: barycentrics {p:?} vs {q:?}", c.label);
+            assert!(
+                (p - q).abs().max_element() <= 1e-5 * scale,
+                "{}: barycentrics {p:?} vs {q:?}",
+                c.label
+            );
         }
     }
     let rays: Vec<Ray> = cases.iter().map(|c| c.ray).collect();
@@ -480,7 +537,11 @@ fn ray_triangle_table() {
 fn gen_triangle(r: &mut Rng) -> Triangle {
     match r.u32(0..4) {
         0 => Triangle::new(grid_point(r, 6, 1), grid_point(r, 6, 1), grid_point(r, 6, 1)),
-        1 => Triangle::new(rng::point(r, -3.0, 3.0), rng::point(r, -3.0, 3.0), rng::point(r, -3.0, 3.0)),
+        1 => Triangle::new(
+            rng::point(r, -3.0, 3.0),
+            rng::point(r, -3.0, 3.0),
+            rng::point(r, -3.0, 3.0),
+        ),
         2 => {
             // in an axis plane: edge-on rays with a zero component are exact
             let z = grid(r, 4, 1);
@@ -535,7 +596,11 @@ fn gen_ray_triangle(r: &mut Rng) -> (Ray, Triangle) {
     if r.u32(0..3) == 0 {
         let e = r.i32(-20..=20);
         ray.origin = rng::scale_pow2(ray.origin, e);
-        tri = Triangle::new(rng::scale_pow2(tri.a, e), rng::scale_pow2(tri.b, e), rng::scale_pow2(tri.c, e));
+        tri = Triangle::new(
+            rng::scale_pow2(tri.a, e),
+            rng::scale_pow2(tri.b, e),
+            rng::scale_pow2(tri.c, e),
+        );
     }
     (ray, tri)
 }
@@ -604,12 +669,18 @@ fn ray_triangle_property_exact() {
         if h.hit && ex.hit && !ex.coplanar && ray.dir != Vec3::ZERO {
             let et = ex.t.as_ref().map(|t| t.to_f64()).unwrap_or(f64::NEG_INFINITY);
             let dt = (h.t as f64 - et).abs();
-            if !tri_in_band(&ray, &tri, &ex) {
-                // away from the band the t error is small relative to the geometry
-                let scale = tri.vertices().iter().map(|p| (*p - ray.origin).abs().max_element()).fold(0.0f32, f32::max)
-                    / ray.dir.abs().max_element();
-                assert!(dt <= 1e-4 * scale as f64 + 1e-30, "t {} vs exact {et}: {ray:?} {tri:?}", h.t);
-            }
+            // away from the band the t error is small relative to the geometry
+            let scale = tri
+                .vertices()
+                .iter()
+                .map(|p| (*p - ray.origin).abs().max_element())
+                .fold(0.0f32, f32::max)
+                / ray.dir.abs().max_element();
+            assert!(
+                dt <= 1e-4 * scale as f64 + 1e-30 || tri_in_band(&ray, &tri, &ex),
+                "t {} vs exact {et}: {ray:?} {tri:?}",
+                h.t
+            );
         }
         rays.push(ray);
         tris.push(tri);
@@ -653,9 +724,13 @@ fn jittered(r: &mut Rng, x: f32, y: f32) -> Vec3 {
 fn assert_watertight(tris: &[Triangle], targets: &[Vec3], r: &mut Rng, what: &str) -> usize {
     let mut rays_cast = 0;
     for &target in targets {
-        for _ in 0..6 {
+        for _ in 0..4 {
             // origins above, below and beside the mesh, on the same grid
-            let o = Vec3::new(r.i32(-8..=8) as f32, r.i32(-8..=8) as f32, r.i32(-6..=6) as f32 * 2.0 + 0.5);
+            let o = Vec3::new(
+                r.i32(-8..=8) as f32,
+                r.i32(-8..=8) as f32,
+                r.i32(-6..=6) as f32 * 2.0 + 0.5,
+            );
             let d = target - o;
             for (origin, dir) in [(o, d), (o, nudge_vec(r, d))] {
                 if !all_facing_one_way(tris, dir) {
@@ -664,13 +739,17 @@ fn assert_watertight(tris: &[Triangle], targets: &[Vec3], r: &mut Rng, what: &st
                     continue;
                 }
                 let ray = Ray::new(origin, dir);
-                let exact_any = dir == d || tris.iter().any(|t| reference::ray_triangle_exact(&ray, t).hit);
+                let exact_any =
+                    dir == d || tris.iter().any(|t| reference::ray_triangle_exact(&ray, t).hit);
                 if !exact_any {
                     continue;
                 }
                 rays_cast += 1;
                 let hits = tris.iter().filter(|t| ray_triangle(&ray, t).hit).count();
-                assert!(hits >= 1, "{what}: ray {ray:?} through {target:?} passed between the triangles");
+                assert!(
+                    hits >= 1,
+                    "{what}: ray {ray:?} through {target:?} passed between the triangles"
+                );
                 // and the same at width 8, one ray against packs of triangles
                 let pr = Ray::<f32x8> {
                     origin: V3b::broadcast(origin),
@@ -682,7 +761,8 @@ fn assert_watertight(tris: &[Triangle], targets: &[Vec3], r: &mut Rng, what: &st
                 for chunk in tris.chunks(8) {
                     let mut c = chunk.to_vec();
                     c.resize(8, Triangle::new(Vec3::splat(f32::NAN), Vec3::ZERO, Vec3::ZERO));
-                    wide_hits += ray_triangle(&pr, &pack_tris::<f32x8>(&c)).hit.bits().count_ones() as usize;
+                    wide_hits +=
+                        ray_triangle(&pr, &pack_tris::<f32x8>(&c)).hit.bits().count_ones() as usize;
                 }
                 assert_eq!(wide_hits, hits, "{what}: width 8 disagrees");
             }
@@ -699,7 +779,9 @@ fn all_facing_one_way(tris: &[Triangle], d: Vec3) -> bool {
     let dq = QV3::f(d);
     let signs: Vec<std::cmp::Ordering> = tris
         .iter()
-        .map(|t| dq.dot(&(&QV3::f(t.b) - &QV3::f(t.a)).cross(&(&QV3::f(t.c) - &QV3::f(t.a)))).sign())
+        .map(|t| {
+            dq.dot(&(&QV3::f(t.b) - &QV3::f(t.a)).cross(&(&QV3::f(t.c) - &QV3::f(t.a)))).sign()
+        })
         .collect();
     signs.iter().all(|s| *s == signs[0] && *s != std::cmp::Ordering::Equal)
 }
@@ -752,14 +834,18 @@ fn ray_triangle_watertight_on_meshes() {
             Vec3::new(q(2.0 * a.cos()), q(2.0 * a.sin()), q(r.f32() - 0.5))
         })
         .collect();
-    let fan: Vec<Triangle> = (0..12).map(|k| Triangle::new(center, ring[k], ring[(k + 1) % 12])).collect();
+    let fan: Vec<Triangle> =
+        (0..12).map(|k| Triangle::new(center, ring[k], ring[(k + 1) % 12])).collect();
     let mut fan_targets = vec![center];
     for p in &ring {
         fan_targets.push((center + *p) * 0.5);
         fan_targets.push(center * 0.75 + *p * 0.25);
     }
     let cast_fan = assert_watertight(&fan, &fan_targets, &mut r, "fan");
-    assert!(cast > 1000 && cast_fan > 200, "too few rays: {cast} {cast_fan}");
+    eprintln!(
+        "watertight: {cast} rays through shared edges/vertices of the grid, {cast_fan} of the fan"
+    );
+    assert!(cast > 500 && cast_fan > 100, "too few rays: {cast} {cast_fan}");
 }
 
 // ---------------------------------------------------------------- ray–sphere
@@ -771,7 +857,12 @@ fn ray_sphere_table() {
         let h = ray_sphere(&c.ray, &c.sphere);
         let valid = ray_ok(&c.ray) && c.sphere.is_valid();
         if c.exact_required && valid {
-            assert_eq!(reference::ray_sphere_exact(&c.ray, &c.sphere), c.hit, "{}: table row vs exact", c.label);
+            assert_eq!(
+                reference::ray_sphere_exact(&c.ray, &c.sphere),
+                c.hit,
+                "{}: table row vs exact",
+                c.label
+            );
         }
         if c.exact_required {
             assert_eq!(h.hit, c.hit, "{}: ray_sphere", c.label);
@@ -837,7 +928,8 @@ fn ray_sphere_property_exact() {
         tally.exact_hits += exact as usize;
         if h.hit != exact {
             let m = (ray.origin - s.center).abs();
-            let mag = (m.x + m.y + m.z) as f64 + tk.to_f64().abs() * (ray.dir.abs().x + ray.dir.abs().y + ray.dir.abs().z) as f64;
+            let mag = (m.x + m.y + m.z) as f64
+                + tk.to_f64().abs() * (ray.dir.abs().x + ray.dir.abs().y + ray.dir.abs().z) as f64;
             let band = 64.0 * U * mag * mag + 8.0 * U * rr.to_f64() + 2f64.powi(-130);
             if (dist2 - rr).abs().to_f64() <= band {
                 tally.default_in_band += 1;
@@ -852,8 +944,14 @@ fn ray_sphere_property_exact() {
                 // an entry strictly after t_min is on the surface
                 let p = ray.at(h.t) - s.center;
                 let dist = (p.length() as f64 - s.radius as f64).abs();
-                let scale = (ray.origin - s.center).length() as f64 + s.radius as f64 + (h.t * ray.dir.length()).abs() as f64;
-                assert!(dist <= 1e-3 * scale + 1e-30, "entry not on the surface: {ray:?} {s:?} t={}", h.t);
+                let scale = (ray.origin - s.center).length() as f64
+                    + s.radius as f64
+                    + (h.t * ray.dir.length()).abs() as f64;
+                assert!(
+                    dist <= 1e-3 * scale + 1e-30,
+                    "entry not on the surface: {ray:?} {s:?} t={}",
+                    h.t
+                );
             }
         }
         rays.push(ray);
@@ -870,6 +968,37 @@ fn ray_sphere_property_exact() {
 
 // ---------------------------------------------------------------- scalar catalogue
 
+/// The ulp band of `segment_aabb` (notes/rays.md): some SAT axis has an exact
+/// (doubled) separation margin within its rounding bound: `8u·S_i` on a face
+/// axis, `32u·S_j·S_k` on a cross axis, `S_i = |a_i| + |b_i| + |min_i| + |max_i|`.
+fn segment_aabb_in_band(seg: &Segment, bx: &Aabb) -> bool {
+    let (a, b, mn, mx) = (QV3::f(seg.a), QV3::f(seg.b), QV3::f(bx.min), QV3::f(bx.max));
+    let m2 = &(&a + &b) - &(&mn + &mx);
+    let h2 = &mx - &mn;
+    let w2 = &b - &a;
+    let s: Vec<f64> = (0..3)
+        .map(|i| {
+            (seg.a.get(i).abs() + seg.b.get(i).abs() + bx.min.get(i).abs() + bx.max.get(i).abs())
+                as f64
+        })
+        .collect();
+    let eta = 2f64.powi(-140);
+    for (i, si) in s.iter().enumerate() {
+        let margin = &(&m2.get(i).abs() - h2.get(i)) - &w2.get(i).abs();
+        if q_abs_f64(&margin) <= 8.0 * U * si + eta {
+            return true;
+        }
+    }
+    for (j, k) in [(1, 2), (2, 0), (0, 1)] {
+        let lhs = (&(m2.get(j) * w2.get(k)) - &(m2.get(k) * w2.get(j))).abs();
+        let rhs = &(h2.get(j) * &w2.get(k).abs()) + &(h2.get(k) * &w2.get(j).abs());
+        if q_abs_f64(&(&lhs - &rhs)) <= 32.0 * U * s[j] * s[k] + eta {
+            return true;
+        }
+    }
+    false
+}
+
 #[test]
 fn segment_aabb_property_exact() {
     let n = rng::cases() / 2;
@@ -881,21 +1010,13 @@ fn segment_aabb_property_exact() {
         let got = segment_aabb(&seg, &bx);
         // the slab reference on [0, 1] (itself cross-checked against the hull
         // reference in ray_aabb_reference_matches_hull_reference)
-        let exact = reference::ray_aabb_interval(&Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0), &bx).is_some();
+        let exact =
+            reference::ray_aabb_interval(&Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0), &bx)
+                .is_some();
         tally.cases += 1;
         tally.exact_hits += exact as usize;
         if got != exact {
-            // band: the segment's distance to the box is within a few ulps of
-            // the magnitudes (checked with the conservative slab test widened
-            // and the default one shrunk: both sides must be ambiguous)
-            let sray = Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0);
-            let (te, tx, excl) = reference::ray_aabb_decision(&sray, &bx);
-            let mags = seg.a.abs().max(seg.b.abs()).max(bx.min.abs()).max(bx.max.abs()).max_element() as f64;
-            let near = match (&te, &tx) {
-                (Some(a), Some(b)) if !excl => (b - a).abs().to_f64() * ((seg.b - seg.a).abs().max_element() as f64) <= 64.0 * U * mags,
-                _ => false,
-            };
-            if near {
+            if segment_aabb_in_band(&seg, &bx) {
                 tally.default_in_band += 1;
             } else {
                 tally.default_out_of_band += 1;
@@ -915,20 +1036,31 @@ fn ray_obb_matches_ray_aabb_for_axis_aligned_and_rotated() {
     for _ in 0..20_000 {
         let (ray, bx) = gen_ray_aabb(&mut r);
         // an axis-aligned OBB with power-of-two-friendly center/half: exact frame change
-        let obb = widephase::Obb::new((bx.min + bx.max) * 0.5, [Vec3::X, Vec3::Y, Vec3::Z], (bx.max - bx.min) * 0.5);
+        let obb = widephase::Obb::new(
+            (bx.min + bx.max) * 0.5,
+            [Vec3::X, Vec3::Y, Vec3::Z],
+            (bx.max - bx.min) * 0.5,
+        );
         let exact_box = Aabb::new(obb.center - obb.half, obb.center + obb.half);
         if exact_box != bx {
             continue;
         }
         let a = ray_obb(&ray, &obb);
-        let b = ray_aabb(&Ray { origin: ray.origin - obb.center, ..ray }, &Aabb::new(-obb.half, obb.half));
+        let b = ray_aabb(
+            &Ray { origin: ray.origin - obb.center, ..ray },
+            &Aabb::new(-obb.half, obb.half),
+        );
         assert_eq!(a, b.hit.then_some(b.t));
         hits += a.is_some() as usize;
     }
     assert!(hits > 1000);
     // a rotated box: hit points lie on the box surface
     let s = std::f32::consts::FRAC_1_SQRT_2;
-    let obb = widephase::Obb::new(Vec3::new(1.0, 2.0, 3.0), [Vec3::new(s, s, 0.0), Vec3::new(-s, s, 0.0), Vec3::Z], Vec3::new(1.0, 2.0, 0.5));
+    let obb = widephase::Obb::new(
+        Vec3::new(1.0, 2.0, 3.0),
+        [Vec3::new(s, s, 0.0), Vec3::new(-s, s, 0.0), Vec3::Z],
+        Vec3::new(1.0, 2.0, 0.5),
+    );
     let mut hit_count = 0;
     for _ in 0..20_000 {
         let o = rng::point(&mut r, -6.0, 6.0);
@@ -959,10 +1091,15 @@ fn point_in_polygon_table_and_exact() {
     let n = rng::cases() / 4;
     for _ in 0..n {
         let k = r.usize(1..6);
-        let poly: Vec<[f32; 2]> = (0..k).map(|_| [grid(&mut r, 4, 1), grid(&mut r, 4, 1)]).collect();
+        let poly: Vec<[f32; 2]> =
+            (0..k).map(|_| [grid(&mut r, 4, 1), grid(&mut r, 4, 1)]).collect();
         // the hull of the points, in order (gift wrapping on exact grid values)
         let hull = convex_hull_2d(&poly);
-        let p = if r.bool() { [grid(&mut r, 5, 2), grid(&mut r, 5, 2)] } else { [nudge(grid(&mut r, 4, 1), r.i32(-2..=2)), grid(&mut r, 4, 1)] };
+        let p = if r.bool() {
+            [grid(&mut r, 5, 2), grid(&mut r, 5, 2)]
+        } else {
+            [nudge(grid(&mut r, 4, 1), r.i32(-2..=2)), grid(&mut r, 4, 1)]
+        };
         let pts: Vec<Vec3> = hull.iter().map(|q| Vec3::new(q[0], q[1], 0.0)).collect();
         let exact = hulls_intersect(&pts, &[Vec3::new(p[0], p[1], 0.0)]);
         assert_eq!(point_in_polygon_2d(p, &hull), exact, "{p:?} {hull:?}");
@@ -980,18 +1117,21 @@ fn convex_hull_2d(pts: &[[f32; 2]]) -> Vec<[f32; 2]> {
         return p;
     }
     let cross = |o: [f32; 2], a: [f32; 2], b: [f32; 2]| -> Q {
-        (Q::f(a[0]) - Q::f(o[0])) * (Q::f(b[1]) - Q::f(o[1])) - (Q::f(a[1]) - Q::f(o[1])) * (Q::f(b[0]) - Q::f(o[0]))
+        (Q::f(a[0]) - Q::f(o[0])) * (Q::f(b[1]) - Q::f(o[1]))
+            - (Q::f(a[1]) - Q::f(o[1])) * (Q::f(b[0]) - Q::f(o[0]))
     };
     let mut lower: Vec<[f32; 2]> = Vec::new();
     for &q in &p {
-        while lower.len() >= 2 && !cross(lower[lower.len() - 2], lower[lower.len() - 1], q).is_pos() {
+        while lower.len() >= 2 && !cross(lower[lower.len() - 2], lower[lower.len() - 1], q).is_pos()
+        {
             lower.pop();
         }
         lower.push(q);
     }
     let mut upper: Vec<[f32; 2]> = Vec::new();
     for &q in p.iter().rev() {
-        while upper.len() >= 2 && !cross(upper[upper.len() - 2], upper[upper.len() - 1], q).is_pos() {
+        while upper.len() >= 2 && !cross(upper[upper.len() - 2], upper[upper.len() - 1], q).is_pos()
+        {
             upper.pop();
         }
         upper.push(q);
@@ -1040,7 +1180,10 @@ fn point_in_triangle_exact_on_grids() {
     tally.report("point_in_triangle");
     assert_eq!(tally.default_out_of_band, 0);
     assert!(inside > n / 10, "too few inside: {inside}");
-    assert!(!point_in_triangle(Vec3::splat(f32::NAN), &Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y)));
+    assert!(!point_in_triangle(
+        Vec3::splat(f32::NAN),
+        &Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y)
+    ));
 }
 
 /// Exact quantities near zero relative to their magnitudes (`2⁻³⁶`): the
@@ -1083,9 +1226,8 @@ fn point_in_convex_polyhedron_exact() {
             let nrm = grid_point(&mut r, 3, 0);
             planes.push(Plane::new(nrm, nrm.dot(p)));
         }
-        let exact = planes.iter().all(|pl| {
-            !(QV3::f(pl.normal).dot(&QV3::f(p)) - Q::f(pl.d)).is_pos()
-        });
+        let exact =
+            planes.iter().all(|pl| !(QV3::f(pl.normal).dot(&QV3::f(p)) - Q::f(pl.d)).is_pos());
         assert_eq!(point_in_convex_polyhedron(p, &planes), exact);
         inside += exact as usize;
     }
@@ -1112,12 +1254,14 @@ fn segment_plane_table_and_exact() {
         }
         let a = grid_point(&mut r, 8, 2);
         let b = if r.bool() { grid_point(&mut r, 8, 2) } else { rng::point(&mut r, -2.0, 2.0) };
-        let d = if r.bool() { nrm.dot(grid_point(&mut r, 8, 2)) } else { rng::uniform(&mut r, -2.0, 2.0) };
+        let d = if r.bool() {
+            nrm.dot(grid_point(&mut r, 8, 2))
+        } else {
+            rng::uniform(&mut r, -2.0, 2.0)
+        };
         let pl = Plane::new(nrm, d);
-        let (sa, sb) = (
-            QV3::f(nrm).dot(&QV3::f(a)) - Q::f(d),
-            QV3::f(nrm).dot(&QV3::f(b)) - Q::f(d),
-        );
+        let (sa, sb) =
+            (QV3::f(nrm).dot(&QV3::f(a)) - Q::f(d), QV3::f(nrm).dot(&QV3::f(b)) - Q::f(d));
         let exact = !((sa.is_pos() && sb.is_pos()) || (sa.is_neg() && sb.is_neg()));
         let got = segment_plane(&Segment::new(a, b), &pl);
         tally.cases += 1;
@@ -1167,28 +1311,46 @@ fn segment_segment_2d_exact() {
             Intersection2d::Point { p, t, s } => {
                 assert!(exact);
                 // the point is on both segments (exactly, on these grids, when it is an f32)
-                assert!(hulls_intersect(&[e3(a0), e3(a1)], &[e3(p)]) || (t >= 0.0 && t <= 1.0));
+                assert!(hulls_intersect(&[e3(a0), e3(a1)], &[e3(p)]) || (0.0..=1.0).contains(&t));
                 assert!((0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&s));
                 kinds[1] += 1;
             }
             Intersection2d::Overlap { t0, t1 } => {
-                assert!(exact && t0 < t1 && t0 >= 0.0 && t1 <= 1.0);
+                assert!(
+                    exact && t0 <= t1 && t0 >= 0.0 && t1 <= 1.0,
+                    "{a0:?} {a1:?} {b0:?} {b1:?} {t0} {t1}"
+                );
                 kinds[2] += 1;
             }
         }
     }
     assert!(kinds.iter().all(|&k| k > 20), "{kinds:?}");
-    assert_eq!(segment_segment_2d([f32::NAN, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]), Intersection2d::None);
+    assert_eq!(
+        segment_segment_2d([f32::NAN, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]),
+        Intersection2d::None
+    );
 }
 
 #[test]
 fn line_line_2d_exact_parallel_and_coincident() {
-    assert_eq!(line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 0.0], [-2.0, -4.0]), Intersection2d::None);
-    assert!(matches!(line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 2.0], [-2.0, -4.0]), Intersection2d::Overlap { .. }));
+    assert_eq!(
+        line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 0.0], [-2.0, -4.0]),
+        Intersection2d::None
+    );
+    assert!(matches!(
+        line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 2.0], [-2.0, -4.0]),
+        Intersection2d::Overlap { .. }
+    ));
     // nearly parallel by one ulp: not parallel
-    assert!(matches!(line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 0.0], [1.0, nudge(2.0, 1)]), Intersection2d::Point { .. }));
+    assert!(matches!(
+        line_line_2d([0.0, 0.0], [1.0, 2.0], [1.0, 0.0], [1.0, nudge(2.0, 1)]),
+        Intersection2d::Point { .. }
+    ));
     // offset by a subnormal: parallel but not coincident
-    assert_eq!(line_line_2d([0.0, 0.0], [1.0, 1.0], [0.0, f32::from_bits(1)], [3.0, 3.0]), Intersection2d::None);
+    assert_eq!(
+        line_line_2d([0.0, 0.0], [1.0, 1.0], [0.0, f32::from_bits(1)], [3.0, 3.0]),
+        Intersection2d::None
+    );
     assert_eq!(line_line_2d([0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [1.0, 0.0]), Intersection2d::None);
     let mut r = rng::rng(15);
     for _ in 0..10_000 {
@@ -1210,7 +1372,8 @@ fn planes_intersections() {
     let mut r = rng::rng(16);
     let mut found = 0;
     for _ in 0..20_000 {
-        let p = [0; 3].map(|_| Plane::new(rng::point(&mut r, -1.0, 1.0), rng::uniform(&mut r, -2.0, 2.0)));
+        let p = [0; 3]
+            .map(|_| Plane::new(rng::point(&mut r, -1.0, 1.0), rng::uniform(&mut r, -2.0, 2.0)));
         if let Some(x) = three_planes(&p[0], &p[1], &p[2]) {
             let det = p[0].normal.dot(p[1].normal.cross(p[2].normal)).abs();
             if det > 1e-2 {
@@ -1230,9 +1393,23 @@ fn planes_intersections() {
     }
     assert!(found > 5000);
     // exactly parallel normals: no line; dependent normals: no point
-    assert!(plane_plane(&Plane::new(Vec3::new(1.0, 2.0, 3.0), 1.0), &Plane::new(Vec3::new(-2.0, -4.0, -6.0), 0.0)).is_none());
-    assert!(three_planes(&Plane::new(Vec3::X, 0.0), &Plane::new(Vec3::Y, 0.0), &Plane::new(Vec3::new(1.0, 1.0, 0.0), 1.0)).is_none());
-    assert!(three_planes(&Plane::new(Vec3::X, f32::NAN), &Plane::new(Vec3::Y, 0.0), &Plane::new(Vec3::Z, 1.0)).is_none());
+    assert!(plane_plane(
+        &Plane::new(Vec3::new(1.0, 2.0, 3.0), 1.0),
+        &Plane::new(Vec3::new(-2.0, -4.0, -6.0), 0.0)
+    )
+    .is_none());
+    assert!(three_planes(
+        &Plane::new(Vec3::X, 0.0),
+        &Plane::new(Vec3::Y, 0.0),
+        &Plane::new(Vec3::new(1.0, 1.0, 0.0), 1.0)
+    )
+    .is_none());
+    assert!(three_planes(
+        &Plane::new(Vec3::X, f32::NAN),
+        &Plane::new(Vec3::Y, 0.0),
+        &Plane::new(Vec3::Z, 1.0)
+    )
+    .is_none());
 }
 
 /// Cylinder and capsule: hit points on the surface, misses far from it, both
@@ -1248,60 +1425,64 @@ fn cylinder_and_capsule_against_sampling() {
         let o = rng::point(&mut r, -5.0, 5.0);
         let target = a + (b - a) * r.f32() + rng::point(&mut r, -1.0, 1.0);
         let ray = Ray::with_interval(o, target - o, 0.0, 2.0);
-        // f64 distance from x to the cylinder / capsule (0 inside)
         let f = |v: Vec3| [v.x as f64, v.y as f64, v.z as f64];
         let (fa, fb) = (f(a), f(b));
-        let inside = |x: [f64; 3], capsule: bool| -> f64 {
-            let ab = [fb[0] - fa[0], fb[1] - fa[1], fb[2] - fa[2]];
+        let ab = [fb[0] - fa[0], fb[1] - fa[1], fb[2] - fa[2]];
+        let l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+        // f64 membership of x in the shape grown by `grow` (negative: shrunk)
+        let member = |x: [f64; 3], capsule: bool, grow: f64| -> bool {
             let ax = [x[0] - fa[0], x[1] - fa[1], x[2] - fa[2]];
-            let l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-            let s = if l2 == 0.0 { 0.0 } else { (ax[0] * ab[0] + ax[1] * ab[1] + ax[2] * ab[2]) / l2 };
-            let sc = s.clamp(0.0, 1.0);
-            let q = [ax[0] - sc * ab[0], ax[1] - sc * ab[1], ax[2] - sc * ab[2]];
-            let radial = {
-                let q2 = [ax[0] - s * ab[0], ax[1] - s * ab[1], ax[2] - s * ab[2]];
-                (q2[0] * q2[0] + q2[1] * q2[1] + q2[2] * q2[2]).sqrt()
+            let s =
+                if l2 == 0.0 { 0.0 } else { (ax[0] * ab[0] + ax[1] * ab[1] + ax[2] * ab[2]) / l2 };
+            let r2 = |k: f64| {
+                let q = [ax[0] - k * ab[0], ax[1] - k * ab[1], ax[2] - k * ab[2]];
+                (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt()
             };
             if capsule {
-                ((q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt() - rad as f64).max(0.0)
+                r2(s.clamp(0.0, 1.0)) <= rad as f64 + grow
             } else {
-                let axial = if s < 0.0 { -s } else if s > 1.0 { s - 1.0 } else { 0.0 } * l2.sqrt();
-                (radial - rad as f64).max(0.0).max(axial)
+                let len = l2.sqrt();
+                r2(s) <= rad as f64 + grow && s * len >= -grow && (s - 1.0) * len <= grow
             }
         };
         for capsule in [false, true] {
-            let got = if capsule { ray_capsule(&ray, &Capsule::new(a, b, rad)) } else { ray_cylinder(&ray, &widephase::Cylinder::new(a, b, rad)) };
+            let got = if capsule {
+                ray_capsule(&ray, &Capsule::new(a, b, rad))
+            } else {
+                ray_cylinder(&ray, &widephase::Cylinder::new(a, b, rad))
+            };
             if !capsule && a == b {
-                assert!(got.is_none());
+                assert!(got.is_none(), "a cylinder without an axis is empty");
                 continue;
             }
-            let scale = 1e-3 * (1.0 + (o - a).length() as f64 + ray.dir.length() as f64);
-            // the minimum over samples of the distance to the shape
-            let mut best = (f64::INFINITY, 0.0);
-            for k in 0..=400 {
-                let t = 2.0 * k as f64 / 400.0;
-                let x = [o.x as f64 + t * ray.dir.x as f64, o.y as f64 + t * ray.dir.y as f64, o.z as f64 + t * ray.dir.z as f64];
-                let dist = inside(x, capsule);
-                if dist < best.0 {
-                    best = (dist, t);
-                }
-                if dist == 0.0 {
-                    break;
-                }
-            }
+            let tol = 1e-4 * (1.0 + (o - a).length() as f64 + ray.dir.length() as f64 + l2.sqrt());
+            let at = |t: f64| {
+                [
+                    o.x as f64 + t * ray.dir.x as f64,
+                    o.y as f64 + t * ray.dir.y as f64,
+                    o.z as f64 + t * ray.dir.z as f64,
+                ]
+            };
+            // first sample inside the shrunk shape (clearly inside)
+            let first_deep =
+                (0..=400).map(|k| 2.0 * k as f64 / 400.0).find(|&t| member(at(t), capsule, -tol));
             match got {
                 Some(t) => {
-                    let x = ray.at(t);
-                    assert!(inside(f(x), capsule) <= scale, "hit point outside (capsule={capsule}) {ray:?} t={t}");
-                    // no sample before t is inside by a clear margin
-                    assert!(best.1 >= t as f64 - 0.01 || best.0 > 0.0 || inside(f(ray.at(best.1 as f32)), capsule) <= scale);
-                    if capsule { hits_cap += 1 } else { hits_cyl += 1 }
+                    assert!((0.0..=2.0).contains(&t));
+                    assert!(member(f(ray.at(t)), capsule, tol), "hit point outside (capsule={capsule}) {ray:?} t={t} a={a:?} b={b:?} r={rad}");
+                    if let Some(td) = first_deep {
+                        assert!(t as f64 <= td + 1e-6, "entry {t} after a sample clearly inside at {td}");
+                    }
+                    if capsule {
+                        hits_cap += 1
+                    } else {
+                        hits_cyl += 1
+                    }
                 }
-                None => {
-                    let step = ray.dir.length() as f64 * 2.0 / 400.0;
-                    assert!(best.0 > 0.0 || step > 0.0 && best.0 >= 0.0 && inside([0.0; 3], capsule) >= 0.0 && false,
-                        "missed a sample inside (capsule={capsule}) {ray:?} a={a:?} b={b:?} r={rad} at t={}", best.1);
-                }
+                None => assert!(
+                    first_deep.is_none(),
+                    "missed (capsule={capsule}) {ray:?} a={a:?} b={b:?} r={rad}: inside at t={first_deep:?}"
+                ),
             }
         }
     }
@@ -1310,7 +1491,8 @@ fn cylinder_and_capsule_against_sampling() {
 
 #[test]
 fn ray_polygon_fan_and_degenerate() {
-    let sq = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(2.0, 2.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
+    let sq =
+        [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(2.0, 2.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
     // through the fan diagonal (0,0)-(2,2): never lost
     assert_eq!(ray_polygon(&Ray::new(Vec3::new(1.0, 1.0, 1.0), -Vec3::Z), &sq), Some(1.0));
     assert_eq!(ray_polygon(&Ray::new(Vec3::new(2.0, 2.0, 1.0), -Vec3::Z), &sq), Some(1.0));
@@ -1350,7 +1532,10 @@ fn segment_sphere_scalar_api() {
         let seg = Segment::new(ray.origin, ray.origin + ray.dir);
         let sray = Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0);
         assert_eq!(test_segment_sphere(&seg, &sp), segment_sphere(&seg, &sp).is_some());
-        assert_eq!(segment_sphere(&seg, &sp).map(|x| x.0), ray_sphere_point(&sray, &sp).map(|x| x.0));
+        assert_eq!(
+            segment_sphere(&seg, &sp).map(|x| x.0),
+            ray_sphere_point(&sray, &sp).map(|x| x.0)
+        );
     }
 }
 

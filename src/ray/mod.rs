@@ -57,7 +57,9 @@ use crate::shapes::Ray;
 /// `t_min < +∞`, `t_max > -∞`, so that the interval contains a real number.
 #[inline(always)]
 pub(crate) fn ray_valid<L: Lane>(ray: &Ray<L>) -> L::Mask {
-    ray.is_valid() & ray.t_min.lt(L::splat(f32::INFINITY)) & ray.t_max.gt(L::splat(f32::NEG_INFINITY))
+    ray.is_valid()
+        & ray.t_min.lt(L::splat(f32::INFINITY))
+        & ray.t_max.gt(L::splat(f32::NEG_INFINITY))
 }
 
 /// The `t` reported for a hit at the start of the interval: `t_min` clamped to be

@@ -25,7 +25,8 @@ pub fn ray_capsule(ray: &Ray, cap: &Capsule) -> Option<f32> {
     if !(cap.radius.is_finite() && cap.radius >= 0.0 && cap.a.is_finite() && cap.b.is_finite()) {
         return None;
     }
-    let side = ray_cylinder_interval(ray, &Cylinder::new(cap.a, cap.b, cap.radius)).map(|(lo, _)| lo);
+    let side =
+        ray_cylinder_interval(ray, &Cylinder::new(cap.a, cap.b, cap.radius)).map(|(lo, _)| lo);
     let ends = [cap.a, cap.b].map(|c| {
         let h = ray_sphere(ray, &Sphere::new(c, cap.radius));
         h.hit.then_some(h.t)

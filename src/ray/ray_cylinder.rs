@@ -48,19 +48,26 @@ pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f
     let nxd = n.cross(d);
     let a = nxd.dot(nxd);
     let b = mxd.dot(nxd);
-    let c = mxd.dot(mxd) - cyl.radius * cyl.radius * dd;
     if a == 0.0 {
         // if the ray is parallel to the axis (or a point): inside for all t or none
+        let c = mxd.dot(mxd) - cyl.radius * cyl.radius * dd;
         return (c <= 0.0).then_some((lo, hi));
     }
-    let disc = b * b - a * c;
-    if disc < 0.0 {
+    // Decide on the point of [lo, hi] closest to the axis line, evaluated
+    // directly: |(m + t*·n) × d|² <= r²·|d|². The side function is stationary at
+    // the unclamped t*, so the rounding of t* only enters to second order; the
+    // discriminant `b² - ac` would instead lose all accuracy for a ray passing
+    // close to a thin cylinder (its error is then ~√u of the distance).
+    let t_star = (-b / a).max(lo).min(hi);
+    let q = (m + n * t_star).cross(d);
+    if q.dot(q) > cyl.radius * cyl.radius * dd {
         return None;
     }
-    let sq = disc.sqrt();
+    // Entry and exit of the side, kept on the two sides of t*.
+    let c = mxd.dot(mxd) - cyl.radius * cyl.radius * dd;
+    let sq = (b * b - a * c).max(0.0).sqrt();
     let (s0, s1) = ((-b - sq) / a, (-b + sq) / a);
-    let (lo, hi) = (lo.max(s0), hi.min(s1));
-    (lo <= hi).then_some((lo, hi))
+    Some((lo.max(s0).min(t_star), hi.min(s1).max(t_star)))
 }
 
 /// Entry parameter of the ray into the closed finite cylinder (side and both
@@ -68,8 +75,9 @@ pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f
 /// starts inside), or `None`.
 ///
 /// The ray's interval is clipped against the cap slab `0 <= (x - a)·(b - a) <=
-/// |b - a|²` and the infinite side `|(x - a) × (b - a)|² <= r²|b - a|²`
-/// (quadratic in `t`). A cylinder with `a == b` has no axis and is treated as
+/// |b - a|²`; the side `|(x - a) × (b - a)|² <= r²|b - a|²` is decided at the
+/// point of the clipped interval closest to the axis (no discriminant
+/// cancellation), and the entry is the smaller root of the side's quadratic. A cylinder with `a == b` has no axis and is treated as
 /// empty; radius 0 is the segment `[a, b]`; a negative radius is empty; NaN/∞
 /// give `None` (crate [contracts](crate#contracts)). Numbers are f32
 /// evaluations of these formulas (band in `notes/rays.md`).

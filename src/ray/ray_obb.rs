@@ -27,14 +27,19 @@ use crate::shapes::{Aabb, Obb, Ray};
 /// assert!(ray_obb(&Ray::new(Vec3::new(-5.0, 1.5, 0.0), Vec3::X), &obb).is_none());
 /// ```
 pub fn ray_obb(ray: &Ray, obb: &Obb) -> Option<f32> {
-    let finite = obb.center.is_finite() && obb.half.is_finite() && obb.axes.iter().all(|a| a.is_finite());
+    let finite =
+        obb.center.is_finite() && obb.half.is_finite() && obb.axes.iter().all(|a| a.is_finite());
     if !finite {
         return None;
     }
     let rel = ray.origin - obb.center;
     let local = Ray {
         origin: Vec3::new(rel.dot(obb.axes[0]), rel.dot(obb.axes[1]), rel.dot(obb.axes[2])),
-        dir: Vec3::new(ray.dir.dot(obb.axes[0]), ray.dir.dot(obb.axes[1]), ray.dir.dot(obb.axes[2])),
+        dir: Vec3::new(
+            ray.dir.dot(obb.axes[0]),
+            ray.dir.dot(obb.axes[1]),
+            ray.dir.dot(obb.axes[2]),
+        ),
         t_min: ray.t_min,
         t_max: ray.t_max,
     };

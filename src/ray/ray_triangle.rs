@@ -71,9 +71,8 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
     let pd = perm(d);
     // if dir[kz] < 0 { swap(kx, ky) }: keeps the orientation of the frame.
     let swap = pd.z.lt(L::splat(0.0));
-    let fix = |v: V3<L>| -> V3<L> {
-        V3::new(L::select(swap, v.y, v.x), L::select(swap, v.x, v.y), v.z)
-    };
+    let fix =
+        |v: V3<L>| -> V3<L> { V3::new(L::select(swap, v.y, v.x), L::select(swap, v.x, v.y), v.z) };
     let pd = fix(pd);
     let sx = pd.x / pd.z;
     let sy = pd.y / pd.z;

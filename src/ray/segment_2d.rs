@@ -21,8 +21,9 @@ pub enum Intersection2d {
         s: f32,
     },
     /// Collinear and overlapping in more than a point: the common part is
-    /// `a0 + t·(a1 - a0)` for `t ∈ [t0, t1]`, `t0 < t1` (for lines: coincident,
-    /// `t0 = -∞`, `t1 = +∞`).
+    /// `a0 + t·(a1 - a0)` for `t ∈ [t0, t1]`, `t0 <= t1` (`t0 < t1` exactly; the
+    /// f32 roundings may coincide for an overlap shorter than an ulp of `t`).
+    /// For lines: coincident, `t0 = -∞`, `t1 = +∞`.
     Overlap {
         /// Start parameter on the first segment.
         t0: f32,
@@ -33,7 +34,11 @@ pub enum Intersection2d {
 
 fn param(p: [f32; 2], a0: [f32; 2], a1: [f32; 2]) -> f64 {
     // Parameter of p along a0→a1 on the dominant axis (p is on the line).
-    let k = if (a1[0] as f64 - a0[0] as f64).abs() >= (a1[1] as f64 - a0[1] as f64).abs() { 0 } else { 1 };
+    let k = if (a1[0] as f64 - a0[0] as f64).abs() >= (a1[1] as f64 - a0[1] as f64).abs() {
+        0
+    } else {
+        1
+    };
     let den = a1[k] as f64 - a0[k] as f64;
     if den == 0.0 {
         0.0
@@ -68,7 +73,12 @@ fn cross_f64(a: [f64; 2], b: [f64; 2]) -> f64 {
 /// // collinear overlap
 /// assert_eq!(segment_segment_2d([0.0, 0.0], [4.0, 0.0], [2.0, 0.0], [6.0, 0.0]), Intersection2d::Overlap { t0: 0.5, t1: 1.0 });
 /// ```
-pub fn segment_segment_2d(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2]) -> Intersection2d {
+pub fn segment_segment_2d(
+    a0: [f32; 2],
+    a1: [f32; 2],
+    b0: [f32; 2],
+    b1: [f32; 2],
+) -> Intersection2d {
     let fin = |p: [f32; 2]| p[0].is_finite() && p[1].is_finite();
     if !(fin(a0) && fin(a1) && fin(b0) && fin(b1)) {
         return Intersection2d::None;
@@ -94,7 +104,11 @@ pub fn segment_segment_2d(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2]
     if o1 == Ordering::Equal && o2 == Ordering::Equal {
         // Collinear: overlap of the parameter ranges (ordering by coordinates on
         // the dominant axis is exact).
-        let k = if (a1[0] as f64 - a0[0] as f64).abs() >= (a1[1] as f64 - a0[1] as f64).abs() { 0 } else { 1 };
+        let k = if (a1[0] as f64 - a0[0] as f64).abs() >= (a1[1] as f64 - a0[1] as f64).abs() {
+            0
+        } else {
+            1
+        };
         let (alo, ahi) = (a0[k].min(a1[k]), a0[k].max(a1[k]));
         let (blo, bhi) = (b0[k].min(b1[k]), b0[k].max(b1[k]));
         let (lo, hi) = (alo.max(blo), ahi.min(bhi));
@@ -134,7 +148,11 @@ pub fn segment_segment_2d(a0: [f32; 2], a1: [f32; 2], b0: [f32; 2], b1: [f32; 2]
     if o2 == Ordering::Equal {
         return Intersection2d::Point { p: b1, t: param(b1, a0, a1) as f32, s: 1.0 };
     }
-    Intersection2d::Point { p: [(pa[0] + t * da[0]) as f32, (pa[1] + t * da[1]) as f32], t: t as f32, s: s as f32 }
+    Intersection2d::Point {
+        p: [(pa[0] + t * da[0]) as f32, (pa[1] + t * da[1]) as f32],
+        t: t as f32,
+        s: s as f32,
+    }
 }
 
 /// Intersection of the 2D lines `p0 + t·d0` and `p1 + s·d1`.
@@ -179,5 +197,9 @@ pub fn line_line_2d(p0: [f32; 2], d0: [f32; 2], p1: [f32; 2], d1: [f32; 2]) -> I
     let den = cross_f64(da, db);
     let t = cross_f64(w, db) / den;
     let s = cross_f64(w, da) / den;
-    Intersection2d::Point { p: [(a[0] + t * da[0]) as f32, (a[1] + t * da[1]) as f32], t: t as f32, s: s as f32 }
+    Intersection2d::Point {
+        p: [(a[0] + t * da[0]) as f32, (a[1] + t * da[1]) as f32],
+        t: t as f32,
+        s: s as f32,
+    }
 }

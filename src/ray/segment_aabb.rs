@@ -63,4 +63,3 @@ pub fn segment_aabb(seg: &Segment, b: &Aabb) -> bool {
 pub fn aabb_segment(b: &Aabb, seg: &Segment) -> bool {
     segment_aabb(seg, b)
 }
-

@@ -26,7 +26,8 @@ use crate::shapes::{Plane, Segment};
 /// assert_eq!(segment_plane(&seg, &ground), Some((1.0, Vec3::ZERO)));
 /// ```
 pub fn segment_plane(seg: &Segment, plane: &Plane) -> Option<(f32, Vec3)> {
-    let finite = seg.a.is_finite() && seg.b.is_finite() && plane.normal.is_finite() && plane.d.is_finite();
+    let finite =
+        seg.a.is_finite() && seg.b.is_finite() && plane.normal.is_finite() && plane.d.is_finite();
     if !finite || plane.normal == Vec3::ZERO {
         return None;
     }

@@ -2,7 +2,7 @@
 //! (`Q`), independent of the crate's code. Ray intervals may be infinite:
 //! bounds are `Option<Q>` with `None` = unbounded.
 
-use crate::common::exact::{origin_in_hull, QV3, Q};
+use crate::common::exact::{origin_in_hull, Q, QV3};
 use widephase::{Aabb, Ray, Sphere, Triangle, Vec3};
 
 /// `[lo, hi]` with `None` meaning -∞ / +∞.
