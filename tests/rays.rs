@@ -1552,3 +1552,52 @@ fn origin_in_hull_sanity_for_rays() {
     assert!(!reference::segment_meets_hull(&p0, &p1, &reference::corners(&bx)));
     assert!(origin_in_hull(&[QV3::f(Vec3::ZERO)]));
 }
+
+#[test]
+fn scalar_case_tables() {
+    for c in segment_aabb_cases() {
+        assert_eq!(segment_aabb(&c.seg, &c.bx), c.hit, "segment_aabb: {}", c.label);
+        assert_eq!(aabb_segment(&c.bx, &c.seg), c.hit);
+        if c.seg.a.is_finite() && c.seg.b.is_finite() && c.bx.min.le_all(c.bx.max) {
+            let ex = hulls_intersect(&[c.seg.a, c.seg.b], &reference::corners(&c.bx));
+            assert_eq!(ex, c.hit, "segment_aabb table row vs exact: {}", c.label);
+        }
+    }
+    for c in point_triangle_cases() {
+        assert_eq!(point_in_triangle(c.p, &c.tri), c.inside, "point_in_triangle: {}", c.label);
+        if c.p.is_finite() && c.tri.is_valid() {
+            assert_eq!(
+                hulls_intersect(&c.tri.vertices(), &[c.p]),
+                c.inside,
+                "table row vs exact: {}",
+                c.label
+            );
+        }
+    }
+    for c in segment_2d_cases() {
+        let got = segment_segment_2d(c.a0, c.a1, c.b0, c.b1);
+        let kind = match got {
+            Intersection2d::None => 0,
+            Intersection2d::Point { .. } => 1,
+            Intersection2d::Overlap { .. } => 2,
+        };
+        assert_eq!(kind, c.kind, "segment_segment_2d: {} ({got:?})", c.label);
+        // symmetric in the two segments and in their orientation
+        let sw = segment_segment_2d(c.b1, c.b0, c.a1, c.a0);
+        assert_eq!(
+            std::mem::discriminant(&sw),
+            std::mem::discriminant(&got),
+            "{}: swapped",
+            c.label
+        );
+    }
+}
+
+trait LeAll {
+    fn le_all(self, o: Vec3) -> bool;
+}
+impl LeAll for Vec3 {
+    fn le_all(self, o: Vec3) -> bool {
+        self.x <= o.x && self.y <= o.y && self.z <= o.z
+    }
+}

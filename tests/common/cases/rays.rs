@@ -725,3 +725,183 @@ pub fn segment_plane_cases() -> Vec<SegmentPlaneCase> {
         c("infinite end point", v(0.0, 0.0, 1.0), v(0.0, 0.0, -INF), g, false, None),
     ]
 }
+
+#[derive(Clone, Debug)]
+pub struct SegmentAabbCase {
+    pub label: &'static str,
+    pub seg: widephase::Segment,
+    pub bx: Aabb,
+    pub hit: bool,
+}
+
+pub fn segment_aabb_cases() -> Vec<SegmentAabbCase> {
+    use widephase::Segment;
+    let u = Aabb::new(Vec3::ZERO, Vec3::splat(1.0));
+    let c = |label, a, b, bx, hit| SegmentAabbCase { label, seg: Segment::new(a, b), bx, hit };
+    vec![
+        c("through the middle", v(-1.0, 0.5, 0.5), v(2.0, 0.5, 0.5), u, true),
+        c("touches the edge x=1,y=1 at its middle", v(2.0, 0.0, 0.5), v(0.0, 2.0, 0.5), u, true),
+        c("misses that edge by 1 ulp", v(2.0, 0.0, 0.5), v(0.0, nudge(2.0, 1), 0.5), u, false),
+        c("touches a corner", v(2.0, 2.0, 2.0), v(1.0, 1.0, 1.0), u, true),
+        c("ends 1 ulp before a corner", v(2.0, 2.0, 2.0), v(nudge(1.0, 1), 1.0, 1.0), u, false),
+        c("lies on a face", v(0.25, 0.25, 1.0), v(0.75, 0.5, 1.0), u, true),
+        c(
+            "parallel to a face, 1 ulp above",
+            v(0.25, 0.25, nudge(1.0, 1)),
+            v(0.75, 0.5, nudge(1.0, 1)),
+            u,
+            false,
+        ),
+        c("along an edge line, overlapping", v(-1.0, 1.0, 1.0), v(0.5, 1.0, 1.0), u, true),
+        c("along an edge line, stopping short", v(-1.0, 1.0, 1.0), v(-0.5, 1.0, 1.0), u, false),
+        c("skew, cross axis separates", v(-1.0, 0.0, 2.5), v(2.0, 3.0, 0.0), u, false),
+        c("zero length inside", v(0.5, 0.5, 0.5), v(0.5, 0.5, 0.5), u, true),
+        c("zero length on a corner", v(1.0, 0.0, 1.0), v(1.0, 0.0, 1.0), u, true),
+        c("zero length outside", v(1.0, 0.0, nudge(1.0, 1)), v(1.0, 0.0, nudge(1.0, 1)), u, false),
+        c("-0.0 end on the min face", v(0.5, 0.5, -0.0), v(0.5, 0.5, -1.0), u, true),
+        c(
+            "point box on the segment",
+            v(0.0, 0.0, 0.0),
+            v(2.0, 2.0, 2.0),
+            Aabb::new(v(1.0, 1.0, 1.0), v(1.0, 1.0, 1.0)),
+            true,
+        ),
+        c(
+            "flat box crossed",
+            v(0.5, 0.5, -1.0),
+            v(0.5, 0.5, 1.0),
+            Aabb::new(v(0.0, 0.0, 0.0), v(1.0, 1.0, 0.0)),
+            true,
+        ),
+        c(
+            "inverted box",
+            v(-1.0, 0.5, 0.5),
+            v(2.0, 0.5, 0.5),
+            Aabb::new(v(1.0, 0.0, 0.0), v(0.0, 1.0, 1.0)),
+            false,
+        ),
+        c("NaN end point", v(NAN, 0.5, 0.5), v(2.0, 0.5, 0.5), u, false),
+        c("infinite end point", v(-INF, 0.5, 0.5), v(2.0, 0.5, 0.5), u, false),
+        c(
+            "tiny: 2^-100 box touched at a corner",
+            v(0.0, 0.0, 0.0),
+            Vec3::splat(2f32.powi(-100)),
+            Aabb::new(Vec3::splat(2f32.powi(-100)), Vec3::splat(2f32.powi(-99))),
+            true,
+        ),
+        c(
+            "large: 2^39 edge touch",
+            v(2f32.powi(40), 0.0, 0.5),
+            v(0.0, 2f32.powi(40), 0.5),
+            Aabb::new(Vec3::ZERO, v(2f32.powi(39), 2f32.powi(39), 1.0)),
+            true,
+        ),
+    ]
+}
+
+#[derive(Clone, Debug)]
+pub struct PointTriangleCase {
+    pub label: &'static str,
+    pub p: Vec3,
+    pub tri: Triangle,
+    pub inside: bool,
+}
+
+pub fn point_triangle_cases() -> Vec<PointTriangleCase> {
+    let t = Triangle::new(v(0.0, 0.0, 1.0), v(2.0, 0.0, 1.0), v(0.0, 2.0, 1.0));
+    let tilted = Triangle::new(v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(0.0, 0.0, 1.0));
+    let seg = Triangle::new(v(0.0, 0.0, 0.0), v(2.0, 2.0, 2.0), v(1.0, 1.0, 1.0));
+    let pt = Triangle::new(v(1.0, 2.0, 3.0), v(1.0, 2.0, 3.0), v(1.0, 2.0, 3.0));
+    let c = |label, p, tri, inside| PointTriangleCase { label, p, tri, inside };
+    vec![
+        c("interior", v(0.5, 0.5, 1.0), t, true),
+        c("on the hypotenuse", v(1.0, 1.0, 1.0), t, true),
+        c("at a vertex", v(2.0, 0.0, 1.0), t, true),
+        c("1 ulp off the plane", v(0.5, 0.5, nudge(1.0, 1)), t, false),
+        c("1e-6 outside the hypotenuse, in plane", v(1.0, 1.000001, 1.0), t, false),
+        c("-0.0 on edge ab", v(1.0, -0.0, 1.0), t, true),
+        c("tilted: centroid-like grid point", v(0.25, 0.25, 0.5), tilted, true),
+        c("tilted: on edge", v(0.5, 0.5, 0.0), tilted, true),
+        c("tilted: 1e-6 above the plane", v(0.25, 0.25, 0.500001), tilted, false),
+        c("segment triangle: on it", v(0.5, 0.5, 0.5), seg, true),
+        c("segment triangle: at an end", v(2.0, 2.0, 2.0), seg, true),
+        c("segment triangle: beyond the end", v(2.5, 2.5, 2.5), seg, false),
+        c("segment triangle: beside it", v(0.5, 0.5, 0.501), seg, false),
+        c("point triangle: the point", v(1.0, 2.0, 3.0), pt, true),
+        c("point triangle: elsewhere", v(1.0, 2.0, 3.001), pt, false),
+        c("NaN point", v(NAN, 0.0, 1.0), t, false),
+        c(
+            "infinite vertex",
+            v(0.5, 0.5, 1.0),
+            Triangle::new(v(0.0, 0.0, 1.0), v(INF, 0.0, 1.0), v(0.0, 2.0, 1.0)),
+            false,
+        ),
+        c(
+            "tiny: 2^-100 triangle, on its edge",
+            v(2f32.powi(-100), 2f32.powi(-100), 0.0),
+            Triangle::new(Vec3::ZERO, v(2f32.powi(-99), 0.0, 0.0), v(0.0, 2f32.powi(-99), 0.0)),
+            true,
+        ),
+    ]
+}
+
+#[derive(Clone, Debug)]
+pub struct Segment2dCase {
+    pub label: &'static str,
+    pub a0: [f32; 2],
+    pub a1: [f32; 2],
+    pub b0: [f32; 2],
+    pub b1: [f32; 2],
+    /// 0 = none, 1 = one point, 2 = overlap
+    pub kind: u8,
+}
+
+pub fn segment_2d_cases() -> Vec<Segment2dCase> {
+    let c = |label, a0, a1, b0, b1, kind| Segment2dCase { label, a0, a1, b0, b1, kind };
+    vec![
+        c("proper crossing", [0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0], 1),
+        c("T-junction", [0.0, 0.0], [2.0, 0.0], [1.0, 0.0], [1.0, 5.0], 1),
+        c(
+            "T-junction missed by 1 ulp",
+            [0.0, 0.0],
+            [2.0, 0.0],
+            [1.0, f32::from_bits(1)],
+            [1.0, 5.0],
+            0,
+        ),
+        c("shared end point", [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [2.0, 0.0], 1),
+        c("collinear overlap", [0.0, 0.0], [4.0, 0.0], [2.0, 0.0], [6.0, 0.0], 2),
+        c("collinear touching at an end", [0.0, 0.0], [2.0, 2.0], [2.0, 2.0], [3.0, 3.0], 1),
+        c("collinear disjoint", [0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], 0),
+        c("collinear, b inside a, reversed", [0.0, 0.0], [4.0, 4.0], [3.0, 3.0], [1.0, 1.0], 2),
+        c("parallel, distinct", [0.0, 0.0], [2.0, 0.0], [0.0, 1.0], [2.0, 1.0], 0),
+        c(
+            "near-parallel, crossing far away",
+            [0.0, 0.0],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [1.0, nudge(1.0, -1)],
+            0,
+        ),
+        c("zero-length a on b", [1.0, 1.0], [1.0, 1.0], [0.0, 0.0], [2.0, 2.0], 1),
+        c(
+            "zero-length a off b",
+            [1.0, nudge(1.0, 1)],
+            [1.0, nudge(1.0, 1)],
+            [0.0, 0.0],
+            [2.0, 2.0],
+            0,
+        ),
+        c("both zero-length, equal", [3.0, 3.0], [3.0, 3.0], [3.0, 3.0], [3.0, 3.0], 1),
+        c("-0.0 coordinates touching", [-0.0, -0.0], [1.0, 1.0], [0.0, 0.0], [1.0, -1.0], 1),
+        c("NaN", [NAN, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0], 0),
+        c(
+            "subnormal crossing",
+            [0.0, 0.0],
+            [f32::from_bits(4), f32::from_bits(4)],
+            [0.0, f32::from_bits(4)],
+            [f32::from_bits(4), 0.0],
+            1,
+        ),
+    ]
+}
