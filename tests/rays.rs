@@ -1601,3 +1601,49 @@ impl LeAll for Vec3 {
         self.x <= o.x && self.y <= o.y && self.z <= o.z
     }
 }
+
+#[test]
+fn cylinder_capsule_polyhedron_tables() {
+    for c in ray_cylinder_cases() {
+        let cyl = ray_cylinder(&c.ray, &widephase::Cylinder::new(c.a, c.b, c.radius));
+        let cap = ray_capsule(&c.ray, &Capsule::new(c.a, c.b, c.radius));
+        assert_eq!(
+            cyl.map(f32::to_bits),
+            c.cylinder.map(f32::to_bits),
+            "ray_cylinder: {} ({cyl:?})",
+            c.label
+        );
+        assert_eq!(
+            cap.map(f32::to_bits),
+            c.capsule.map(f32::to_bits),
+            "ray_capsule: {} ({cap:?})",
+            c.label
+        );
+        // the segment forms agree with the ray forms on [0, 1]
+        let seg = Segment::new(c.ray.origin, c.ray.origin + c.ray.dir);
+        let r01 = Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0);
+        assert_eq!(
+            segment_cylinder(&seg, &widephase::Cylinder::new(c.a, c.b, c.radius)),
+            ray_cylinder(&r01, &widephase::Cylinder::new(c.a, c.b, c.radius))
+        );
+        assert_eq!(
+            segment_capsule(&seg, &Capsule::new(c.a, c.b, c.radius)),
+            ray_capsule(&r01, &Capsule::new(c.a, c.b, c.radius))
+        );
+    }
+    for c in point_polyhedron_cases() {
+        assert_eq!(
+            point_in_convex_polyhedron(c.p, &c.planes),
+            c.inside,
+            "point_in_convex_polyhedron: {}",
+            c.label
+        );
+        if c.p.is_finite() && c.planes.iter().all(|p| p.normal.is_finite() && p.d.is_finite()) {
+            let exact = c
+                .planes
+                .iter()
+                .all(|pl| !(QV3::f(pl.normal).dot(&QV3::f(c.p)) - Q::f(pl.d)).is_pos());
+            assert_eq!(exact, c.inside, "table row vs exact: {}", c.label);
+        }
+    }
+}

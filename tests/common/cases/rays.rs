@@ -905,3 +905,179 @@ pub fn segment_2d_cases() -> Vec<Segment2dCase> {
         ),
     ]
 }
+
+#[derive(Clone, Debug)]
+pub struct RayCylinderCase {
+    pub label: &'static str,
+    pub ray: Ray,
+    pub a: Vec3,
+    pub b: Vec3,
+    pub radius: f32,
+    /// expected entry (exact and representable) for the cylinder and the capsule
+    pub cylinder: Option<f32>,
+    pub capsule: Option<f32>,
+}
+
+pub fn ray_cylinder_cases() -> Vec<RayCylinderCase> {
+    let (a, b) = (Vec3::ZERO, v(0.0, 0.0, 2.0));
+    let c = |label, ray, radius, cylinder, capsule| RayCylinderCase {
+        label,
+        ray,
+        a,
+        b,
+        radius,
+        cylinder,
+        capsule,
+    };
+    let mut cases = vec![
+        c("through the side", ray(v(-3.0, 0.0, 1.0), Vec3::X), 1.0, Some(2.0), Some(2.0)),
+        c("down the axis", ray(v(0.0, 0.0, 5.0), -Vec3::Z), 1.0, Some(3.0), Some(2.0)),
+        c(
+            "down the side line x = 1 (rim; tangent to the top ball)",
+            ray(v(1.0, 0.0, 5.0), -Vec3::Z),
+            1.0,
+            Some(3.0),
+            Some(3.0),
+        ),
+        c("tangent to the rim circle", ray(v(-3.0, 1.0, 2.0), Vec3::X), 1.0, Some(3.0), Some(3.0)),
+        c(
+            "2^-10 above the rim (1 ulp would be in the capsule's band)",
+            ray(v(-3.0, 1.0, 2.0 + 2f32.powi(-10)), Vec3::X),
+            1.0,
+            None,
+            None,
+        ),
+        c("tangent to the side", ray(v(-3.0, 1.0, 1.0), Vec3::X), 1.0, Some(3.0), Some(3.0)),
+        c(
+            "1 ulp outside the side tangent",
+            ray(v(-3.0, nudge(1.0, 1), 1.0), Vec3::X),
+            1.0,
+            None,
+            None,
+        ),
+        c("top pole of the capsule", ray(v(-3.0, 0.0, 3.0), Vec3::X), 1.0, None, Some(3.0)),
+        c("1 ulp above the pole", ray(v(-3.0, 0.0, nudge(3.0, 1)), Vec3::X), 1.0, None, None),
+        c(
+            "parallel to the axis on the side",
+            ray(v(1.0, 0.0, -1.0), Vec3::Z),
+            1.0,
+            Some(1.0),
+            Some(1.0),
+        ),
+        c("parallel to the axis outside", ray(v(1.0, 1.0, -1.0), Vec3::Z), 1.0, None, None),
+        c("starting inside", ray(v(0.0, 0.0, 1.0), Vec3::X), 1.0, Some(0.0), Some(0.0)),
+        c(
+            "segment ending on the side",
+            ray_iv(v(-3.0, 0.0, 1.0), v(2.0, 0.0, 0.0), 0.0, 1.0),
+            1.0,
+            Some(1.0),
+            Some(1.0),
+        ),
+        c(
+            "segment ending 1 ulp short",
+            ray_iv(v(-3.0, 0.0, 1.0), v(2.0, 0.0, 0.0), 0.0, nudge(1.0, -1)),
+            1.0,
+            None,
+            None,
+        ),
+        c(
+            "zero radius: through the axis",
+            ray(v(-1.0, 0.0, 1.0), Vec3::X),
+            0.0,
+            Some(1.0),
+            Some(1.0),
+        ),
+        c(
+            "zero radius: missed by 2^-60",
+            ray(v(-1.0, 2f32.powi(-60), 1.0), Vec3::X),
+            0.0,
+            None,
+            None,
+        ),
+        c("zero direction inside", ray(v(0.5, 0.0, 1.0), Vec3::ZERO), 1.0, Some(0.0), Some(0.0)),
+        c("negative radius", ray(v(-3.0, 0.0, 1.0), Vec3::X), -1.0, None, None),
+        c("NaN radius", ray(v(-3.0, 0.0, 1.0), Vec3::X), NAN, None, None),
+        c("NaN origin", ray(v(NAN, 0.0, 1.0), Vec3::X), 1.0, None, None),
+    ];
+    cases.push(RayCylinderCase {
+        label: "a == b: no cylinder, the capsule is a ball",
+        ray: ray(v(-3.0, 0.0, 0.0), Vec3::X),
+        a,
+        b: a,
+        radius: 1.0,
+        cylinder: None,
+        capsule: Some(2.0),
+    });
+    cases
+}
+
+#[derive(Clone, Debug)]
+pub struct PointPolyhedronCase {
+    pub label: &'static str,
+    pub p: Vec3,
+    pub planes: Vec<Plane>,
+    pub inside: bool,
+}
+
+pub fn point_polyhedron_cases() -> Vec<PointPolyhedronCase> {
+    let cube = vec![
+        Plane::new(Vec3::X, 1.0),
+        Plane::new(-Vec3::X, 0.0),
+        Plane::new(Vec3::Y, 1.0),
+        Plane::new(-Vec3::Y, 0.0),
+        Plane::new(Vec3::Z, 1.0),
+        Plane::new(-Vec3::Z, 0.0),
+    ];
+    let oct = vec![
+        Plane::new(v(1.0, 1.0, 1.0), 1.0),
+        Plane::new(v(-1.0, 1.0, 1.0), 1.0),
+        Plane::new(v(1.0, -1.0, 1.0), 1.0),
+        Plane::new(v(1.0, 1.0, -1.0), 1.0),
+        Plane::new(v(-1.0, -1.0, 1.0), 1.0),
+        Plane::new(v(-1.0, 1.0, -1.0), 1.0),
+        Plane::new(v(1.0, -1.0, -1.0), 1.0),
+        Plane::new(v(-1.0, -1.0, -1.0), 1.0),
+    ];
+    let c = |label, p, planes: &Vec<Plane>, inside| PointPolyhedronCase {
+        label,
+        p,
+        planes: planes.clone(),
+        inside,
+    };
+    vec![
+        c("cube center", v(0.5, 0.5, 0.5), &cube, true),
+        c("cube corner", v(1.0, 1.0, 1.0), &cube, true),
+        c("cube face, -0.0", v(-0.0, 0.5, 0.5), &cube, true),
+        c("1 subnormal outside a face", v(-f32::from_bits(1), 0.5, 0.5), &cube, false),
+        c("1 ulp outside a face", v(nudge(1.0, 1), 0.5, 0.5), &cube, false),
+        c("octahedron: 0.1f + 0.2f + 0.7f < 1 exactly", v(0.1, 0.2, 0.7), &oct, Q_EXACT_OCT),
+        c("octahedron vertex", v(1.0, 0.0, 0.0), &oct, true),
+        c("octahedron edge midpoint", v(0.5, 0.5, 0.0), &oct, true),
+        c("no planes: all of space", v(3.0, 4.0, 5.0), &vec![], true),
+        c(
+            "zero normal, d >= 0: all of space",
+            v(3.0, 4.0, 5.0),
+            &vec![Plane::new(Vec3::ZERO, 0.0)],
+            true,
+        ),
+        c(
+            "zero normal, d < 0: empty",
+            v(3.0, 4.0, 5.0),
+            &vec![Plane::new(Vec3::ZERO, -1.0)],
+            false,
+        ),
+        c("NaN point", v(NAN, 0.5, 0.5), &cube, false),
+        c("infinite d", v(0.5, 0.5, 0.5), &vec![Plane::new(Vec3::X, INF)], false),
+        c(
+            "huge 1e20 plane, exact products",
+            v(1e20, 0.0, 0.0),
+            &vec![Plane::new(Vec3::X, 1e20)],
+            true,
+        ),
+    ]
+}
+
+/// 0.1f + 0.2f + 0.7f as exact rationals of the f32 values:
+/// 0.100000001490116... + 0.200000002980232... + 0.699999988079071...
+/// = 0.99999999254942 < 1: inside, by 7.5e-9 (a rounded f32 sum gives 1.0000001).
+const Q_EXACT_OCT: bool = true;
