@@ -1,0 +1,126 @@
+//! Ray/segment–cylinder, finite with flat end caps (Ericson §5.3.7
+//! `IntersectSegmentCylinder`; seed `000` §5.3.7 heading only).
+
+use crate::shapes::{Cylinder, Ray, Segment};
+
+/// Intersects `[lo, hi]` with the interval of `t` where `alpha + t·beta` lies in
+/// `[0, top]` (a slab along the axis); `None` if empty.
+fn clip_slab(lo: f32, hi: f32, alpha: f32, beta: f32, top: f32) -> Option<(f32, f32)> {
+    if beta == 0.0 {
+        // if the ray is parallel to the caps: inside the slab for all t or none
+        return (alpha >= 0.0 && alpha <= top).then_some((lo, hi));
+    }
+    let t0 = (0.0 - alpha) / beta;
+    let t1 = (top - alpha) / beta;
+    let (n, f) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
+    let (lo, hi) = (lo.max(n), hi.min(f));
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// The interval of `t ∈ [t_min, t_max]` on which the ray lies in the closed
+/// finite cylinder, or `None`. Shared by the cylinder and capsule queries.
+pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f32)> {
+    let ok = ray.origin.is_finite()
+        && ray.dir.is_finite()
+        && ray.t_min <= ray.t_max
+        && ray.t_min < f32::INFINITY
+        && ray.t_max > f32::NEG_INFINITY
+        && cyl.a.is_finite()
+        && cyl.b.is_finite()
+        && cyl.radius.is_finite()
+        && cyl.radius >= 0.0;
+    if !ok {
+        return None;
+    }
+    let d = cyl.b - cyl.a;
+    let dd = d.dot(d);
+    if dd == 0.0 {
+        return None; // no axis, no orientation: not a cylinder (documented)
+    }
+    let m = ray.origin - cyl.a;
+    let n = ray.dir;
+    // Caps: 0 <= (m + t·n)·d <= d·d.
+    let (lo, hi) = clip_slab(ray.t_min, ray.t_max, m.dot(d), n.dot(d), dd)?;
+    // Side: |(m + t·n) × d|² <= r²·|d|², i.e. A t² + 2B t + C <= 0 with the
+    // cross-product (Lagrange) form of Ericson's coefficients, which avoids the
+    // cancellation of dd·nn - nd².
+    let mxd = m.cross(d);
+    let nxd = n.cross(d);
+    let a = nxd.dot(nxd);
+    let b = mxd.dot(nxd);
+    if a == 0.0 {
+        // if the ray is parallel to the axis (or a point): inside for all t or none
+        let c = mxd.dot(mxd) - cyl.radius * cyl.radius * dd;
+        return (c <= 0.0).then_some((lo, hi));
+    }
+    // Decide on the point of [lo, hi] closest to the axis line, evaluated
+    // directly: |(m + t*·n) × d|² <= r²·|d|². The side function is stationary at
+    // the unclamped t*, so the rounding of t* only enters to second order; the
+    // discriminant `b² - ac` would instead lose all accuracy for a ray passing
+    // close to a thin cylinder (its error is then ~√u of the distance).
+    let t_star = (-b / a).max(lo).min(hi);
+    let q = (m + n * t_star).cross(d);
+    if q.dot(q) > cyl.radius * cyl.radius * dd {
+        return None;
+    }
+    // Entry and exit of the side, kept on the two sides of t*.
+    let c = mxd.dot(mxd) - cyl.radius * cyl.radius * dd;
+    let sq = (b * b - a * c).max(0.0).sqrt();
+    let (s0, s1) = ((-b - sq) / a, (-b + sq) / a);
+    Some((lo.max(s0).min(t_star), hi.min(s1).max(t_star)))
+}
+
+/// Entry parameter of the ray into the closed finite cylinder (side and both
+/// end caps): the smallest `t ∈ [t_min, t_max]` on it (`t_min` if the ray
+/// starts inside), or `None`.
+///
+/// The ray's interval is clipped against the cap slab `0 <= (x - a)·(b - a) <=
+/// |b - a|²`; the side `|(x - a) × (b - a)|² <= r²|b - a|²` is decided at the
+/// point of the clipped interval closest to the axis (no discriminant
+/// cancellation), and the entry is the smaller root of the side's quadratic. A cylinder with `a == b` has no axis and is treated as
+/// empty; radius 0 is the segment `[a, b]`; a negative radius is empty; NaN/∞
+/// give `None` (crate [contracts](crate#contracts)). Numbers are f32
+/// evaluations of these formulas (band in `notes/rays.md`).
+///
+/// Source: Ericson §5.3.7 `IntersectSegmentCylinder` (seed `000` heading only);
+/// this version clips intervals instead of branching on the segment's ends, so
+/// it also serves rays and lines.
+///
+/// ```
+/// use widephase::{ray::ray_cylinder, Cylinder, Ray, Vec3};
+/// let cyl = Cylinder::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0), 1.0);
+/// // through the side
+/// assert_eq!(ray_cylinder(&Ray::new(Vec3::new(-3.0, 0.0, 1.0), Vec3::X), &cyl), Some(2.0));
+/// // through the top cap
+/// assert_eq!(ray_cylinder(&Ray::new(Vec3::new(0.5, 0.0, 5.0), -Vec3::Z), &cyl), Some(3.0));
+/// // grazing the rim circle's tangent line at the top
+/// assert_eq!(ray_cylinder(&Ray::new(Vec3::new(-3.0, 1.0, 2.0), Vec3::X), &cyl), Some(3.0));
+/// ```
+pub fn ray_cylinder(ray: &Ray, cyl: &Cylinder) -> Option<f32> {
+    ray_cylinder_interval(ray, cyl).map(|(lo, _)| lo.max(f32::MIN))
+}
+
+/// Segment–cylinder: the smallest `t ∈ [0, 1]` with `a + t·(b - a)` in the
+/// closed cylinder (see [`ray_cylinder`]), or `None`.
+///
+/// ```
+/// use widephase::{ray::segment_cylinder, Cylinder, Segment, Vec3};
+/// let cyl = Cylinder::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0), 1.0);
+/// let seg = Segment::new(Vec3::new(-3.0, 0.0, 1.0), Vec3::new(-1.0, 0.0, 1.0)); // ends on the side
+/// assert_eq!(segment_cylinder(&seg, &cyl), Some(1.0));
+/// ```
+pub fn segment_cylinder(seg: &Segment, cyl: &Cylinder) -> Option<f32> {
+    ray_cylinder(&Ray::with_interval(seg.a, seg.b - seg.a, 0.0, 1.0), cyl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Vec3;
+    #[test]
+    fn parallel_to_axis_inside_and_outside() {
+        let cyl = Cylinder::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0), 1.0);
+        assert_eq!(ray_cylinder(&Ray::new(Vec3::new(1.0, 0.0, -1.0), Vec3::Z), &cyl), Some(1.0));
+        assert_eq!(ray_cylinder(&Ray::new(Vec3::new(1.0, 1.0, -1.0), Vec3::Z), &cyl), None);
+    }
+}
