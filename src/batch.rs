@@ -271,12 +271,14 @@ pub fn par_many_vs_many<K: PairKernel, L: LanePod>(
     }
 }
 
-/// The batched predicates, as [`PairKernel`]s.
+/// The batched predicates, as [`PairKernel`]s and [`MapKernel`]s.
 pub mod kernels {
-    use super::PairKernel;
-    use crate::overlap;
+    use super::{MapKernel, PairKernel};
+    use crate::lane::Lane;
+    use crate::math::V3;
     use crate::pack::{LanePod, Packable};
-    use crate::shapes::{Aabb, Sphere, Triangle};
+    use crate::shapes::{pod_generic, Aabb, Obb, Ray, Sphere, Triangle};
+    use crate::{dynamic, overlap, ray};
 
     macro_rules! pair_kernel {
         ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path) => {
@@ -310,6 +312,197 @@ pub mod kernels {
     pair_kernel!(
         /// [`overlap::aabb_aabb`].
         AabbAabb, Aabb, Aabb, "aabb_aabb", overlap::aabb_aabb);
+    pair_kernel!(
+        /// [`overlap::sphere_sphere`].
+        SphereSphere, Sphere, Sphere, "sphere_sphere", overlap::sphere_sphere);
+    pair_kernel!(
+        /// [`overlap::obb_obb`].
+        ObbObb, Obb, Obb, "obb_obb", overlap::obb_obb);
+    pair_kernel!(
+        /// [`overlap::triangle_triangle`].
+        TriangleTriangle, Triangle, Triangle, "triangle_triangle", overlap::triangle_triangle);
+    pair_kernel!(
+        /// [`overlap::triangle_triangle_conservative`].
+        TriangleTriangleConservative, Triangle, Triangle, "triangle_triangle_conservative", overlap::triangle_triangle_conservative);
+
+    #[inline(always)]
+    fn ray_slab_hit<L: Lane>(r: &Ray<L>, b: &Aabb<L>) -> L::Mask {
+        ray::ray_aabb(r, b).hit
+    }
+    pair_kernel!(
+        /// Hit/miss of [`ray::ray_aabb`] (use [`RayAabb`] for the entry `t`).
+        RayAabbTest, Ray, Aabb, "ray_aabb", ray_slab_hit);
+
+    /// A parameter along a ray (entry time), one `f32` per pair.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct HitT<L = f32> {
+        /// Ray parameter of the hit (meaningful where the hit bit is set).
+        pub t: L,
+    }
+    /// Ray parameter and barycentrics of a ray–triangle hit: the point is
+    /// `(1 - u - v)·a + u·b + v·c`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct HitTuv<L = f32> {
+        /// Ray parameter.
+        pub t: L,
+        /// Barycentric weight of vertex `b`.
+        pub u: L,
+        /// Barycentric weight of vertex `c`.
+        pub v: L,
+    }
+    /// OBB–OBB contact record (see [`overlap::ObbContact`]).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct ObbContactRecord<L = f32> {
+        /// Axis of least overlap, as `f32` (0–2 faces of A, 3–5 faces of B, 6+ edge pairs).
+        pub axis: L,
+        /// Unit contact normal from A to B.
+        pub normal: V3<L>,
+        /// Penetration depth along `normal`.
+        pub depth: L,
+    }
+    /// First and last contact times of two moving boxes in `[0, 1]`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct ContactTimes<L = f32> {
+        /// Time of first contact.
+        pub t_first: L,
+        /// Time of last contact.
+        pub t_last: L,
+    }
+    /// A box moving with constant velocity over the unit time step.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct MovingAabb<L = f32> {
+        /// The box at time 0.
+        pub aabb: Aabb<L>,
+        /// Displacement over the step.
+        pub velocity: V3<L>,
+    }
+    pod_generic!(HitT, HitTuv, ObbContactRecord, ContactTimes, MovingAabb);
+    impl Packable for HitT {
+        type Lanes<L: LanePod> = HitT<L>;
+        const PADDING: Self = HitT { t: f32::NAN };
+    }
+    impl Packable for HitTuv {
+        type Lanes<L: LanePod> = HitTuv<L>;
+        const PADDING: Self = HitTuv { t: f32::NAN, u: f32::NAN, v: f32::NAN };
+    }
+    impl Packable for ObbContactRecord {
+        type Lanes<L: LanePod> = ObbContactRecord<L>;
+        const PADDING: Self = ObbContactRecord {
+            axis: f32::NAN,
+            normal: V3 { x: f32::NAN, y: f32::NAN, z: f32::NAN },
+            depth: f32::NAN,
+        };
+    }
+    impl Packable for ContactTimes {
+        type Lanes<L: LanePod> = ContactTimes<L>;
+        const PADDING: Self = ContactTimes { t_first: f32::NAN, t_last: f32::NAN };
+    }
+    impl Packable for MovingAabb {
+        type Lanes<L: LanePod> = MovingAabb<L>;
+        const PADDING: Self =
+            MovingAabb { aabb: Aabb::EMPTY, velocity: V3 { x: 0.0, y: 0.0, z: 0.0 } };
+    }
+
+    macro_rules! map_kernel {
+        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $out:ident, $label:literal, |$x:ident, $y:ident| $body:expr) => {
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $name;
+            impl MapKernel for $name {
+                type A = $a;
+                type B = $b;
+                type Out = $out;
+                const NAME: &'static str = $label;
+                #[inline(always)]
+                fn eval<L: LanePod>($x: &<$a as Packable>::Lanes<L>, $y: &<$b as Packable>::Lanes<L>) -> (L::Mask, $out<L>) {
+                    $body
+                }
+            }
+        };
+    }
+
+    map_kernel!(
+    /// [`ray::ray_aabb`]: hit and entry `t`.
+    RayAabb, Ray, Aabb, HitT, "ray_aabb", |r, b| {
+        let h = ray::ray_aabb(r, b);
+        (h.hit, HitT { t: h.t })
+    });
+    map_kernel!(
+    /// [`ray::ray_aabb_conservative`]: hit and entry `t`.
+    RayAabbConservative, Ray, Aabb, HitT, "ray_aabb_conservative", |r, b| {
+        let h = ray::ray_aabb_conservative(r, b);
+        (h.hit, HitT { t: h.t })
+    });
+    map_kernel!(
+    /// [`ray::ray_triangle`] (watertight): hit, `t` and barycentrics.
+    RayTriangle, Ray, Triangle, HitTuv, "ray_triangle", |r, tri| {
+        let h = ray::ray_triangle(r, tri);
+        (h.hit, HitTuv { t: h.t, u: h.u, v: h.v })
+    });
+    map_kernel!(
+    /// [`ray::ray_sphere`]: hit and first `t`.
+    RaySphere, Ray, Sphere, HitT, "ray_sphere", |r, s| {
+        let h = ray::ray_sphere(r, s);
+        (h.hit, HitT { t: h.t })
+    });
+    map_kernel!(
+    /// [`overlap::obb_obb_contact`]: axis of least overlap, normal and depth.
+    ObbObbContact, Obb, Obb, ObbContactRecord, "obb_obb_contact", |a, b| {
+        let c = overlap::obb_obb_contact(a, b);
+        (c.hit, ObbContactRecord { axis: c.axis, normal: c.normal, depth: c.depth })
+    });
+    map_kernel!(
+    /// [`dynamic::moving_aabb_aabb`]: first and last contact times.
+    MovingAabbAabb, MovingAabb, MovingAabb, ContactTimes, "moving_aabb_aabb", |a, b| {
+        let h = dynamic::moving_aabb_aabb(&a.aabb, &a.velocity, &b.aabb, &b.velocity);
+        (h.hit, ContactTimes { t_first: h.t_first, t_last: h.t_last })
+    });
+}
+
+/// Frustum culling of a pack of boxes: `(outside, inside)` bitmasks; boxes in
+/// neither are intersecting the frustum (see [`crate::overlap::Classification`]).
+pub fn frustum_cull_aabbs<L: LanePod>(
+    frustum: &crate::Frustum,
+    boxes: &Pack<crate::Aabb, L>,
+    outside: &mut BitMask,
+    inside: &mut BitMask,
+) {
+    let chunks = boxes.chunks();
+    outside.reset(boxes.len());
+    inside.reset(boxes.len());
+    for (c, b) in chunks.iter().enumerate() {
+        let (o, i) = crate::overlap::frustum_aabb_masks::<L>(frustum, b);
+        let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
+        outside.words[w] |= o.bits() << s;
+        inside.words[w] |= i.bits() << s;
+    }
+    mask_tail(outside);
+    mask_tail(inside);
+}
+
+/// Frustum culling of a pack of spheres: `(outside, inside)` bitmasks.
+pub fn frustum_cull_spheres<L: LanePod>(
+    frustum: &crate::Frustum,
+    spheres: &Pack<crate::Sphere, L>,
+    outside: &mut BitMask,
+    inside: &mut BitMask,
+) {
+    let chunks = spheres.chunks();
+    outside.reset(spheres.len());
+    inside.reset(spheres.len());
+    for (c, s_) in chunks.iter().enumerate() {
+        let (o, i) = crate::overlap::frustum_sphere_masks::<L>(frustum, s_);
+        let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
+        outside.words[w] |= o.bits() << s;
+        inside.words[w] |= i.bits() << s;
+    }
+    mask_tail(outside);
+    mask_tail(inside);
 }
 
 /// A pair kernel that also returns values per lane (a hit time, barycentrics,

@@ -282,6 +282,8 @@ pub struct Tetrahedron<L = f32> {
     pub v: [V3<L>; 4],
 }
 
+pub(crate) use pod_generic;
+
 pod_generic!(
     V3,
     Aabb,

@@ -8,6 +8,7 @@ use common::rng;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
 use widephase::batch::*;
+use widephase::batch::{pairwise_map, par_pairwise_map, MapKernel};
 use widephase::overlap::{sphere_aabb, triangle_aabb, triangle_aabb_conservative};
 use widephase::pack::{LanePod, Pack, Packable};
 use widephase::{Aabb, Sphere, Triangle, Vec3};
@@ -211,5 +212,175 @@ fn padding_lanes_never_hit() {
             &pack.chunks()[0],
         );
         assert_eq!(widephase::LaneMask::bits(raw), (1u64 << n) - 1);
+    }
+}
+
+// ------------------------------------------ the other families' kernels
+
+/// Map-kernel drivers at width L, pairs at every offset behind fillers: hit
+/// bits and the output records (compared as bytes, i.e. bit for bit) must equal
+/// the scalar evaluation.
+fn check_map_offsets<K: MapKernel, L: LanePod>(as_: &[K::A], bs: &[K::B]) {
+    let scalar: Vec<(bool, K::Out)> = as_
+        .iter()
+        .zip(bs)
+        .map(|(a, b)| {
+            let pa = Pack::<K::A, f32>::new(std::slice::from_ref(a));
+            let pb = Pack::<K::B, f32>::new(std::slice::from_ref(b));
+            let (mut m, mut v) = (BitMask::default(), Vec::new());
+            pairwise_map::<K, f32>(&pa, &pb, &mut m, &mut v);
+            (m.get(0), v[0])
+        })
+        .collect();
+    for offset in 0..L::WIDTH {
+        let mut pa: Vec<K::A> = (0..offset).map(|k| as_[(k + 3) % as_.len()]).collect();
+        let mut pb: Vec<K::B> = (0..offset).map(|k| bs[k % bs.len()]).collect();
+        pa.extend_from_slice(as_);
+        pb.extend_from_slice(bs);
+        let (a, b) = (Pack::<K::A, L>::new(&pa), Pack::<K::B, L>::new(&pb));
+        let (mut m, mut v) = (BitMask::default(), Vec::new());
+        pairwise_map::<K, L>(&a, &b, &mut m, &mut v);
+        let (mut pm, mut pv) = (BitMask::default(), Vec::new());
+        par_pairwise_map::<K, L>(&a, &b, &mut pm, &mut pv);
+        assert_eq!(m, pm, "{} width {}: parallel mask differs", K::NAME, L::WIDTH);
+        for (i, (hit, out)) in scalar.iter().enumerate() {
+            let j = offset + i;
+            assert_eq!(
+                m.get(j),
+                *hit,
+                "{} width {} offset {offset} case {i}: hit",
+                K::NAME,
+                L::WIDTH
+            );
+            if *hit {
+                assert_eq!(
+                    bytemuck::bytes_of(&v[j]),
+                    bytemuck::bytes_of(out),
+                    "{} width {} offset {offset} case {i}: values",
+                    K::NAME,
+                    L::WIDTH
+                );
+                assert_eq!(
+                    bytemuck::bytes_of(&pv[j]),
+                    bytemuck::bytes_of(out),
+                    "{} width {} parallel values",
+                    K::NAME,
+                    L::WIDTH
+                );
+            }
+        }
+    }
+}
+
+fn map_all_widths<K: MapKernel>(as_: &[K::A], bs: &[K::B]) {
+    check_map_offsets::<K, f32x4>(as_, bs);
+    check_map_offsets::<K, f32x8>(as_, bs);
+    check_map_offsets::<K, f32x16>(as_, bs);
+}
+
+#[test]
+fn ray_tables_replay_through_map_drivers() {
+    use common::cases::rays::*;
+    let c = ray_aabb_cases();
+    let (rays, boxes): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.ray, k.bx)).unzip();
+    map_all_widths::<RayAabb>(&rays, &boxes);
+    map_all_widths::<RayAabbConservative>(&rays, &boxes);
+    let want: Vec<bool> =
+        rays.iter().zip(&boxes).map(|(r, b)| widephase::ray::ray_aabb(r, b).hit).collect();
+    all_widths::<RayAabbTest>(&rays, &boxes, &want);
+    let c = ray_triangle_cases();
+    let (rays, tris): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.ray, k.tri)).unzip();
+    map_all_widths::<RayTriangle>(&rays, &tris);
+    let c = ray_sphere_cases();
+    let (rays, spheres): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.ray, k.sphere)).unzip();
+    map_all_widths::<RaySphere>(&rays, &spheres);
+}
+
+#[test]
+fn convex_tables_replay_through_drivers() {
+    use common::cases::convex::*;
+    let c = triangle_triangle_cases();
+    let (a, b): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.a, k.b)).unzip();
+    let want: Vec<bool> =
+        a.iter().zip(&b).map(|(x, y)| widephase::overlap::triangle_triangle(x, y)).collect();
+    all_widths::<TriangleTriangle>(&a, &b, &want);
+    let want: Vec<bool> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| widephase::overlap::triangle_triangle_conservative(x, y))
+        .collect();
+    all_widths::<TriangleTriangleConservative>(&a, &b, &want);
+    let c = obb_obb_cases();
+    let (a, b): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.a, k.b)).unzip();
+    let want: Vec<bool> =
+        a.iter().zip(&b).map(|(x, y)| widephase::overlap::obb_obb(x, y)).collect();
+    all_widths::<ObbObb>(&a, &b, &want);
+    map_all_widths::<ObbObbContact>(&a, &b);
+    let c = sphere_sphere_cases();
+    let (a, b): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.a, k.b)).unzip();
+    let want: Vec<bool> =
+        a.iter().zip(&b).map(|(x, y)| widephase::overlap::sphere_sphere(x, y)).collect();
+    all_widths::<SphereSphere>(&a, &b, &want);
+}
+
+#[test]
+fn moving_box_table_replays_through_map_drivers() {
+    let c = common::cases::dynamic::moving_aabb_cases();
+    let (a, b): (Vec<MovingAabb>, Vec<MovingAabb>) = c
+        .iter()
+        .map(|k| {
+            (MovingAabb { aabb: k.a, velocity: k.va }, MovingAabb { aabb: k.b, velocity: k.vb })
+        })
+        .unzip();
+    map_all_widths::<MovingAabbAabb>(&a, &b);
+}
+
+#[test]
+fn frustum_culling_drivers_match_scalar_classification() {
+    use common::cases::culling::*;
+    use widephase::overlap::{frustum_aabb, frustum_sphere, Classification};
+    let c = frustum_aabb_cases();
+    for k in &c {
+        fn go<L: LanePod>(k: &FrustumAabbCase) {
+            let want = frustum_aabb(&k.frustum, &k.aabb);
+            let boxes = vec![k.aabb; L::WIDTH + 3];
+            let (mut o, mut i) = (BitMask::default(), BitMask::default());
+            frustum_cull_aabbs::<L>(&k.frustum, &Pack::new(&boxes), &mut o, &mut i);
+            for j in 0..boxes.len() {
+                let got = if o.get(j) {
+                    Classification::Outside
+                } else if i.get(j) {
+                    Classification::Inside
+                } else {
+                    Classification::Intersecting
+                };
+                assert_eq!(got, want, "{} width {}", k.label, L::WIDTH);
+            }
+        }
+        go::<f32x4>(k);
+        go::<f32x8>(k);
+        go::<f32x16>(k);
+    }
+    let c = frustum_sphere_cases();
+    for k in &c {
+        fn go<L: LanePod>(k: &FrustumSphereCase) {
+            let want = frustum_sphere(&k.frustum, &k.sphere);
+            let spheres = vec![k.sphere; L::WIDTH + 5];
+            let (mut o, mut i) = (BitMask::default(), BitMask::default());
+            frustum_cull_spheres::<L>(&k.frustum, &Pack::new(&spheres), &mut o, &mut i);
+            for j in 0..spheres.len() {
+                let got = if o.get(j) {
+                    Classification::Outside
+                } else if i.get(j) {
+                    Classification::Inside
+                } else {
+                    Classification::Intersecting
+                };
+                assert_eq!(got, want, "{} width {}", k.label, L::WIDTH);
+            }
+        }
+        go::<f32x4>(k);
+        go::<f32x8>(k);
+        go::<f32x16>(k);
     }
 }
