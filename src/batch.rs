@@ -616,3 +616,36 @@ fn mask_tail(mask: &mut BitMask) {
         }
     }
 }
+
+/// One ray against every box of a pack, with the per-ray slab data
+/// ([`crate::ray::RayPrecomp`]) computed once: hit bits and entry `t` per box.
+/// Bit-identical to [`crate::ray::ray_aabb`] on each pair.
+pub fn ray_vs_boxes<L: LanePod>(
+    ray: &crate::Ray,
+    boxes: &Pack<crate::Aabb, L>,
+    mask: &mut BitMask,
+    t: &mut Vec<f32>,
+) {
+    let pre = crate::ray::RayPrecomp::new(ray).splat::<L>();
+    let n = boxes.len();
+    mask.reset(n);
+    t.clear();
+    t.resize(boxes.chunks().len() * L::WIDTH, f32::NAN);
+    for (c, b) in boxes.chunks().iter().enumerate() {
+        let h = crate::ray::ray_aabb_precomp(&pre, b);
+        h.t.store(&mut t[c * L::WIDTH..(c + 1) * L::WIDTH]);
+        mask.words[(c * L::WIDTH) / 64] |= h.hit.bits() << ((c * L::WIDTH) % 64);
+    }
+    t.truncate(n);
+    mask_tail(mask);
+}
+
+/// [`ray_vs_boxes`] returning only the hit bits (the BVH-traversal shape).
+pub fn ray_vs_boxes_mask<L: LanePod>(ray: &crate::Ray, boxes: &Pack<crate::Aabb, L>, mask: &mut BitMask) {
+    let pre = crate::ray::RayPrecomp::new(ray).splat::<L>();
+    let chunks = boxes.chunks();
+    mask.reset(boxes.len());
+    fill_words::<L>(&mut mask.words, 0, chunks.len(), boxes.len(), |c| {
+        crate::ray::ray_aabb_precomp(&pre, &chunks[c]).hit.bits()
+    });
+}

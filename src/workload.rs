@@ -96,3 +96,136 @@ pub fn box_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Aabb>, Vec<Aabb
     }
     (a, b)
 }
+
+/// `n` pairs drawn from `gen`, of which exactly `round(n·hit_rate)` satisfy
+/// `hits` (rejection sampling; candidates are classified with `hits`, then
+/// interleaved in a seeded order). Panics if `gen` cannot produce both kinds.
+pub fn by_rate<A: Copy, B: Copy>(
+    n: usize,
+    hit_rate: f32,
+    seed: u64,
+    mut gen: impl FnMut(&mut SplitMix) -> (A, B),
+    hits: impl Fn(&A, &B) -> bool,
+) -> (Vec<A>, Vec<B>) {
+    let mut r = SplitMix(seed);
+    let want_hits = (n as f64 * hit_rate as f64).round() as usize;
+    let (mut h, mut m) = (Vec::with_capacity(want_hits), Vec::with_capacity(n - want_hits));
+    let mut tries = 0usize;
+    while h.len() < want_hits || m.len() < n - want_hits {
+        tries += 1;
+        assert!(tries < 100 * n + 10_000, "generator cannot reach hit rate {hit_rate}");
+        let (a, b) = gen(&mut r);
+        if hits(&a, &b) {
+            if h.len() < want_hits {
+                h.push((a, b));
+            }
+        } else if m.len() < n - want_hits {
+            m.push((a, b));
+        }
+    }
+    // seeded interleaving: position of the hits is random but reproducible
+    let mut out: Vec<(A, B)> = Vec::with_capacity(n);
+    let (mut hi, mut mi) = (h.into_iter(), m.into_iter());
+    let (mut left_h, mut left_m) = (want_hits, n - want_hits);
+    while left_h + left_m > 0 {
+        let take_hit = (r.next_u64() % (left_h + left_m) as u64) < left_h as u64;
+        if take_hit {
+            out.push(hi.next().unwrap());
+            left_h -= 1;
+        } else {
+            out.push(mi.next().unwrap());
+            left_m -= 1;
+        }
+    }
+    out.into_iter().unzip()
+}
+
+/// Rays against boxes: rays start outside a unit-ish box and aim near it.
+pub fn ray_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Ray>, Vec<Aabb>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let o = r.p(0.0, 100.0);
+            let b = Aabb::new(o, o + r.p(0.5, 1.5));
+            let from = b.center() + r.p(-4.0, 4.0);
+            let aim = b.center() + r.p(-1.5, 1.5);
+            (crate::Ray::new(from, aim - from), b)
+        },
+        |ray, b| crate::ray::ray_aabb(ray, b).hit,
+    )
+}
+
+/// Sphere pairs with radii 0.5–1.5 at centre distances 0–4.
+pub fn sphere_sphere_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Sphere>, Vec<Sphere>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            (Sphere::new(c, 0.5 + r.f()), Sphere::new(c + r.p(-2.5, 2.5), 0.5 + r.f()))
+        },
+        crate::overlap::sphere_sphere,
+    )
+}
+
+fn random_rotation(r: &mut SplitMix) -> [Vec3; 3] {
+    // Gram–Schmidt on random vectors (orthonormal to a few ulps).
+    let a = (r.p(-1.0, 1.0) + Vec3::new(0.01, 0.0, 0.0)).try_normalize().unwrap_or(Vec3::X);
+    let t = r.p(-1.0, 1.0);
+    let b = (t - a * a.dot(t)).try_normalize().unwrap_or_else(|| {
+        let alt = if a.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+        (alt - a * a.dot(alt)).try_normalize().unwrap()
+    });
+    [a, b, a.cross(b)]
+}
+
+/// Pairs of randomly rotated boxes with half extents 0.25–1.
+pub fn obb_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Obb>, Vec<crate::Obb>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            let a = crate::Obb::new(c, random_rotation(r), r.p(0.25, 1.0));
+            let b = crate::Obb::new(c + r.p(-2.5, 2.5), random_rotation(r), r.p(0.25, 1.0));
+            (a, b)
+        },
+        crate::overlap::obb_obb,
+    )
+}
+
+/// Pairs of random triangles of size ~1 at centre distances 0–2.
+pub fn triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Triangle>, Vec<Triangle>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            let d = c + r.p(-1.0, 1.0);
+            let t = |r: &mut SplitMix, c: Vec3| Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
+            (t(r, c), t(r, d))
+        },
+        crate::overlap::triangle_triangle,
+    )
+}
+
+/// Rays against triangles of size ~1.
+pub fn ray_triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Ray>, Vec<Triangle>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            let t = Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
+            let from = c + r.p(-4.0, 4.0);
+            (crate::Ray::new(from, c + r.p(-1.0, 1.0) - from), t)
+        },
+        |ray, t| crate::ray::ray_triangle(ray, t).hit,
+    )
+}

@@ -13,9 +13,12 @@ use std::hint::black_box;
 use std::time::Instant;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
-use widephase::batch::{one_vs_many, pairwise, par_pairwise, BitMask, PairKernel};
+use widephase::batch::{
+    one_vs_many, pairwise, pairwise_map, par_pairwise, par_pairwise_map, ray_vs_boxes_mask, BitMask,
+    MapKernel, PairKernel,
+};
 use widephase::pack::{LanePod, Pack};
-use widephase::workload::{box_box_pairs, sphere_box_pairs, tri_box_pairs};
+use widephase::workload::*;
 
 /// Options of `widephase bench`.
 pub struct BenchOptions {
@@ -135,6 +138,79 @@ fn bench_kernel<K: PairKernel>(
     Ok(())
 }
 
+fn run_pairwise_map<K: MapKernel, L: LanePod>(as_: &[K::A], bs: &[K::B], reps: usize, par: bool) -> (f64, usize) {
+    let (pa, pb) = (Pack::<K::A, L>::new(as_), Pack::<K::B, L>::new(bs));
+    let mut out = BitMask::zeros(as_.len());
+    let mut vals = Vec::new();
+    let t = best_time(reps, || {
+        if par {
+            par_pairwise_map::<K, L>(&pa, &pb, &mut out, &mut vals)
+        } else {
+            pairwise_map::<K, L>(&pa, &pb, &mut out, &mut vals)
+        }
+        black_box((&out, &vals));
+    });
+    (t, out.count_ones())
+}
+
+/// Like [`bench_kernel`] for kernels that also write a record per pair (the
+/// record's bytes count as written, not read: the roofline stays read-only).
+#[allow(clippy::too_many_arguments)]
+fn bench_map_kernel<K: MapKernel>(
+    rows: &mut Vec<Row>,
+    as_: &[K::A],
+    bs: &[K::B],
+    reps: usize,
+    bw1: f64,
+    bwp: f64,
+    tier: &str,
+) -> Result<(), String> {
+    let n = as_.len();
+    let bytes = (core::mem::size_of::<K::A>() + core::mem::size_of::<K::B>()) as f64;
+    let name = format!("{}/{}", K::NAME, tier);
+    let threads = rayon::current_num_threads();
+    let variants: [(&'static str, usize, (f64, usize)); 5] = [
+        ("scalar", 1, run_pairwise_map::<K, f32>(as_, bs, reps, false)),
+        ("x4", 1, run_pairwise_map::<K, f32x4>(as_, bs, reps, false)),
+        ("x8", 1, run_pairwise_map::<K, f32x8>(as_, bs, reps, false)),
+        ("x16", 1, run_pairwise_map::<K, f32x16>(as_, bs, reps, false)),
+        ("par", threads, run_pairwise_map::<K, f32x16>(as_, bs, reps, true)),
+    ];
+    let hits0 = variants[0].2 .1;
+    for (variant, th, (t, hits)) in variants {
+        if hits != hits0 {
+            return Err(format!("{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"));
+        }
+        let bw = if th == 1 { bw1 } else { bwp };
+        rows.push(Row { kernel: name.clone(), variant, threads: th, n, items_per_s: n as f64 / t, roofline_items_per_s: bw / bytes, hits });
+    }
+    Ok(())
+}
+
+/// One ray against an in-cache pack of boxes, through the precomputed-ray driver.
+fn bench_ray_one_vs_many(rows: &mut Vec<Row>, ray: &widephase::Ray, bs: &[widephase::Aabb], reps: usize) {
+    fn go<L: LanePod>(ray: &widephase::Ray, bs: &[widephase::Aabb], reps: usize) -> (f64, usize) {
+        let pack = Pack::<widephase::Aabb, L>::new(bs);
+        let mut out = BitMask::zeros(bs.len());
+        let inner = 64;
+        let t = best_time(reps, || {
+            for _ in 0..inner {
+                ray_vs_boxes_mask::<L>(black_box(ray), &pack, &mut out);
+                black_box(&out);
+            }
+        });
+        (t / inner as f64, out.count_ones())
+    }
+    for (variant, (t, hits)) in [
+        ("scalar", go::<f32>(ray, bs, reps)),
+        ("x4", go::<f32x4>(ray, bs, reps)),
+        ("x8", go::<f32x8>(ray, bs, reps)),
+        ("x16", go::<f32x16>(ray, bs, reps)),
+    ] {
+        rows.push(Row { kernel: "ray_aabb/one_vs_many".into(), variant, threads: 1, n: bs.len(), items_per_s: bs.len() as f64 / t, roofline_items_per_s: f64::NAN, hits });
+    }
+}
+
 /// One query against a pack that stays in cache.
 fn bench_one_vs_many<K: PairKernel>(rows: &mut Vec<Row>, a: &K::A, bs: &[K::B], reps: usize) {
     let name = format!("{}/one_vs_many", K::NAME);
@@ -193,6 +269,28 @@ pub fn run(opt: BenchOptions) -> CliResult {
             let (a, b) = box_box_pairs(n, rate, 3);
             bench_kernel::<AabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
+        if keep("ray_aabb") {
+            let (r, b) = ray_box_pairs(n, rate, 4);
+            bench_kernel::<RayAabbTest>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
+            bench_map_kernel::<RayAabb>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
+        }
+        if keep("ray_triangle") {
+            let (r, t) = ray_triangle_pairs(n / 4, rate, 5);
+            bench_map_kernel::<RayTriangle>(&mut rows, &r, &t, reps, bw1, bwp, tier)?;
+        }
+        if keep("sphere_sphere") {
+            let (a, b) = sphere_sphere_pairs(n, rate, 6);
+            bench_kernel::<SphereSphere>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+        }
+        if keep("obb_obb") {
+            let (a, b) = obb_pairs(n / 4, rate, 7);
+            bench_kernel::<ObbObb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_map_kernel::<ObbObbContact>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+        }
+        if keep("triangle_triangle") {
+            let (a, b) = triangle_pairs(n / 4, rate, 8);
+            bench_kernel::<TriangleTriangle>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+        }
     }
     // one-vs-many, in cache: 4096 boxes (96 KiB)
     if keep("one_vs_many") || opt.filter.is_none() {
@@ -200,6 +298,8 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_one_vs_many::<SphereAabb>(&mut rows, &s[0], &b, reps * 3);
         let (t, b) = tri_box_pairs(4096, 0.02, 5);
         bench_one_vs_many::<TriangleAabb>(&mut rows, &t[0], &b, reps * 3);
+        let (r, b) = ray_box_pairs(4096, 0.02, 6);
+        bench_ray_one_vs_many(&mut rows, &r[0], &b, reps * 3);
     }
 
     if opt.json {
