@@ -64,7 +64,10 @@ pub struct TriangleClosest<L: Lane> {
 /// Ericson's region tests use six dot products `d1..d6` of the edges `ab`, `ac`
 /// with `p - a`, `p - b`, `p - c`; the signed areas `va, vb, vc` come from
 /// Lagrange's identity (`vc = d1·d4 - d3·d2 = n·((a-p)×(b-p))` with
-/// `n = ab × ac`, and `va + vb + vc = |n|²`). Pseudocode, first match wins:
+/// `n = ab × ac`, and `va + vb + vc = |n|²`), here formed from the dots
+/// scaled by `1/max|d_i|` so that no degree-4 product overflows or
+/// underflows within the crate's coordinate range. Pseudocode, first match
+/// wins:
 ///
 /// ```text
 /// if d1 <= 0 && d2 <= 0                        -> A
@@ -74,6 +77,7 @@ pub struct TriangleClosest<L: Lane> {
 /// if vb <= 0 && d2 >= 0 && d6 <= 0  (|ac|>0)   -> CA at w = d2/(d2-d6)
 /// if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 (|bc|>0) -> BC at w = (d4-d3)/((d4-d3)+(d5-d6))
 /// if va, vb, vc >= 0 && va+vb+vc > 0           -> Face: a + ab·v + ac·w, v = vb/Σ, w = vc/Σ
+///    (and no farther than the nearest clamped edge point)
 /// else                                          -> nearest of the three clamped edge points
 /// ```
 ///
@@ -86,6 +90,9 @@ pub struct TriangleClosest<L: Lane> {
 /// non-negative — only possible for near-degenerate triangles or within
 /// rounding of a region boundary) the nearest of the three clamped edge
 /// projections is returned, which is the exact answer for a zero-area triangle.
+/// For the same reason the face point is only taken when it is not farther than
+/// that edge point (true in exact arithmetic; in `f32` it rejects the noisy
+/// weights of a sliver).
 ///
 /// ```
 /// use widephase::closest::{closest_point_triangle, TriangleRegion};
@@ -116,9 +123,18 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     let cp = p - c;
     let d5 = ab.dot(cp);
     let d6 = ac.dot(cp);
-    let vc = d1 * d4 - d3 * d2;
-    let vb = d5 * d2 - d1 * d6;
-    let va = d3 * d6 - d5 * d4;
+    // The signed areas are degree-4 in the coordinates: they would overflow
+    // for coordinates near 2^31 and underflow near 2^-32. Only their signs and
+    // ratios are used, so they are formed from the dots scaled by
+    // 1/max|d_i| (floored at 2^-100 so that the scale stays finite); this
+    // costs one rounding per dot and keeps every product in [-1, 1].
+    let tiny = L::splat(7.888_609e-31); // 2^-100
+    let dmax = d1.abs().max(d2.abs()).max(d3.abs()).max(d4.abs()).max(d5.abs()).max(d6.abs());
+    let k = one / dmax.max(tiny);
+    let (e1, e2, e3, e4, e5, e6) = (d1 * k, d2 * k, d3 * k, d4 * k, d5 * k, d6 * k);
+    let vc = e1 * e4 - e3 * e2;
+    let vb = e5 * e2 - e1 * e6;
+    let va = e3 * e6 - e5 * e4;
 
     // Edge parameters, clamped to [0, 1]; 0/0 (zero-length edge) gives NaN,
     // which max(·, 0) maps to 0 (`maxps` rule).
@@ -141,7 +157,6 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     let in_ca = vb.le(zero) & d2.ge(zero) & d6.le(zero) & len_ac.gt(zero);
     let in_bc = va.le(zero) & bc1.ge(zero) & bc2.ge(zero) & len_bc.gt(zero);
     let denom = va + vb + vc;
-    let in_face = va.ge(zero) & vb.ge(zero) & vc.ge(zero) & denom.gt(zero);
 
     // Fallback (inconsistent signs): nearest clamped edge point, ties to the
     // earlier of AB, CA, BC.
@@ -169,6 +184,15 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     let v = vb / denom;
     let w = vc / denom;
     let q_face = a + ab * v + ac * w;
+    // In exact arithmetic the foot on the plane is at least as close as any
+    // edge point; requiring it in f32 too stops a sliver triangle, whose
+    // weights are rounding noise, from returning a far point of the face.
+    let s_face = (q_face - p).length_squared();
+    let in_face = va.ge(zero)
+        & vb.ge(zero)
+        & vc.ge(zero)
+        & denom.gt(zero)
+        & s_face.le(s_ab.min(s_ac).min(s_bc));
     point = V3::select(in_face, q_face, point);
     bary = V3::select(in_face, V3::new(one - v - w, v, w), bary);
     region = L::select(in_face, L::splat(TriangleRegion::Face.code()), region);
