@@ -2,6 +2,7 @@
 
 use super::segment_segment::ClosestPair;
 use super::finite;
+use super::segment_segment::SCALE_FLOOR;
 use crate::math::Vec3;
 
 /// Closest points of the infinite lines `L1(s) = p1 + s·(q1 - p1)` and
@@ -15,8 +16,13 @@ use crate::math::Vec3;
 /// `d = |d1|²|d2|²(|d1||d2|cos θ)²`; both lose a minus sign, see
 /// `notes/closest.md`).
 ///
+/// The degree-4 terms are formed from `a..f` scaled by `1/max(a, e, |b|, |c|, |f|)`
+/// so that they neither overflow nor underflow in the coordinate range.
+///
 /// * Parallel lines (`d <= 0` in `f32`, including exactly parallel): `s = 0`
 ///   and `t` is the projection of `p1` on `L2`, `t = f / e` — deterministic.
+///   Lines within rounding of parallel (`d` rounds to 0) take this branch too;
+///   the band for that case is in `notes/closest.md`.
 /// * A line given by two equal points is the single point `p`, parameter 0:
 ///   `q1 == p1` gives `s = 0`, `t = f / e`; both degenerate gives `s = t = 0`.
 ///
@@ -50,12 +56,18 @@ pub fn closest_points_line_line(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> Close
     } else if e == 0.0 {
         (-c / a, 0.0)
     } else {
+        let f_unscaled = f;
+        let e_unscaled = e;
         let b = d1.dot(d2);
+        // Degree-4 terms from a..f scaled by 1/max (as in segment–segment):
+        // no overflow or underflow, same quotients up to one rounding each.
+        let k = 1.0 / a.max(e).max(b.abs()).max(c.abs()).max(f.abs()).max(SCALE_FLOOR);
+        let (a, b, c, e, f) = (a * k, b * k, c * k, e * k, f * k);
         let d = a * e - b * b;
         if d > 0.0 {
             ((b * f - c * e) / d, (a * f - b * c) / d)
         } else {
-            (0.0, f / e)
+            (0.0, f_unscaled / e_unscaled)
         }
     };
     ClosestPair::new(s, t, p1 + d1 * s, p2 + d2 * t)

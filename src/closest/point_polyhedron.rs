@@ -19,8 +19,8 @@ const FEASIBLE_SLACK_ULPS: f32 = 64.0;
 ///   three of the planes, and `x*` is the projection of `p` on that
 ///   intersection. Every projection of `p` on one plane, on the line of two
 ///   planes and on the point of three planes is computed; those that satisfy
-///   all the inequalities (with a relative slack of
-///   `FEASIBLE_SLACK_ULPS·u·(|n_i||x| + |d_i|)` for rounding) are points of
+///   all the inequalities (with a slack of
+///   `64u·(|n_i|₁·(|p|∞ + |x|∞ + |p - x|₁) + |d_i|)` for rounding) are points of
 ///   the polyhedron, and the nearest of them is `x*`. `O(m⁴)` for `m` planes:
 ///   meant for the small polyhedra of collision shapes (m ≲ 20).
 /// * **`None`** when no candidate is feasible — the polyhedron is empty (up to
@@ -52,10 +52,12 @@ pub fn closest_point_convex_polyhedron(p: Vec3, planes: &[Plane]) -> Option<Vec3
         return Some(p);
     }
     let feasible = |x: Vec3| {
+        // x was computed from p by subtracting multiples of normals: its
+        // rounding error scales with |p|, |x| and |p - x|, not with |x| alone
+        let scale = p.abs().max_element() + x.abs().max_element() + (p - x).abs().dot(Vec3::splat(1.0));
         planes.iter().all(|pl| {
-            let slack = FEASIBLE_SLACK_ULPS
-                * crate::UNIT_ROUNDOFF
-                * (pl.normal.abs().dot(x.abs()) + pl.d.abs())
+            let n1 = pl.normal.abs().dot(Vec3::splat(1.0));
+            let slack = FEASIBLE_SLACK_ULPS * crate::UNIT_ROUNDOFF * (n1 * scale + pl.d.abs())
                 + f32::MIN_POSITIVE;
             pl.normal.dot(x) - pl.d <= slack
         })

@@ -3,6 +3,9 @@
 
 use super::{clamp01, finite, NAN3};
 use crate::math::Vec3;
+
+/// Smallest scale divisor (2^-100): keeps `1/max` finite for subnormal terms.
+pub(crate) const SCALE_FLOOR: f32 = 7.888_609e-31;
 use crate::shapes::Segment;
 
 /// A pair of closest points: `point1 = p1 + s·d1` on the first shape,
@@ -44,6 +47,7 @@ impl ClosestPair {
 /// a == 0:          s1 is a point             -> s = 0, t = clamp(f / e)
 /// e == 0:          s2 is a point             -> t = 0, s = clamp(-c / a)
 /// otherwise: s = clamp((b·f - c·e) / (a·e - b²)), or s = 0 if a·e - b² <= 0 (parallel)
+///            (both degree-4 terms formed from a..f scaled by 1/max(a, e, |b|, |c|, |f|))
 ///            t = (b·s + f) / e; if t is outside [0, 1], clamp it and
 ///            recompute s = clamp((b·t - c) / a)
 /// ```
@@ -93,8 +97,15 @@ pub fn closest_points_segment_segment(s1: &Segment, s2: &Segment) -> ClosestPair
             s = clamp01(-c / a);
         } else {
             let b = d1.dot(d2);
-            let denom = a * e - b * b; // ≥ 0 exactly; may round to ≤ 0 when nearly parallel
-            let s0 = if denom > 0.0 { clamp01((b * f - c * e) / denom) } else { 0.0 };
+            // denom = a·e - b² ≥ 0 exactly (it may round to ≤ 0 when nearly
+            // parallel). Degree 4 in the coordinates, so it and the numerator
+            // are formed from the degree-2 terms scaled by 1/max: no overflow
+            // or underflow in the coordinate range, and the quotient is
+            // unchanged up to one rounding per term.
+            let k = 1.0 / a.max(e).max(b.abs()).max(c.abs()).max(f.abs()).max(SCALE_FLOOR);
+            let (as_, bs, cs, es, fs) = (a * k, b * k, c * k, e * k, f * k);
+            let denom = as_ * es - bs * bs;
+            let s0 = if denom > 0.0 { clamp01((bs * fs - cs * es) / denom) } else { 0.0 };
             let t0 = (b * s0 + f) / e;
             if t0 < 0.0 {
                 t = 0.0;
