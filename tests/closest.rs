@@ -14,9 +14,12 @@ use common::lanes;
 use common::reference::closest as reference;
 use common::rng::{self, Rng};
 use common::Tally;
-use widephase::closest::*;
-use widephase::{overlap, Aabb, Lane, LaneMask, Obb, Plane, Rect3, Segment, Sphere, Tetrahedron, Triangle, Vec3, V3};
 use wide::{f32x16, f32x4, f32x8};
+use widephase::closest::*;
+use widephase::{
+    overlap, Aabb, Lane, LaneMask, Obb, Plane, Rect3, Segment, Sphere, Tetrahedron, Triangle, Vec3,
+    V3,
+};
 
 const U: f64 = 1.0 / 16_777_216.0; // 2^-24
 /// Absolute term for underflow (a few subnormal roundings, 2^-149 each).
@@ -45,7 +48,8 @@ fn maxabs(pts: &[Vec3]) -> f64 {
 }
 
 fn d64(a: Vec3, b: Vec3) -> f64 {
-    let (x, y, z) = ((a.x as f64 - b.x as f64), (a.y as f64 - b.y as f64), (a.z as f64 - b.z as f64));
+    let (x, y, z) =
+        ((a.x as f64 - b.x as f64), (a.y as f64 - b.y as f64), (a.z as f64 - b.z as f64));
     (x * x + y * y + z * z).sqrt()
 }
 
@@ -54,7 +58,7 @@ fn d64(a: Vec3, b: Vec3) -> f64 {
 /// Point–triangle (notes: "point–triangle"). First-order term: the rounding
 /// of the returned point (`ρ = 14uM`) and of the final `|q - p|²`. Conditioning
 /// term: a Voronoi test or a face weight off by its rounding error moves the
-/// point within the plane by at most `η = (64u·L³P² + 2^-144·L) / |n|²`
+/// point within the plane by at most `η = (260u·L³P² + 2^-144·L²P) / |n|²`
 /// (`L` longest edge, `P` farthest vertex from `p`, `n = ab × ac`; the second
 /// part is the underflow of the degree-2 dot products, absolute error
 /// 2^-150 each), capped at `L` (the
@@ -67,13 +71,14 @@ fn tri_bound(p: Vec3, t: &Triangle, d: f64) -> (f64, f64) {
     let pm = d64(p, t.a).max(d64(p, t.b)).max(d64(p, t.c));
     let n2 = QV3::f(t.b - t.a).cross(&QV3::f(t.c - t.a)).len2().to_f64();
     let eta = if n2 > 0.0 {
-        ((64.0 * U * l * l * l * pm * pm + 2f64.powi(-144) * l * l * pm) / n2).min(l)
+        ((260.0 * U * l * l * l * pm * pm + 2f64.powi(-144) * l * l * pm) / n2).min(l)
     } else {
         0.0 // exactly degenerate: the clamped-edge fallback is exact up to ρ
     };
     let cond = eta * eta + 2.0 * eta * sd;
     let rho = 14.0 * U * m;
-    (2.0 * rho * sd + rho * rho + 6.0 * U * (sd + rho) * (sd + rho) + cond, cond)
+    let x = rho + eta;
+    (2.0 * x * sd + x * x + 6.0 * U * (sd + x) * (sd + x), cond)
 }
 
 // ---------------------------------------------------------------- generators
@@ -157,7 +162,13 @@ fn point_triangle_table() {
                     assert_eq!(ex.sq.to_f64(), x, "table row disagrees with exact: {}", c.label);
                 }
                 let mut w = 0.0;
-                assert!(check_point_triangle(c.p, &c.tri, &ex, &mut w), "{}: got {:?}, exact {}", c.label, got, ex.sq.to_f64());
+                assert!(
+                    check_point_triangle(c.p, &c.tri, &ex, &mut w),
+                    "{}: got {:?}, exact {}",
+                    c.label,
+                    got,
+                    ex.sq.to_f64()
+                );
             }
         }
     }
@@ -217,7 +228,12 @@ fn sphere_triangle_table() {
         if finite {
             // the table's expectation is the exact answer
             let d = reference::point_triangle(c.sphere.center, &c.tri).sq;
-            assert_eq!(d <= Q::f(c.sphere.radius) * Q::f(c.sphere.radius), hit, "table row: {}", c.label);
+            assert_eq!(
+                d <= Q::f(c.sphere.radius) * Q::f(c.sphere.radius),
+                hit,
+                "table row: {}",
+                c.label
+            );
             let (_, disagree, in_band) = judge_sphere_triangle(&c.sphere, &c.tri, &d);
             assert!(!disagree || in_band, "{}: out of band", c.label);
         } else {
@@ -534,15 +550,26 @@ fn point_obb_exact_property() {
 /// `u`, `v` and `n = u × v` (for `n`, `A` also carries the cross product's
 /// rounding).
 fn rect_sq_bound(p: Vec3, rc: &Rect3, ex: &[f64; 3]) -> f64 {
-    let d = [p.x as f64 - rc.center.x as f64, p.y as f64 - rc.center.y as f64, p.z as f64 - rc.center.z as f64];
+    let d = [
+        p.x as f64 - rc.center.x as f64,
+        p.y as f64 - rc.center.y as f64,
+        p.z as f64 - rc.center.z as f64,
+    ];
     let u = [rc.u.x as f64, rc.u.y as f64, rc.u.z as f64];
     let v = [rc.v.x as f64, rc.v.y as f64, rc.v.z as f64];
     let a_u: f64 = (0..3).map(|j| d[j].abs() * u[j].abs()).sum();
     let a_v: f64 = (0..3).map(|j| d[j].abs() * v[j].abs()).sum();
     let a_n: f64 = (0..3)
-        .map(|j| d[j].abs() * ((u[(j + 1) % 3] * v[(j + 2) % 3]).abs() + (u[(j + 2) % 3] * v[(j + 1) % 3]).abs()))
+        .map(|j| {
+            d[j].abs()
+                * ((u[(j + 1) % 3] * v[(j + 2) % 3]).abs()
+                    + (u[(j + 2) % 3] * v[(j + 1) % 3]).abs())
+        })
         .sum();
-    16.0 * U * ((a_u + ex[0].abs()).powi(2) + (a_v + ex[1].abs()).powi(2) + (2.0 * a_n + ex[2].abs()).powi(2))
+    16.0 * U
+        * ((a_u + ex[0].abs()).powi(2)
+            + (a_v + ex[1].abs()).powi(2)
+            + (2.0 * a_n + ex[2].abs()).powi(2))
 }
 
 fn rect_terms(p: Vec3, rc: &Rect3) -> [f64; 3] {
@@ -575,7 +602,11 @@ fn point_rect_table() {
                     assert_eq!(s as f64, x, "{}", c.label);
                     assert_eq!((q - c.p).length_squared() as f64, x, "{}", c.label);
                 }
-                assert!(within(s, &ex, rect_sq_bound(c.p, &c.rect, &rect_terms(c.p, &c.rect))), "{}", c.label);
+                assert!(
+                    within(s, &ex, rect_sq_bound(c.p, &c.rect, &rect_terms(c.p, &c.rect))),
+                    "{}",
+                    c.label
+                );
             }
         }
     }
@@ -589,7 +620,8 @@ fn point_rect_exact_property() {
         let kind = (i % 2) as u32;
         let ax = random_axes(&mut r);
         let h = gen_point(&mut r, kind).abs();
-        let rc = Rect3 { center: gen_point(&mut r, kind), u: ax[0], v: ax[1], half_u: h.x, half_v: h.y };
+        let rc =
+            Rect3 { center: gen_point(&mut r, kind), u: ax[0], v: ax[1], half_u: h.x, half_v: h.y };
         let p = gen_point(&mut r, kind);
         let ex = reference::point_rect_sq(p, &rc);
         let s = sq_dist_point_rect(p, &rc);
@@ -607,9 +639,9 @@ fn point_rect_exact_property() {
 
 // ---------------------------------------------------------------- sphere–OBB
 
-/// Notes "sphere–OBB": the returned point is within `ρ = 14u·R` of the
-/// formula's exact point (`R = Σ_i (A_i + |dist_i|) + max|c|`), so
-/// `| |q - c|² - D | <= 2ρ√D + ρ² + 5u(√D + ρ)²`; plus `u·r²` for `r*r`.
+/// Notes "sphere–OBB": the returned point is within `ρ = 15u·R` of the
+/// formula's exact point (`R = Σ_i (2A_i + half_i) + max|c|`), so
+/// `| |q - c|² - D | <= 2ρ√D + ρ² + 6u(√D + ρ)²`; plus `2u·r²` for `r*r`.
 fn sphere_obb_band(s: &Sphere, b: &Obb, d: f64) -> f64 {
     let p = s.center;
     let mut rr = maxabs(&[b.center]);
@@ -622,8 +654,8 @@ fn sphere_obb_band(s: &Sphere, b: &Obb, d: f64) -> f64 {
     }
     let r2 = s.radius as f64 * s.radius as f64;
     let sd = d.max(r2).sqrt();
-    let rho = 14.0 * U * rr;
-    2.0 * rho * sd + rho * rho + 5.0 * U * (sd + rho).powi(2) + 2.0 * U * r2
+    let rho = 15.0 * U * rr;
+    2.0 * rho * sd + rho * rho + 6.0 * U * (sd + rho).powi(2) + 2.0 * U * r2
 }
 
 fn judge_sphere_obb(s: &Sphere, b: &Obb) -> (bool, bool, bool) {
@@ -649,7 +681,12 @@ fn sphere_obb_table() {
         if valid {
             let q = reference::point_obb_point(c.sphere.center, &c.obb);
             let d = (&q - &QV3::f(c.sphere.center)).len2();
-            assert_eq!(d <= Q::f(c.sphere.radius) * Q::f(c.sphere.radius), hit, "table row: {}", c.label);
+            assert_eq!(
+                d <= Q::f(c.sphere.radius) * Q::f(c.sphere.radius),
+                hit,
+                "table row: {}",
+                c.label
+            );
             let (_, dis, ok) = judge_sphere_obb(&c.sphere, &c.obb);
             assert!(!dis || ok, "{}", c.label);
         } else {
@@ -704,7 +741,7 @@ fn pair_first_order(m: f64, d: f64) -> f64 {
 }
 
 /// Conditioning of the segment–segment solve (notes "segment–segment"):
-/// `s` is off by at most `δs = (16u·√a·e·R + 8u·a·e)/den` (clamped to 1), which
+/// `s` is off by at most `δs = (28u·√a·e·R + 28u·a·e)/den + u` (clamped to 1), which
 /// raises the distance by `δs²·den/e`; the re-projections add `(8u(R+√a+√e))²`.
 fn seg_seg_cond(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
     let (d1, d2) = (&QV3::f(q1) - &QV3::f(p1), &QV3::f(q2) - &QV3::f(p2));
@@ -716,13 +753,17 @@ fn seg_seg_cond(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
     if a == 0.0 || e == 0.0 || den == 0.0 {
         return second;
     }
-    let ds = ((16.0 * U * a.sqrt() * e * rr + 8.0 * U * a * e) / den).min(1.0);
-    let ds2 = ((16.0 * U * e.sqrt() * a * rr + 8.0 * U * a * e) / den).min(1.0);
+    let ds = ((28.0 * U * a.sqrt() * e * rr + 28.0 * U * a * e) / den + U).min(1.0);
+    let ds2 = ((28.0 * U * e.sqrt() * a * rr + 28.0 * U * a * e) / den + U).min(1.0);
     (ds * ds).max(ds2 * ds2) * den / a.min(e) + second
 }
 
 fn check_pair(label: &str, got: &ClosestPair, exact: &Q, m: f64, cond: f64) -> bool {
-    assert_eq!(got.sq_dist.to_bits(), (got.point1 - got.point2).length_squared().to_bits(), "{label}");
+    assert_eq!(
+        got.sq_dist.to_bits(),
+        (got.point1 - got.point2).length_squared().to_bits(),
+        "{label}"
+    );
     let d = exact.to_f64();
     let sd = d.sqrt();
     within(got.sq_dist, exact, pair_first_order(m, d) + cond + 2.0 * cond.sqrt() * sd)
@@ -742,17 +783,30 @@ fn segment_segment_table() {
     for c in segment_segment_cases() {
         let got = closest_points_segment_segment(&c.s1, &c.s2);
         match c.expect {
-            Expect::Nan => assert!(got.sq_dist.is_nan() && got.s.is_nan() && got.point1.x.is_nan(), "{}", c.label),
+            Expect::Nan => assert!(
+                got.sq_dist.is_nan() && got.s.is_nan() && got.point1.x.is_nan(),
+                "{}",
+                c.label
+            ),
             Expect::NoPanic => {}
             Expect::SqDist(_) | Expect::Ref => {
                 let ex = reference::segment_segment(&c.s1, &c.s2);
                 if let Expect::SqDist(x) = c.expect {
                     assert_eq!(ex.sq.to_f64(), x, "table row: {}", c.label);
                 }
-                assert!((0.0..=1.0).contains(&got.s) && (0.0..=1.0).contains(&got.t), "{}", c.label);
+                assert!(
+                    (0.0..=1.0).contains(&got.s) && (0.0..=1.0).contains(&got.t),
+                    "{}",
+                    c.label
+                );
                 let m = maxabs(&[c.s1.a, c.s1.b, c.s2.a, c.s2.b]);
                 let cond = seg_seg_cond(c.s1.a, c.s1.b, c.s2.a, c.s2.b);
-                assert!(check_pair(c.label, &got, &ex.sq, m, cond), "{}: {got:?} exact {}", c.label, ex.sq.to_f64());
+                assert!(
+                    check_pair(c.label, &got, &ex.sq, m, cond),
+                    "{}: {got:?} exact {}",
+                    c.label,
+                    ex.sq.to_f64()
+                );
             }
         }
     }
@@ -822,8 +876,8 @@ fn line_line_cond(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
         return (8.0 * U * rr).powi(2);
     }
     let rr = rr + a.sqrt() + e.sqrt();
-    let ds = (16.0 * U * a.sqrt() * e * rr + 8.0 * U * a * e) / den;
-    let dt = (16.0 * U * e.sqrt() * a * rr + 8.0 * U * a * e) / den;
+    let ds = (28.0 * U * a.sqrt() * e * rr + 28.0 * U * a * e) / den + U;
+    let dt = (28.0 * U * e.sqrt() * a * rr + 28.0 * U * a * e) / den + U;
     (ds * ds * a).max(dt * dt * e) * 4.0 + (8.0 * U * rr).powi(2)
 }
 
@@ -840,7 +894,11 @@ fn line_line_table_and_property() {
                     assert_eq!(ex.to_f64(), x, "table row: {}", c.label);
                 }
                 let m = maxabs(&[c.p1, c.q1, c.p2, c.q2, got.point1, got.point2]);
-                assert!(check_pair(c.label, &got, &ex, m, line_line_cond(c.p1, c.q1, c.p2, c.q2)), "{}", c.label);
+                assert!(
+                    check_pair(c.label, &got, &ex, m, line_line_cond(c.p1, c.q1, c.p2, c.q2)),
+                    "{}",
+                    c.label
+                );
             }
         }
     }
@@ -849,7 +907,8 @@ fn line_line_table_and_property() {
     let n = rng::cases() / 2;
     for i in 0..n {
         let kind = (i % 2) as u32;
-        let (p1, q1, p2) = (gen_point(&mut r, kind), gen_point(&mut r, kind), gen_point(&mut r, kind));
+        let (p1, q1, p2) =
+            (gen_point(&mut r, kind), gen_point(&mut r, kind), gen_point(&mut r, kind));
         let q2 = if i % 4 == 0 { p2 + (q1 - p1) * 2.0 } else { gen_point(&mut r, kind) };
         let got = closest_points_line_line(p1, q1, p2, q2);
         let ex = reference::line_line_sq(p1, q1, p2, q2);
@@ -869,7 +928,7 @@ fn line_line_table_and_property() {
 /// Segment–triangle: the worst of its candidates' conditioning (the three
 /// segment–edge solves, the two endpoint queries) plus the plane crossing
 /// (notes "segment–triangle"): the crossing parameter `ha/(ha - hb)` is off by
-/// `δs <= 24u·(|n|·(|a - t.a| + |b - t.a|))/|ha - hb|`, moving the point by
+/// `δs <= 16u·|ab||ac|·(|a - t.a| + |b - t.a|)/|ha - hb| + 2u`, moving the point by
 /// `δs·|b - a|`.
 fn seg_tri_cond(s: &Segment, t: &Triangle, d: f64) -> f64 {
     let mut cond = 0.0f64;
@@ -884,8 +943,9 @@ fn seg_tri_cond(s: &Segment, t: &Triangle, d: f64) -> f64 {
     let ha = n.dot(&(&QV3::f(s.a) - &QV3::f(t.a))).to_f64();
     let hb = n.dot(&(&QV3::f(s.b) - &QV3::f(t.a))).to_f64();
     if ha != hb {
-        let nabs = n.len2().to_f64().sqrt() * 3f64.sqrt();
-        let ds = (24.0 * U * nabs * (d64(s.a, t.a) + d64(s.b, t.a)) / (ha - hb).abs()).min(1.0);
+        let nabs = d64(t.b, t.a) * d64(t.c, t.a);
+        let ds = (16.0 * U * nabs * (d64(s.a, t.a) + d64(s.b, t.a)) / (ha - hb).abs() + 2.0 * U)
+            .min(1.0);
         let mv = ds * d64(s.a, s.b);
         cond = cond.max(mv * mv + 2.0 * mv * d.sqrt());
     }
@@ -906,7 +966,12 @@ fn segment_triangle_table() {
                 }
                 let m = maxabs(&[c.seg.a, c.seg.b, c.tri.a, c.tri.b, c.tri.c]);
                 let cond = seg_tri_cond(&c.seg, &c.tri, ex.to_f64());
-                assert!(check_pair(c.label, &got, &ex, m, cond), "{}: {got:?} exact {}", c.label, ex.to_f64());
+                assert!(
+                    check_pair(c.label, &got, &ex, m, cond),
+                    "{}: {got:?} exact {}",
+                    c.label,
+                    ex.to_f64()
+                );
             }
         }
     }
@@ -966,7 +1031,12 @@ fn triangle_triangle_table() {
                 }
                 let m = maxabs(&[c.t1.a, c.t1.b, c.t1.c, c.t2.a, c.t2.b, c.t2.c]);
                 let cond = tri_tri_cond(&c.t1, &c.t2, ex.to_f64());
-                assert!(check_pair(c.label, &got, &ex, m, cond), "{}: {got:?} exact {}", c.label, ex.to_f64());
+                assert!(
+                    check_pair(c.label, &got, &ex, m, cond),
+                    "{}: {got:?} exact {}",
+                    c.label,
+                    ex.to_f64()
+                );
                 assert!(check_pair(c.label, &swapped, &ex, m, cond), "{} (swapped)", c.label);
             }
         }
@@ -1017,9 +1087,12 @@ fn tet_bound(p: Vec3, t: &Tetrahedron, d: f64) -> f64 {
         b = b.max(tri_bound(p, &tri, dp.max(d)).0);
         let n = QV3::f(v[j] - v[i]).cross(&QV3::f(v[k] - v[i])).len2().to_f64().sqrt();
         if n > 0.0 {
-            let h = 16.0 * U * (d64(p, v[i]) + d64(v[l], v[i])) * d64(v[j], v[i]) * d64(v[k], v[i]) / n;
+            let h =
+                16.0 * U * (d64(p, v[i]) + d64(v[l], v[i])) * d64(v[j], v[i]) * d64(v[k], v[i]) / n;
             let h = h.min(d64(p, v[i]) + d64(v[j], v[i]) + d64(v[k], v[i]));
-            b = b.max(h * h + 2.0 * h * d.sqrt() + pair_first_order(maxabs(&[p, v[i], v[j], v[k]]), d));
+            b = b.max(
+                h * h + 2.0 * h * d.sqrt() + pair_first_order(maxabs(&[p, v[i], v[j], v[k]]), d),
+            );
         }
     }
     b
@@ -1038,7 +1111,12 @@ fn point_tetrahedron_table_and_property() {
                 if let Expect::SqDist(x) = c.expect {
                     assert_eq!(ex.to_f64(), x, "table row: {}", c.label);
                 }
-                assert!(within(s, &ex, tet_bound(c.p, &c.tet, ex.to_f64())), "{}: {s} exact {}", c.label, ex.to_f64());
+                assert!(
+                    within(s, &ex, tet_bound(c.p, &c.tet, ex.to_f64())),
+                    "{}: {s} exact {}",
+                    c.label,
+                    ex.to_f64()
+                );
             }
         }
     }
@@ -1094,13 +1172,18 @@ fn gen_polygon(r: &mut Rng, kind: u32) -> Vec<Vec3> {
     let mut pts: Vec<(i64, i64)> = (0..k).map(|_| (r.i64(-4..=4), r.i64(-4..=4))).collect();
     pts.sort();
     pts.dedup();
-    let cross = |o: (i64, i64), a: (i64, i64), b: (i64, i64)| (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0);
+    let cross = |o: (i64, i64), a: (i64, i64), b: (i64, i64)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
     let mut hull: Vec<(i64, i64)> = Vec::new();
     for pass in 0..2 {
         let start = hull.len();
-        let iter: Vec<(i64, i64)> = if pass == 0 { pts.clone() } else { pts.iter().rev().cloned().collect() };
+        let iter: Vec<(i64, i64)> =
+            if pass == 0 { pts.clone() } else { pts.iter().rev().cloned().collect() };
         for p in iter {
-            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0 {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0
+            {
                 hull.pop();
             }
             hull.push(p);
@@ -1123,7 +1206,8 @@ fn sphere_polygon_table_and_property() {
     for c in sphere_polygon_cases() {
         let got = overlap::sphere_polygon(&c.sphere, &c.poly);
         let Some(hit) = c.hit else { continue };
-        let valid = c.sphere.is_valid() && !c.poly.is_empty() && c.poly.iter().all(|v| v.is_finite());
+        let valid =
+            c.sphere.is_valid() && !c.poly.is_empty() && c.poly.iter().all(|v| v.is_finite());
         if valid {
             let d = reference::point_polygon(c.sphere.center, &c.poly);
             let r2 = Q::f(c.sphere.radius) * Q::f(c.sphere.radius);
@@ -1165,7 +1249,11 @@ fn sphere_polygon_table_and_property() {
         }
         // the closest point agrees with the polygon distance as well
         let q = closest_point_polygon(c, &poly);
-        assert!(within((q - c).length_squared(), &d, polygon_band(&Sphere::new(c, 0.0), &poly, d.to_f64())));
+        assert!(within(
+            (q - c).length_squared(),
+            &d,
+            polygon_band(&Sphere::new(c, 0.0), &poly, d.to_f64())
+        ));
     }
     tally.report("sphere_polygon");
     assert_eq!(tally.default_out_of_band, 0);
@@ -1180,7 +1268,11 @@ fn sphere_polygon_table_and_property() {
 /// set; the candidate positions carry `ρ = 64u·M·κ` with `κ` the worst
 /// `Π|n|/|det|` of the plane pairs/triples used.
 fn polyhedron_bound(p: Vec3, planes: &[Plane], x: Vec3, d: f64) -> f64 {
-    let m = maxabs(&[p, x]) + planes.iter().map(|pl| (pl.d as f64).abs() / pl.normal.length() as f64).fold(0.0, f64::max);
+    let m = maxabs(&[p, x])
+        + planes
+            .iter()
+            .map(|pl| (pl.d as f64).abs() / pl.normal.length() as f64)
+            .fold(0.0, f64::max);
     let mut kappa = 1.0f64;
     for i in 0..planes.len() {
         for j in i + 1..planes.len() {
@@ -1211,7 +1303,9 @@ fn gen_planes(r: &mut Rng) -> Vec<Plane> {
         cube_planes(0.0, 1.0)
             .into_iter()
             .enumerate()
-            .map(|(i, pl)| Plane::new(pl.normal, if i % 2 == 0 { b.max.get(i / 2) } else { -b.min.get(i / 2) }))
+            .map(|(i, pl)| {
+                Plane::new(pl.normal, if i % 2 == 0 { b.max.get(i / 2) } else { -b.min.get(i / 2) })
+            })
             .collect()
     } else {
         // random small-integer normals through random grid offsets
@@ -1239,7 +1333,11 @@ fn point_polyhedron_table_and_property() {
                 }
                 let q = got.expect(c.label);
                 let s = (q - c.p).length_squared();
-                assert!(within(s, &ex, polyhedron_bound(c.p, &c.planes, q, ex.to_f64())), "{}: {q:?}", c.label);
+                assert!(
+                    within(s, &ex, polyhedron_bound(c.p, &c.planes, q, ex.to_f64())),
+                    "{}: {q:?}",
+                    c.label
+                );
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Closest points of two infinite lines (Ericson §5.1.8; seed `000` §5.1.8).
 
-use super::segment_segment::ClosestPair;
 use super::finite;
+use super::segment_segment::ClosestPair;
 use super::segment_segment::SCALE_FLOOR;
 use crate::math::Vec3;
 

@@ -54,7 +54,8 @@ pub fn closest_point_convex_polyhedron(p: Vec3, planes: &[Plane]) -> Option<Vec3
     let feasible = |x: Vec3| {
         // x was computed from p by subtracting multiples of normals: its
         // rounding error scales with |p|, |x| and |p - x|, not with |x| alone
-        let scale = p.abs().max_element() + x.abs().max_element() + (p - x).abs().dot(Vec3::splat(1.0));
+        let scale =
+            p.abs().max_element() + x.abs().max_element() + (p - x).abs().dot(Vec3::splat(1.0));
         planes.iter().all(|pl| {
             let n1 = pl.normal.abs().dot(Vec3::splat(1.0));
             let slack = FEASIBLE_SLACK_ULPS * crate::UNIT_ROUNDOFF * (n1 * scale + pl.d.abs())

@@ -165,11 +165,8 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     let s_bc = (q_bc - p).length_squared();
     let ca_better = s_ac.lt(s_ab);
     let mut point = V3::select(ca_better, q_ac, q_ab);
-    let mut bary = V3::select(
-        ca_better,
-        V3::new(one - t_ac, zero, t_ac),
-        V3::new(one - t_ab, t_ab, zero),
-    );
+    let mut bary =
+        V3::select(ca_better, V3::new(one - t_ac, zero, t_ac), V3::new(one - t_ab, t_ab, zero));
     let mut region = L::select(
         ca_better,
         L::splat(TriangleRegion::CA.code()),

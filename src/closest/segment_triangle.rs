@@ -37,7 +37,8 @@ pub fn closest_points_segment_triangle(seg: &Segment, tri: &Triangle) -> Closest
     if !(finite(seg.a) && finite(seg.b) && finite(tri.a) && finite(tri.b) && finite(tri.c)) {
         return ClosestPair::NAN;
     }
-    let mut best = ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
+    let mut best =
+        ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
     let mut consider = |s: f32, point1: Vec3, point2: Vec3| {
         let cand = ClosestPair::new(s, 0.0, point1, point2);
         // strict: ties keep the earlier candidate

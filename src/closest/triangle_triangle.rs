@@ -30,11 +30,17 @@ use crate::shapes::{Segment, Triangle};
 /// assert_eq!(closest_points_triangle_triangle(&t1, &t3).sq_dist, 0.0);
 /// ```
 pub fn closest_points_triangle_triangle(t1: &Triangle, t2: &Triangle) -> ClosestPair {
-    if !(finite(t1.a) && finite(t1.b) && finite(t1.c) && finite(t2.a) && finite(t2.b) && finite(t2.c))
+    if !(finite(t1.a)
+        && finite(t1.b)
+        && finite(t1.c)
+        && finite(t2.a)
+        && finite(t2.b)
+        && finite(t2.c))
     {
         return ClosestPair::NAN;
     }
-    let mut best = ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
+    let mut best =
+        ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
     for (u, v) in [(t1.a, t1.b), (t1.b, t1.c), (t1.c, t1.a)] {
         let r = closest_points_segment_triangle(&Segment::new(u, v), t2);
         if r.sq_dist < best.sq_dist {

@@ -99,7 +99,12 @@ pub fn point_triangle_cases() -> Vec<PointTriangleCase> {
         c("sliver, point beside", v(2.0, -1.0, 0.0), sliver, SqDist(1.0)),
         c("tiny scale 2^-70 region BC", s2(v(2.0, 2.0, 0.0), -70), tiny, Ref),
         c("tiny scale 2^-70 above", s2(v(0.5, 0.5, 4.0), -70), tiny, Ref),
-        c("large scale 2^36 region AB", s2(v(1.0, -3.0, 0.0), 36), big, SqDist(9.0 * 2f64.powi(72))),
+        c(
+            "large scale 2^36 region AB",
+            s2(v(1.0, -3.0, 0.0), 36),
+            big,
+            SqDist(9.0 * 2f64.powi(72)),
+        ),
         c("large scale 2^36 face", s2(v(0.5, 0.5, 4.0), 36), big, SqDist(16.0 * 2f64.powi(72))),
         c("huge 1e20 triangle", v(0.0, 1e20, 0.0), huge, NoPanic),
         c("huge 1e20 point", v(1e20, -1e20, 3.0), t, NoPanic),
@@ -134,8 +139,18 @@ pub fn sphere_triangle_cases() -> Vec<SphereTriangleCase> {
         c("1 ulp short of edge AB", sp(v(1.0, -3.0, 0.0), nudge(3.0, -1)), t, Some(false)),
         c("touching vertex c", sp(v(0.0, 5.0, 0.0), 3.0), t, Some(true)),
         c("1 ulp short of vertex c", sp(v(0.0, 5.0, 0.0), nudge(3.0, -1)), t, Some(false)),
-        c("touching hypotenuse (r = sqrt 2 rounded up)", sp(v(2.0, 2.0, 0.0), 1.4142137), t, Some(true)),
-        c("short of hypotenuse (r = sqrt 2 rounded down)", sp(v(2.0, 2.0, 0.0), 1.4142135), t, Some(false)),
+        c(
+            "touching hypotenuse (r = sqrt 2 rounded up)",
+            sp(v(2.0, 2.0, 0.0), 1.4142137),
+            t,
+            Some(true),
+        ),
+        c(
+            "short of hypotenuse (r = sqrt 2 rounded down)",
+            sp(v(2.0, 2.0, 0.0), 1.4142135),
+            t,
+            Some(false),
+        ),
         c("center on the face, r = 0", sp(v(0.5, 0.5, 0.0), 0.0), t, Some(true)),
         c("center on the face, r = -0.0", sp(v(0.5, 0.5, 0.0), -0.0), t, Some(true)),
         c("center off, r = 0", sp(v(0.5, 0.5, 0.5), 0.0), t, Some(false)),
@@ -144,15 +159,30 @@ pub fn sphere_triangle_cases() -> Vec<SphereTriangleCase> {
         c("degenerate a == b touching", sp(v(2.0, 3.0, 1.0), 2.0), a_eq_b, Some(true)),
         c("degenerate a == b short", sp(v(2.0, 3.0, 1.0), nudge(2.0, -1)), a_eq_b, Some(false)),
         c("large 2^36 touching", sp(s2(v(0.5, 0.5, 1.0), 36), 2f32.powi(36)), big, Some(true)),
-        c("large 2^36 short", sp(s2(v(0.5, 0.5, 1.0), 36), nudge(2f32.powi(36), -1)), big, Some(false)),
+        c(
+            "large 2^36 short",
+            sp(s2(v(0.5, 0.5, 1.0), 36), nudge(2f32.powi(36), -1)),
+            big,
+            Some(false),
+        ),
         c("tiny 2^-60 touching", sp(s2(v(0.5, 0.5, 1.0), -60), 2f32.powi(-60)), tiny, Some(true)),
-        c("tiny 2^-60 clearly apart", sp(s2(v(0.5, 0.5, 3.0), -60), 2f32.powi(-60)), tiny, Some(false)),
+        c(
+            "tiny 2^-60 clearly apart",
+            sp(s2(v(0.5, 0.5, 3.0), -60), 2f32.powi(-60)),
+            tiny,
+            Some(false),
+        ),
         c("huge 1e20 center", sp(v(1e20, 0.0, 0.0), 1.0), t, None),
         c("huge 1e20 radius", sp(v(0.0, 0.0, 5.0), 1e20), t, None),
         c("NaN center", sp(v(NAN, 0.0, 0.0), 1.0), t, Some(false)),
         c("NaN radius", sp(v(0.5, 0.5, 0.0), NAN), t, Some(false)),
         c("inf radius", sp(v(0.5, 0.5, 0.0), INF), t, Some(false)),
-        c("inf vertex", sp(v(0.5, 0.5, 0.0), 1.0), Triangle::new(t.a, v(INF, 0.0, 0.0), t.c), Some(false)),
+        c(
+            "inf vertex",
+            sp(v(0.5, 0.5, 0.0), 1.0),
+            Triangle::new(t.a, v(INF, 0.0, 0.0), t.c),
+            Some(false),
+        ),
     ]
 }
 
@@ -177,12 +207,37 @@ pub fn point_aabb_cases() -> Vec<PointAabbCase> {
         c("edge region", v(-1.0, 3.0, 1.0), b, SqDist(2.0)),
         c("corner region", v(2.0, 3.0, 4.0), b, SqDist(3.0)),
         c("1 ulp outside", v(nudge(1.0, 1), 1.0, 1.0), b, Ref),
-        c("zero-extent box (a point)", v(1.0, 1.0, 1.0), Aabb::new(v(0.0, 0.0, 0.0), v(0.0, 0.0, 0.0)), SqDist(3.0)),
-        c("flat box (a rectangle)", v(0.5, 0.5, 2.0), Aabb::new(v(0.0, 0.0, 0.0), v(1.0, 1.0, 0.0)), SqDist(4.0)),
-        c("tiny", v(3.0 * 2f32.powi(-75), 0.0, 0.0), Aabb::new(Vec3::ZERO, s2(v(1.0, 1.0, 1.0), -75)), Ref),
-        c("large", s2(v(3.0, 0.5, 0.5), 38), Aabb::new(Vec3::ZERO, s2(v(1.0, 1.0, 1.0), 38)), SqDist(4.0 * 2f64.powi(76))),
+        c(
+            "zero-extent box (a point)",
+            v(1.0, 1.0, 1.0),
+            Aabb::new(v(0.0, 0.0, 0.0), v(0.0, 0.0, 0.0)),
+            SqDist(3.0),
+        ),
+        c(
+            "flat box (a rectangle)",
+            v(0.5, 0.5, 2.0),
+            Aabb::new(v(0.0, 0.0, 0.0), v(1.0, 1.0, 0.0)),
+            SqDist(4.0),
+        ),
+        c(
+            "tiny",
+            v(3.0 * 2f32.powi(-75), 0.0, 0.0),
+            Aabb::new(Vec3::ZERO, s2(v(1.0, 1.0, 1.0), -75)),
+            Ref,
+        ),
+        c(
+            "large",
+            s2(v(3.0, 0.5, 0.5), 38),
+            Aabb::new(Vec3::ZERO, s2(v(1.0, 1.0, 1.0), 38)),
+            SqDist(4.0 * 2f64.powi(76)),
+        ),
         c("huge", v(1e20, 0.0, 0.0), b, NoPanic),
-        c("inverted box is empty", v(0.0, 0.0, 0.0), Aabb::new(v(1.0, 0.0, 0.0), v(0.0, 1.0, 1.0)), Nan),
+        c(
+            "inverted box is empty",
+            v(0.0, 0.0, 0.0),
+            Aabb::new(v(1.0, 0.0, 0.0), v(0.0, 1.0, 1.0)),
+            Nan,
+        ),
         c("EMPTY box", v(0.0, 0.0, 0.0), Aabb::EMPTY, Nan),
         c("NaN point", v(0.0, NAN, 0.0), b, Nan),
         c("inf corner", v(0.0, 0.0, 0.0), Aabb::new(v(0.0, 0.0, 0.0), v(INF, 1.0, 1.0)), Nan),
@@ -221,13 +276,33 @@ pub fn point_obb_cases() -> Vec<PointObbCase> {
         c("corner region", v(-3.0, 3.0, 4.0), b, SqDist(1.0 + 1.0 + 1.0)),
         c("on a corner", v(-2.0, 2.0, 3.0), b, SqDist(0.0)),
         c("1 ulp outside a face", v(1.0, nudge(2.0, 1), 1.0), b, Ref),
-        c("zero half extents (a point)", v(3.0, 1.0, 1.0), Obb::new(v(1.0, 1.0, 1.0), ax, Vec3::ZERO), SqDist(4.0)),
+        c(
+            "zero half extents (a point)",
+            v(3.0, 1.0, 1.0),
+            Obb::new(v(1.0, 1.0, 1.0), ax, Vec3::ZERO),
+            SqDist(4.0),
+        ),
         c("rotated 45°, face region", v(3.0, 3.0, 0.0), rot, Ref),
         c("rotated 45°, corner region", v(0.0, 3.0, 2.0), rot, Ref),
-        c("large", s2(v(1.0, 4.0, 1.0), 36), Obb::new(s2(b.center, 36), ax, s2(b.half, 36)), SqDist(4.0 * 2f64.powi(72))),
+        c(
+            "large",
+            s2(v(1.0, 4.0, 1.0), 36),
+            Obb::new(s2(b.center, 36), ax, s2(b.half, 36)),
+            SqDist(4.0 * 2f64.powi(72)),
+        ),
         c("huge", v(1e20, 1.0, 1.0), b, NoPanic),
-        c("negative half extent is empty", v(1.0, 1.0, 1.0), Obb::new(v(1.0, 1.0, 1.0), ax, v(1.0, -1.0, 1.0)), Nan),
-        c("NaN axis", v(1.0, 1.0, 1.0), Obb::new(v(1.0, 1.0, 1.0), [v(NAN, 0.0, 0.0), ax[1], ax[2]], b.half), Nan),
+        c(
+            "negative half extent is empty",
+            v(1.0, 1.0, 1.0),
+            Obb::new(v(1.0, 1.0, 1.0), ax, v(1.0, -1.0, 1.0)),
+            Nan,
+        ),
+        c(
+            "NaN axis",
+            v(1.0, 1.0, 1.0),
+            Obb::new(v(1.0, 1.0, 1.0), [v(NAN, 0.0, 0.0), ax[1], ax[2]], b.half),
+            Nan,
+        ),
         c("inf point", v(1.0, -INF, 1.0), b, Nan),
     ]
 }
@@ -242,7 +317,13 @@ pub struct PointRectCase {
 
 pub fn point_rect_cases() -> Vec<PointRectCase> {
     use Expect::*;
-    let r = Rect3 { center: v(1.0, 1.0, 1.0), u: v(0.0, 0.0, 1.0), v: v(-1.0, 0.0, 0.0), half_u: 2.0, half_v: 1.0 };
+    let r = Rect3 {
+        center: v(1.0, 1.0, 1.0),
+        u: v(0.0, 0.0, 1.0),
+        v: v(-1.0, 0.0, 0.0),
+        half_u: 2.0,
+        half_v: 1.0,
+    };
     // normal u × v = (0, -1, 0)
     let c = |label, p, rect, expect| PointRectCase { label, p, rect, expect };
     vec![
@@ -253,9 +334,24 @@ pub fn point_rect_cases() -> Vec<PointRectCase> {
         c("edge region", v(1.0, 1.0, 5.0), r, SqDist(4.0)),
         c("corner region, off plane", v(-1.0, 3.0, 4.0), r, SqDist(1.0 + 4.0 + 1.0)),
         c("1 ulp outside an edge", v(1.0, 1.0, nudge(3.0, 1)), r, Ref),
-        c("zero extents (a point)", v(1.0, 2.0, 1.0), Rect3 { half_u: 0.0, half_v: 0.0, ..r }, SqDist(1.0)),
+        c(
+            "zero extents (a point)",
+            v(1.0, 2.0, 1.0),
+            Rect3 { half_u: 0.0, half_v: 0.0, ..r },
+            SqDist(1.0),
+        ),
         c("zero width (a segment)", v(2.0, 1.0, 1.0), Rect3 { half_v: 0.0, ..r }, SqDist(1.0)),
-        c("tiny", s2(v(1.0, 4.0, 1.0), -60), Rect3 { center: s2(r.center, -60), half_u: 2f32.powi(-59), half_v: 2f32.powi(-60), ..r }, Ref),
+        c(
+            "tiny",
+            s2(v(1.0, 4.0, 1.0), -60),
+            Rect3 {
+                center: s2(r.center, -60),
+                half_u: 2f32.powi(-59),
+                half_v: 2f32.powi(-60),
+                ..r
+            },
+            Ref,
+        ),
         c("huge", v(1e20, 0.0, 0.0), r, NoPanic),
         c("negative half extent is empty", v(1.0, 1.0, 1.0), Rect3 { half_u: -1.0, ..r }, Nan),
         c("NaN u", v(1.0, 1.0, 1.0), Rect3 { u: v(NAN, 0.0, 0.0), ..r }, Nan),
@@ -273,10 +369,13 @@ pub struct PointTetrahedronCase {
 
 pub fn point_tetrahedron_cases() -> Vec<PointTetrahedronCase> {
     use Expect::*;
-    let t = Tetrahedron { v: [v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0), v(0.0, 0.0, 2.0)] };
+    let t =
+        Tetrahedron { v: [v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0), v(0.0, 0.0, 2.0)] };
     let flipped = Tetrahedron { v: [t.v[1], t.v[0], t.v[2], t.v[3]] };
-    let flat = Tetrahedron { v: [v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0), v(2.0, 2.0, 0.0)] };
-    let line = Tetrahedron { v: [v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(3.0, 0.0, 0.0), v(2.0, 0.0, 0.0)] };
+    let flat =
+        Tetrahedron { v: [v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.0, 2.0, 0.0), v(2.0, 2.0, 0.0)] };
+    let line =
+        Tetrahedron { v: [v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(3.0, 0.0, 0.0), v(2.0, 0.0, 0.0)] };
     let c = |label, p, tet, expect| PointTetrahedronCase { label, p, tet, expect };
     vec![
         c("inside", v(0.25, 0.25, 0.25), t, SqDist(0.0)),
@@ -294,7 +393,12 @@ pub fn point_tetrahedron_cases() -> Vec<PointTetrahedronCase> {
         c("flat: point beside", v(3.0, 1.0, 0.0), flat, SqDist(1.0)),
         c("collinear vertices", v(1.5, 2.0, 0.0), line, SqDist(4.0)),
         c("huge", v(1e20, 0.0, 0.0), t, NoPanic),
-        c("NaN vertex", v(0.0, 0.0, 0.0), Tetrahedron { v: [t.v[0], t.v[1], t.v[2], v(0.0, NAN, 0.0)] }, Nan),
+        c(
+            "NaN vertex",
+            v(0.0, 0.0, 0.0),
+            Tetrahedron { v: [t.v[0], t.v[1], t.v[2], v(0.0, NAN, 0.0)] },
+            Nan,
+        ),
         c("inf point", v(0.0, INF, 0.0), t, Nan),
     ]
 }
@@ -330,7 +434,12 @@ pub fn point_polyhedron_cases() -> Vec<PointPolyhedronCase> {
     ];
     let slab = vec![Plane::new(v(0.0, 0.0, 1.0), 1.0), Plane::new(v(0.0, 0.0, -1.0), 1.0)];
     let empty = vec![Plane::new(v(1.0, 0.0, 0.0), -1.0), Plane::new(v(-1.0, 0.0, 0.0), -1.0)];
-    let c = |label, p, planes: &Vec<Plane>, expect| PointPolyhedronCase { label, p, planes: planes.clone(), expect };
+    let c = |label, p, planes: &Vec<Plane>, expect| PointPolyhedronCase {
+        label,
+        p,
+        planes: planes.clone(),
+        expect,
+    };
     vec![
         c("inside the cube", v(0.5, 0.5, 0.5), &cube, SqDist(0.0)),
         c("on a cube face", v(1.0, 0.5, 0.5), &cube, SqDist(0.0)),
@@ -341,7 +450,12 @@ pub fn point_polyhedron_cases() -> Vec<PointPolyhedronCase> {
         c("tetrahedron, beyond the slanted face", v(1.0, 1.0, 1.0), &tet, Ref),
         c("tetrahedron, vertex region", v(-1.0, -2.0, -2.0), &tet, SqDist(9.0)),
         c("unbounded slab", v(7.0, -3.0, 4.0), &slab, SqDist(9.0)),
-        c("zero-normal plane with d >= 0 holds everywhere", v(2.0, 0.5, 0.5), &vec![cube[0], Plane::new(Vec3::ZERO, 0.0)], SqDist(1.0)),
+        c(
+            "zero-normal plane with d >= 0 holds everywhere",
+            v(2.0, 0.5, 0.5),
+            &vec![cube[0], Plane::new(Vec3::ZERO, 0.0)],
+            SqDist(1.0),
+        ),
         c("no planes: all of space", v(2.0, 3.0, 4.0), &vec![], SqDist(0.0)),
         c("empty intersection", v(0.0, 0.0, 0.0), &empty, Nan),
         c("NaN plane", v(0.0, 0.0, 0.0), &vec![Plane::new(v(NAN, 0.0, 0.0), 1.0)], Nan),
@@ -379,11 +493,31 @@ pub fn segment_segment_cases() -> Vec<SegmentSegmentCase> {
         c("nearly parallel (1 ulp)", x, sg(v(0.0, 1.0, 0.0), v(5.0, nudge(1.0, 1), 0.0)), Ref),
         c("first is a point", sg(v(0.0, 2.0, 0.0), v(0.0, 2.0, 0.0)), x, SqDist(4.0)),
         c("second is a point", x, sg(v(3.0, 0.0, 0.0), v(3.0, 0.0, 0.0)), SqDist(4.0)),
-        c("both points", sg(Vec3::ZERO, Vec3::ZERO), sg(v(1.0, 2.0, 2.0), v(1.0, 2.0, 2.0)), SqDist(9.0)),
+        c(
+            "both points",
+            sg(Vec3::ZERO, Vec3::ZERO),
+            sg(v(1.0, 2.0, 2.0), v(1.0, 2.0, 2.0)),
+            SqDist(9.0),
+        ),
         c("point on the segment", sg(v(0.5, 0.0, 0.0), v(0.5, 0.0, 0.0)), x, SqDist(0.0)),
-        c("tiny length 2^-100 vs unit", sg(Vec3::ZERO, v(2f32.powi(-100), 0.0, 0.0)), sg(v(0.0, 1.0, 0.0), v(1.0, 1.0, 0.0)), Ref),
-        c("-0.0 endpoints", sg(v(-0.0, -0.0, 0.0), v(0.0, 1.0, 0.0)), sg(v(0.0, -0.0, -0.0), v(1.0, 0.0, 0.0)), SqDist(0.0)),
-        c("large 2^38", sg(s2(x.a, 38), s2(x.b, 38)), sg(s2(v(0.0, -1.0, 2.0), 38), s2(v(0.0, 1.0, 2.0), 38)), SqDist(4.0 * 2f64.powi(76))),
+        c(
+            "tiny length 2^-100 vs unit",
+            sg(Vec3::ZERO, v(2f32.powi(-100), 0.0, 0.0)),
+            sg(v(0.0, 1.0, 0.0), v(1.0, 1.0, 0.0)),
+            Ref,
+        ),
+        c(
+            "-0.0 endpoints",
+            sg(v(-0.0, -0.0, 0.0), v(0.0, 1.0, 0.0)),
+            sg(v(0.0, -0.0, -0.0), v(1.0, 0.0, 0.0)),
+            SqDist(0.0),
+        ),
+        c(
+            "large 2^38",
+            sg(s2(x.a, 38), s2(x.b, 38)),
+            sg(s2(v(0.0, -1.0, 2.0), 38), s2(v(0.0, 1.0, 2.0), 38)),
+            SqDist(4.0 * 2f64.powi(76)),
+        ),
         c("huge", x, sg(v(1e20, 0.0, 0.0), v(0.0, 1e20, 0.0)), NoPanic),
         c("NaN", x, sg(v(NAN, 0.0, 0.0), v(0.0, 0.0, 0.0)), Nan),
         c("inf", sg(v(0.0, 0.0, INF), Vec3::ZERO), x, Nan),
@@ -411,7 +545,14 @@ pub fn line_line_cases() -> Vec<LineLineCase> {
         c("antiparallel", o, x, v(7.0, 0.0, 2.0), v(5.0, 0.0, 2.0), SqDist(4.0)),
         c("same line", o, x, v(2.0, 0.0, 0.0), v(9.0, 0.0, 0.0), SqDist(0.0)),
         c("nearly parallel (1 ulp)", o, x, v(0.0, 1.0, 0.0), v(5.0, nudge(1.0, 1), 0.0), Ref),
-        c("skew far from the defining points", o, x, v(1000.0, 5.0, 1.0), v(1000.0, 6.0, 1.0), SqDist(1.0)),
+        c(
+            "skew far from the defining points",
+            o,
+            x,
+            v(1000.0, 5.0, 1.0),
+            v(1000.0, 6.0, 1.0),
+            SqDist(1.0),
+        ),
         c("first line is a point", v(0.0, 3.0, 0.0), v(0.0, 3.0, 0.0), o, x, SqDist(9.0)),
         c("both are points", o, o, v(0.0, 3.0, 4.0), v(0.0, 3.0, 4.0), SqDist(25.0)),
         c("huge", o, x, v(1e20, 1.0, 0.0), v(0.0, 1e20, 0.0), NoPanic),
@@ -446,7 +587,12 @@ pub fn segment_triangle_cases() -> Vec<SegmentTriangleCase> {
         c("edge–edge skew", sg(v(-1.0, -1.0, 1.0), v(1.0, -1.0, 1.0)), t, SqDist(2.0)),
         c("1 ulp above the face", sg(v(0.5, 0.5, nudge(0.0, 1)), v(0.5, 0.5, 3.0)), t, Ref),
         c("point segment", sg(v(0.5, 0.5, 2.0), v(0.5, 0.5, 2.0)), t, SqDist(4.0)),
-        c("degenerate triangle", sg(v(0.0, 1.0, -1.0), v(0.0, 1.0, 1.0)), Triangle::new(v(-1.0, 1.0, 0.0), v(1.0, 1.0, 0.0), v(1.0, 1.0, 0.0)), SqDist(0.0)),
+        c(
+            "degenerate triangle",
+            sg(v(0.0, 1.0, -1.0), v(0.0, 1.0, 1.0)),
+            Triangle::new(v(-1.0, 1.0, 0.0), v(1.0, 1.0, 0.0), v(1.0, 1.0, 0.0)),
+            SqDist(0.0),
+        ),
         c("huge", sg(v(1e20, 0.0, 0.0), v(0.0, 0.0, 1e20)), t, NoPanic),
         c("NaN", sg(v(NAN, 0.0, 0.0), v(0.0, 0.0, 1.0)), t, Nan),
     ]
@@ -466,18 +612,73 @@ pub fn triangle_triangle_cases() -> Vec<TriangleTriangleCase> {
     let tr = |a: Vec3, b: Vec3, c: Vec3| Triangle::new(a, b, c);
     let c = |label, t1, t2, expect| TriangleTriangleCase { label, t1, t2, expect };
     vec![
-        c("vertex above the face", t, tr(v(0.5, 0.5, 1.0), v(0.5, 0.5, 5.0), v(3.0, 3.0, 5.0)), SqDist(1.0)),
-        c("crossing through the interiors", t, tr(v(0.5, 0.5, -1.0), v(0.5, 0.5, 1.0), v(5.0, 5.0, 0.0)), SqDist(0.0)),
-        c("piercing: edge through the face", t, tr(v(0.5, 0.5, -1.0), v(0.5, 0.5, 1.0), v(0.5, 3.0, 0.0)), SqDist(0.0)),
-        c("shared vertex", t, tr(v(2.0, 0.0, 0.0), v(3.0, 0.0, 1.0), v(3.0, 1.0, 0.0)), SqDist(0.0)),
+        c(
+            "vertex above the face",
+            t,
+            tr(v(0.5, 0.5, 1.0), v(0.5, 0.5, 5.0), v(3.0, 3.0, 5.0)),
+            SqDist(1.0),
+        ),
+        c(
+            "crossing through the interiors",
+            t,
+            tr(v(0.5, 0.5, -1.0), v(0.5, 0.5, 1.0), v(5.0, 5.0, 0.0)),
+            SqDist(0.0),
+        ),
+        c(
+            "piercing: edge through the face",
+            t,
+            tr(v(0.5, 0.5, -1.0), v(0.5, 0.5, 1.0), v(0.5, 3.0, 0.0)),
+            SqDist(0.0),
+        ),
+        c(
+            "shared vertex",
+            t,
+            tr(v(2.0, 0.0, 0.0), v(3.0, 0.0, 1.0), v(3.0, 1.0, 0.0)),
+            SqDist(0.0),
+        ),
         c("shared edge", t, tr(v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(1.0, 0.0, 3.0)), SqDist(0.0)),
-        c("coplanar, disjoint", t, tr(v(3.0, 3.0, 0.0), v(5.0, 3.0, 0.0), v(3.0, 5.0, 0.0)), SqDist(8.0)),
-        c("coplanar, overlapping", t, tr(v(0.5, 0.5, 0.0), v(5.0, 0.5, 0.0), v(0.5, 5.0, 0.0)), SqDist(0.0)),
-        c("parallel planes", t, tr(v(0.0, 0.0, 3.0), v(1.0, 0.0, 3.0), v(0.0, 1.0, 3.0)), SqDist(9.0)),
-        c("edge–edge skew", t, tr(v(1.0, -1.0, 1.0), v(1.0, -3.0, 1.0), v(1.0, -1.0, 5.0)), SqDist(2.0)),
-        c("1 ulp apart", t, tr(v(0.5, 0.5, nudge(0.0, 1)), v(0.5, 0.5, 5.0), v(3.0, 3.0, 5.0)), Ref),
-        c("degenerate (segment) vs triangle", t, tr(v(0.5, 0.5, 1.0), v(0.5, 0.5, -1.0), v(0.5, 0.5, -1.0)), SqDist(0.0)),
-        c("both points", tr(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO), tr(v(0.0, 3.0, 4.0), v(0.0, 3.0, 4.0), v(0.0, 3.0, 4.0)), SqDist(25.0)),
+        c(
+            "coplanar, disjoint",
+            t,
+            tr(v(3.0, 3.0, 0.0), v(5.0, 3.0, 0.0), v(3.0, 5.0, 0.0)),
+            SqDist(8.0),
+        ),
+        c(
+            "coplanar, overlapping",
+            t,
+            tr(v(0.5, 0.5, 0.0), v(5.0, 0.5, 0.0), v(0.5, 5.0, 0.0)),
+            SqDist(0.0),
+        ),
+        c(
+            "parallel planes",
+            t,
+            tr(v(0.0, 0.0, 3.0), v(1.0, 0.0, 3.0), v(0.0, 1.0, 3.0)),
+            SqDist(9.0),
+        ),
+        c(
+            "edge–edge skew",
+            t,
+            tr(v(1.0, -1.0, 1.0), v(1.0, -3.0, 1.0), v(1.0, -1.0, 5.0)),
+            SqDist(2.0),
+        ),
+        c(
+            "1 ulp apart",
+            t,
+            tr(v(0.5, 0.5, nudge(0.0, 1)), v(0.5, 0.5, 5.0), v(3.0, 3.0, 5.0)),
+            Ref,
+        ),
+        c(
+            "degenerate (segment) vs triangle",
+            t,
+            tr(v(0.5, 0.5, 1.0), v(0.5, 0.5, -1.0), v(0.5, 0.5, -1.0)),
+            SqDist(0.0),
+        ),
+        c(
+            "both points",
+            tr(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO),
+            tr(v(0.0, 3.0, 4.0), v(0.0, 3.0, 4.0), v(0.0, 3.0, 4.0)),
+            SqDist(25.0),
+        ),
         c("huge", t, tr(v(1e20, 0.0, 0.0), v(0.0, 1e20, 0.0), v(0.0, 0.0, 1e20)), NoPanic),
         c("NaN", t, tr(v(NAN, 0.0, 0.0), Vec3::ZERO, Vec3::ZERO), Nan),
     ]
@@ -495,28 +696,68 @@ pub struct SpherePolygonCase {
 pub fn sphere_polygon_cases() -> Vec<SpherePolygonCase> {
     let sq = vec![v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(2.0, 2.0, 0.0), v(0.0, 2.0, 0.0)];
     let hex: Vec<Vec3> = vec![
-        v(2.0, 0.0, 1.0), v(1.0, 2.0, 1.0), v(-1.0, 2.0, 1.0), v(-2.0, 0.0, 1.0), v(-1.0, -2.0, 1.0), v(1.0, -2.0, 1.0),
+        v(2.0, 0.0, 1.0),
+        v(1.0, 2.0, 1.0),
+        v(-1.0, 2.0, 1.0),
+        v(-2.0, 0.0, 1.0),
+        v(-1.0, -2.0, 1.0),
+        v(1.0, -2.0, 1.0),
     ];
     let sp = |c: Vec3, r: f32| Sphere::new(c, r);
-    let c = |label, sphere, poly: &Vec<Vec3>, hit| SpherePolygonCase { label, sphere, poly: poly.clone(), hit };
+    let c = |label, sphere, poly: &Vec<Vec3>, hit| SpherePolygonCase {
+        label,
+        sphere,
+        poly: poly.clone(),
+        hit,
+    };
     vec![
         c("touching the face", sp(v(1.0, 1.0, 1.0), 1.0), &sq, Some(true)),
         c("1 ulp short of the face", sp(v(1.0, 1.0, 1.0), nudge(1.0, -1)), &sq, Some(false)),
         c("touching an edge", sp(v(3.0, 1.0, 0.0), 1.0), &sq, Some(true)),
         c("1 ulp short of an edge", sp(v(3.0, 1.0, 0.0), nudge(1.0, -1)), &sq, Some(false)),
         c("touching a corner", sp(v(3.0, 2.0, 0.0), 1.0), &sq, Some(true)),
-        c("1 ulp short of a corner", sp(v(3.0, 3.0, 0.0), nudge(2f32.sqrt(), -1)), &sq, Some(false)),
+        c(
+            "1 ulp short of a corner",
+            sp(v(3.0, 3.0, 0.0), nudge(2f32.sqrt(), -1)),
+            &sq,
+            Some(false),
+        ),
         c("hexagon, above its center", sp(v(0.0, 0.0, 3.0), 2.0), &hex, Some(true)),
-        c("hexagon, beside a slanted edge (D = 4/5)", sp(v(2.0, 2.0, 1.0), 0.75), &hex, Some(false)),
+        c(
+            "hexagon, beside a slanted edge (D = 4/5)",
+            sp(v(2.0, 2.0, 1.0), 0.75),
+            &hex,
+            Some(false),
+        ),
         c("hexagon, crossing a slanted edge", sp(v(2.0, 2.0, 1.0), 1.0), &hex, Some(true)),
         c("center in the polygon, r = 0", sp(v(0.5, 0.5, 0.0), 0.0), &sq, Some(true)),
-        c("degenerate: collinear polygon", sp(v(1.0, 1.0, 0.0), 1.0), &vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(2.0, 0.0, 0.0)], Some(true)),
-        c("degenerate: single vertex", sp(v(1.0, 1.0, 1.0), 1.0), &vec![v(1.0, 1.0, 0.0)], Some(true)),
-        c("degenerate: two vertices", sp(v(1.0, 1.0, 1.0), 1.0), &vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0)], Some(false)),
+        c(
+            "degenerate: collinear polygon",
+            sp(v(1.0, 1.0, 0.0), 1.0),
+            &vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(2.0, 0.0, 0.0)],
+            Some(true),
+        ),
+        c(
+            "degenerate: single vertex",
+            sp(v(1.0, 1.0, 1.0), 1.0),
+            &vec![v(1.0, 1.0, 0.0)],
+            Some(true),
+        ),
+        c(
+            "degenerate: two vertices",
+            sp(v(1.0, 1.0, 1.0), 1.0),
+            &vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0)],
+            Some(false),
+        ),
         c("empty polygon", sp(v(0.0, 0.0, 0.0), 10.0), &vec![], Some(false)),
         c("negative radius", sp(v(1.0, 1.0, 0.0), -1.0), &sq, Some(false)),
         c("huge", sp(v(1e20, 0.0, 0.0), 1.0), &sq, None),
-        c("NaN vertex", sp(v(1.0, 1.0, 0.0), 1.0), &vec![v(0.0, 0.0, 0.0), v(NAN, 0.0, 0.0), v(0.0, 1.0, 0.0)], Some(false)),
+        c(
+            "NaN vertex",
+            sp(v(1.0, 1.0, 0.0), 1.0),
+            &vec![v(0.0, 0.0, 0.0), v(NAN, 0.0, 0.0), v(0.0, 1.0, 0.0)],
+            Some(false),
+        ),
         c("inf radius", sp(v(1.0, 1.0, 0.0), INF), &sq, Some(false)),
     ]
 }
@@ -540,9 +781,19 @@ pub fn sphere_obb_cases() -> Vec<SphereObbCase> {
         c("touching an edge (3-4-5)", sp(v(1.0, 5.0, -5.0), 5.0), b, Some(true)),
         c("1 ulp short of an edge", sp(v(1.0, 5.0, -5.0), nudge(5.0, -1)), b, Some(false)),
         c("center inside", sp(v(1.0, 1.0, 1.0), 0.0), b, Some(true)),
-        c("point box", sp(v(3.0, 1.0, 1.0), 2.0), Obb::new(v(1.0, 1.0, 1.0), perm_axes(), Vec3::ZERO), Some(true)),
+        c(
+            "point box",
+            sp(v(3.0, 1.0, 1.0), 2.0),
+            Obb::new(v(1.0, 1.0, 1.0), perm_axes(), Vec3::ZERO),
+            Some(true),
+        ),
         c("negative radius", sp(v(1.0, 1.0, 1.0), -1.0), b, Some(false)),
-        c("negative half extent", sp(v(1.0, 1.0, 1.0), 1.0), Obb::new(v(1.0, 1.0, 1.0), perm_axes(), v(-1.0, 1.0, 1.0)), Some(false)),
+        c(
+            "negative half extent",
+            sp(v(1.0, 1.0, 1.0), 1.0),
+            Obb::new(v(1.0, 1.0, 1.0), perm_axes(), v(-1.0, 1.0, 1.0)),
+            Some(false),
+        ),
         c("huge", sp(v(1e20, 0.0, 0.0), 1.0), b, None),
         c("NaN center", sp(v(NAN, 0.0, 0.0), 1.0), b, Some(false)),
         c("inf radius", sp(v(1.0, 1.0, 1.0), INF), b, Some(false)),

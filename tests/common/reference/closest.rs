@@ -362,10 +362,7 @@ pub fn point_polyhedron_sq(p: Vec3, planes: &[Plane]) -> Option<Q> {
                 if det3.is_zero() {
                     continue;
                 }
-                let x = add(
-                    &add(&u.scale(d), &n3.cross(n).scale(d2)),
-                    &n.cross(n2).scale(d3),
-                );
+                let x = add(&add(&u.scale(d), &n3.cross(n).scale(d2)), &n.cross(n2).scale(d3));
                 take(x.scale(&(Q::one() / det3)));
             }
         }
