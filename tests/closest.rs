@@ -18,7 +18,6 @@ use wide::{f32x16, f32x4, f32x8};
 use widephase::closest::*;
 use widephase::{
     overlap, Aabb, Lane, LaneMask, Obb, Plane, Rect3, Segment, Sphere, Tetrahedron, Triangle, Vec3,
-    V3,
 };
 
 const U: f64 = 1.0 / 16_777_216.0; // 2^-24
@@ -452,12 +451,11 @@ fn point_aabb_exact_property() {
 /// excess `e_i`, `|s - D| <= 16u Σ (A_i + |e_i|)²`.
 fn obb_sq_bound(p: Vec3, b: &Obb, excess: [f64; 3]) -> f64 {
     let mut s = 0.0;
-    for i in 0..3 {
-        let u = b.axes[i];
+    for (u, ex) in b.axes.iter().zip(excess) {
         let a = (p.x as f64 - b.center.x as f64).abs() * (u.x as f64).abs()
             + (p.y as f64 - b.center.y as f64).abs() * (u.y as f64).abs()
             + (p.z as f64 - b.center.z as f64).abs() * (u.z as f64).abs();
-        s += (a + excess[i].abs()).powi(2);
+        s += (a + ex.abs()).powi(2);
     }
     16.0 * U * s
 }
@@ -863,12 +861,13 @@ fn line_line_cond(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
     let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
     // the kernel's own f32 evaluation of a·e - b² (scaled by 1/max)
     let (a, e, b, c, f) = (d1.dot(d1), d2.dot(d2), d1.dot(d2), d1.dot(r), d2.dot(r));
-    let k = 1.0 / a.max(e).max(b.abs()).max(c.abs()).max(f.abs()).max(2f32.powi(-100));
+    let big = a.max(e).max(b.abs()).max(c.abs()).max(f.abs());
+    let k = f32::from_bits((254 - ((big.to_bits() >> 23) & 0xff).clamp(1, 253)) << 23);
     let den_f32 = (a * k) * (e * k) - (b * k) * (b * k);
     let (qd1, qd2) = (&QV3::f(q1) - &QV3::f(p1), &QV3::f(q2) - &QV3::f(p2));
     let den = qd1.cross(&qd2).len2().to_f64();
     let rr = r.length() as f64;
-    if den > 0.0 && !(den_f32 > 0.0) {
+    if den > 0.0 && (den_f32.is_nan() || den_f32 <= 0.0) {
         return rr * rr;
     }
     let (a, e) = (qd1.len2().to_f64(), qd2.len2().to_f64());
@@ -1281,8 +1280,8 @@ fn polyhedron_bound(p: Vec3, planes: &[Plane], x: Vec3, d: f64) -> f64 {
             if det2 > 0.0 {
                 kappa = kappa.max(a.len2().to_f64() * b.len2().to_f64() / det2);
             }
-            for k in j + 1..planes.len() {
-                let c = QV3::f(planes[k].normal);
+            for pk in planes.iter().skip(j + 1) {
+                let c = QV3::f(pk.normal);
                 let det3 = a.dot(&b.cross(&c)).to_f64().abs();
                 if det3 > 0.0 {
                     let prod = (a.len2().to_f64() * b.len2().to_f64() * c.len2().to_f64()).sqrt();

@@ -2,7 +2,7 @@
 
 use super::finite;
 use super::segment_segment::ClosestPair;
-use super::segment_segment::SCALE_FLOOR;
+use super::segment_segment::pow2_scale;
 use crate::math::Vec3;
 
 /// Closest points of the infinite lines `L1(s) = p1 + s·(q1 - p1)` and
@@ -16,7 +16,8 @@ use crate::math::Vec3;
 /// `d = |d1|²|d2|²(|d1||d2|cos θ)²`; both lose a minus sign, see
 /// `notes/closest.md`).
 ///
-/// The degree-4 terms are formed from `a..f` scaled by `1/max(a, e, |b|, |c|, |f|)`
+/// The degree-4 terms are formed from `a..f` scaled by a power of two close to
+/// `1/max(a, e, |b|, |c|, |f|)`
 /// so that they neither overflow nor underflow in the coordinate range.
 ///
 /// * Parallel lines (`d <= 0` in `f32`, including exactly parallel): `s = 0`
@@ -59,9 +60,9 @@ pub fn closest_points_line_line(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> Close
         let f_unscaled = f;
         let e_unscaled = e;
         let b = d1.dot(d2);
-        // Degree-4 terms from a..f scaled by 1/max (as in segment–segment):
-        // no overflow or underflow, same quotients up to one rounding each.
-        let k = 1.0 / a.max(e).max(b.abs()).max(c.abs()).max(f.abs()).max(SCALE_FLOOR);
+        // Degree-4 terms from a..f scaled by a power of two ≈ 1/max (as in
+        // segment–segment): no overflow or underflow, exact scaling.
+        let k = pow2_scale(a.max(e).max(b.abs()).max(c.abs()).max(f.abs()));
         let (a, b, c, e, f) = (a * k, b * k, c * k, e * k, f * k);
         let d = a * e - b * b;
         if d > 0.0 {

@@ -22,7 +22,9 @@ use crate::shapes::Triangle;
 /// use widephase::closest::closest_point_polygon;
 /// use widephase::Vec3;
 /// let square = [Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
-/// assert_eq!(closest_point_polygon(Vec3::new(0.5, 0.75, 2.0), &square), Vec3::new(0.5, 0.75, 0.0));
+/// // above the face: the foot, up to the rounding of the barycentric weights
+/// let q = closest_point_polygon(Vec3::new(0.5, 0.75, 2.0), &square);
+/// assert!((q - Vec3::new(0.5, 0.75, 0.0)).length() < 1e-6);
 /// assert_eq!(closest_point_polygon(Vec3::new(3.0, 0.5, 0.0), &square), Vec3::new(1.0, 0.5, 0.0));
 /// ```
 pub fn closest_point_polygon(p: Vec3, poly: &[Vec3]) -> Vec3 {

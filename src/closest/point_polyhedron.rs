@@ -114,7 +114,7 @@ fn project_two_planes(p: Vec3, a: &Plane, b: &Plane) -> Option<Vec3> {
     let r1 = n1.dot(p) - a.d;
     let r2 = n2.dot(p) - b.d;
     let det = g11 * g22 - g12 * g12;
-    if !(det > 0.0) {
+    if det.is_nan() || det <= 0.0 {
         return None;
     }
     let l1 = (r1 * g22 - r2 * g12) / det;

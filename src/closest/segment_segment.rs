@@ -4,8 +4,14 @@
 use super::{clamp01, finite, NAN3};
 use crate::math::Vec3;
 
-/// Smallest scale divisor (2^-100): keeps `1/max` finite for subnormal terms.
-pub(crate) const SCALE_FLOOR: f32 = 7.888_609e-31;
+/// A power of two `k` with `x·k ∈ [1, 4)` for `x > 0` normal (`2^-126 ≤ x`),
+/// `2^126` for zero or subnormal `x`, `2^-126` for huge or non-finite `x`.
+/// Scaling by a power of two is exact (barring underflow of much smaller
+/// terms), so the scaled solves below stay exact where the inputs allow.
+pub(crate) fn pow2_scale(x: f32) -> f32 {
+    let e = ((x.to_bits() >> 23) & 0xff).clamp(1, 253);
+    f32::from_bits((254 - e) << 23)
+}
 use crate::shapes::Segment;
 
 /// A pair of closest points: `point1 = p1 + s·d1` on the first shape,
@@ -47,7 +53,7 @@ impl ClosestPair {
 /// a == 0:          s1 is a point             -> s = 0, t = clamp(f / e)
 /// e == 0:          s2 is a point             -> t = 0, s = clamp(-c / a)
 /// otherwise: s = clamp((b·f - c·e) / (a·e - b²)), or s = 0 if a·e - b² <= 0 (parallel)
-///            (both degree-4 terms formed from a..f scaled by 1/max(a, e, |b|, |c|, |f|))
+///            (both degree-4 terms formed from a..f scaled by a power of two ≈ 1/max(a, e, |b|, |c|, |f|))
 ///            t = (b·s + f) / e; if t is outside [0, 1], clamp it and
 ///            recompute s = clamp((b·t - c) / a)
 /// ```
@@ -101,8 +107,8 @@ pub fn closest_points_segment_segment(s1: &Segment, s2: &Segment) -> ClosestPair
             // parallel). Degree 4 in the coordinates, so it and the numerator
             // are formed from the degree-2 terms scaled by 1/max: no overflow
             // or underflow in the coordinate range, and the quotient is
-            // unchanged up to one rounding per term.
-            let k = 1.0 / a.max(e).max(b.abs()).max(c.abs()).max(f.abs()).max(SCALE_FLOOR);
+            // unchanged (the scale is a power of two).
+            let k = pow2_scale(a.max(e).max(b.abs()).max(c.abs()).max(f.abs()));
             let (as_, bs, cs, es, fs) = (a * k, b * k, c * k, e * k, f * k);
             let denom = as_ * es - bs * bs;
             let s0 = if denom > 0.0 { clamp01((bs * fs - cs * es) / denom) } else { 0.0 };

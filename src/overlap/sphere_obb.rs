@@ -37,7 +37,7 @@ pub fn sphere_obb_contact(s: &Sphere, b: &Obb) -> Option<Vec3> {
 /// ```
 /// use widephase::{overlap, Obb, Sphere, Vec3};
 /// let b = Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
-/// assert!(overlap::sphere_obb(&Sphere::new(Vec3::new(2.0, 2.0, 1.0), 2.0f32.sqrt()), &b));
+/// assert!(overlap::sphere_obb(&Sphere::new(Vec3::new(2.0, 2.0, 1.0), 1.5), &b)); // near an edge
 /// assert!(!overlap::sphere_obb(&Sphere::new(Vec3::new(2.0, 2.0, 2.0), 1.7), &b));
 /// ```
 pub fn sphere_obb(s: &Sphere, b: &Obb) -> bool {

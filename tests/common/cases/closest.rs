@@ -141,13 +141,13 @@ pub fn sphere_triangle_cases() -> Vec<SphereTriangleCase> {
         c("1 ulp short of vertex c", sp(v(0.0, 5.0, 0.0), nudge(3.0, -1)), t, Some(false)),
         c(
             "touching hypotenuse (r = sqrt 2 rounded up)",
-            sp(v(2.0, 2.0, 0.0), 1.4142137),
+            sp(v(2.0, 2.0, 0.0), nudge(std::f32::consts::SQRT_2, 1)),
             t,
             Some(true),
         ),
         c(
             "short of hypotenuse (r = sqrt 2 rounded down)",
-            sp(v(2.0, 2.0, 0.0), 1.4142135),
+            sp(v(2.0, 2.0, 0.0), std::f32::consts::SQRT_2),
             t,
             Some(false),
         ),

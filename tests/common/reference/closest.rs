@@ -355,8 +355,7 @@ pub fn point_polyhedron_sq(p: Vec3, planes: &[Plane]) -> Option<Q> {
             let l1 = (r1.clone() * g22 - r2.clone() * g12.clone()) / det.clone();
             let l2 = (g11 * r2 - g12 * r1) / det;
             take(sub(&sub(&pq, &n.scale(&l1)), &n2.scale(&l2)));
-            for k in j + 1..m {
-                let (n3, d3) = &pl[k];
+            for (n3, d3) in pl.iter().skip(j + 1) {
                 let u = n2.cross(n3);
                 let det3 = n.dot(&u);
                 if det3.is_zero() {
