@@ -1371,3 +1371,24 @@ fn point_polyhedron_table_and_property() {
     assert_eq!(tally.default_out_of_band, 0);
     assert!(tally.exact_hits > n / 20);
 }
+
+/// The segment–segment reference (exact minimisation) against the axis-free
+/// hull test: distance 0 ⇔ the segments meet (grid cases: crossing, touching,
+/// collinear overlap are common).
+#[test]
+fn segment_segment_reference_agrees_with_hull_test() {
+    let mut r = rng::rng(23);
+    let mut zeros = 0;
+    for i in 0..3000 {
+        let s1 = gen_segment(&mut r, 1);
+        let mut s2 = gen_segment(&mut r, 1);
+        if i % 3 == 0 {
+            s2.a = s1.a + (s1.b - s1.a) * 0.5;
+        }
+        let ex = reference::segment_segment(&s1, &s2);
+        let meet = hulls_intersect(&[s1.a, s1.b], &[s2.a, s2.b]);
+        assert_eq!(ex.sq.is_zero(), meet, "{s1:?} {s2:?}");
+        zeros += meet as usize;
+    }
+    assert!(zeros > 500, "too few touching cases: {zeros}");
+}

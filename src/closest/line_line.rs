@@ -1,8 +1,8 @@
 //! Closest points of two infinite lines (Ericson §5.1.8; seed `000` §5.1.8).
 
 use super::finite;
-use super::segment_segment::ClosestPair;
 use super::segment_segment::pow2_scale;
+use super::segment_segment::ClosestPair;
 use crate::math::Vec3;
 
 /// Closest points of the infinite lines `L1(s) = p1 + s·(q1 - p1)` and
