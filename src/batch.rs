@@ -313,6 +313,9 @@ pub mod kernels {
         /// [`overlap::aabb_aabb`].
         AabbAabb, Aabb, Aabb, "aabb_aabb", overlap::aabb_aabb);
     pair_kernel!(
+        /// [`overlap::sphere_triangle`].
+        SphereTriangle, Sphere, Triangle, "sphere_triangle", overlap::sphere_triangle);
+    pair_kernel!(
         /// [`overlap::sphere_sphere`].
         SphereSphere, Sphere, Sphere, "sphere_sphere", overlap::sphere_sphere);
     pair_kernel!(
@@ -641,7 +644,11 @@ pub fn ray_vs_boxes<L: LanePod>(
 }
 
 /// [`ray_vs_boxes`] returning only the hit bits (the BVH-traversal shape).
-pub fn ray_vs_boxes_mask<L: LanePod>(ray: &crate::Ray, boxes: &Pack<crate::Aabb, L>, mask: &mut BitMask) {
+pub fn ray_vs_boxes_mask<L: LanePod>(
+    ray: &crate::Ray,
+    boxes: &Pack<crate::Aabb, L>,
+    mask: &mut BitMask,
+) {
     let pre = crate::ray::RayPrecomp::new(ray).splat::<L>();
     let chunks = boxes.chunks();
     mask.reset(boxes.len());

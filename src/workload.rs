@@ -207,7 +207,9 @@ pub fn triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Triangle>, Vec
         |r| {
             let c = r.p(0.0, 100.0);
             let d = c + r.p(-1.0, 1.0);
-            let t = |r: &mut SplitMix, c: Vec3| Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
+            let t = |r: &mut SplitMix, c: Vec3| {
+                Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0))
+            };
             (t(r, c), t(r, d))
         },
         crate::overlap::triangle_triangle,

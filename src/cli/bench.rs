@@ -14,8 +14,8 @@ use std::time::Instant;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
 use widephase::batch::{
-    one_vs_many, pairwise, pairwise_map, par_pairwise, par_pairwise_map, ray_vs_boxes_mask, BitMask,
-    MapKernel, PairKernel,
+    one_vs_many, pairwise, pairwise_map, par_pairwise, par_pairwise_map, ray_vs_boxes_mask,
+    BitMask, MapKernel, PairKernel,
 };
 use widephase::pack::{LanePod, Pack};
 use widephase::workload::*;
@@ -138,7 +138,12 @@ fn bench_kernel<K: PairKernel>(
     Ok(())
 }
 
-fn run_pairwise_map<K: MapKernel, L: LanePod>(as_: &[K::A], bs: &[K::B], reps: usize, par: bool) -> (f64, usize) {
+fn run_pairwise_map<K: MapKernel, L: LanePod>(
+    as_: &[K::A],
+    bs: &[K::B],
+    reps: usize,
+    par: bool,
+) -> (f64, usize) {
     let (pa, pb) = (Pack::<K::A, L>::new(as_), Pack::<K::B, L>::new(bs));
     let mut out = BitMask::zeros(as_.len());
     let mut vals = Vec::new();
@@ -179,16 +184,31 @@ fn bench_map_kernel<K: MapKernel>(
     let hits0 = variants[0].2 .1;
     for (variant, th, (t, hits)) in variants {
         if hits != hits0 {
-            return Err(format!("{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"));
+            return Err(format!(
+                "{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"
+            ));
         }
         let bw = if th == 1 { bw1 } else { bwp };
-        rows.push(Row { kernel: name.clone(), variant, threads: th, n, items_per_s: n as f64 / t, roofline_items_per_s: bw / bytes, hits });
+        rows.push(Row {
+            kernel: name.clone(),
+            variant,
+            threads: th,
+            n,
+            items_per_s: n as f64 / t,
+            roofline_items_per_s: bw / bytes,
+            hits,
+        });
     }
     Ok(())
 }
 
 /// One ray against an in-cache pack of boxes, through the precomputed-ray driver.
-fn bench_ray_one_vs_many(rows: &mut Vec<Row>, ray: &widephase::Ray, bs: &[widephase::Aabb], reps: usize) {
+fn bench_ray_one_vs_many(
+    rows: &mut Vec<Row>,
+    ray: &widephase::Ray,
+    bs: &[widephase::Aabb],
+    reps: usize,
+) {
     fn go<L: LanePod>(ray: &widephase::Ray, bs: &[widephase::Aabb], reps: usize) -> (f64, usize) {
         let pack = Pack::<widephase::Aabb, L>::new(bs);
         let mut out = BitMask::zeros(bs.len());
@@ -207,7 +227,15 @@ fn bench_ray_one_vs_many(rows: &mut Vec<Row>, ray: &widephase::Ray, bs: &[wideph
         ("x8", go::<f32x8>(ray, bs, reps)),
         ("x16", go::<f32x16>(ray, bs, reps)),
     ] {
-        rows.push(Row { kernel: "ray_aabb/one_vs_many".into(), variant, threads: 1, n: bs.len(), items_per_s: bs.len() as f64 / t, roofline_items_per_s: f64::NAN, hits });
+        rows.push(Row {
+            kernel: "ray_aabb/one_vs_many".into(),
+            variant,
+            threads: 1,
+            n: bs.len(),
+            items_per_s: bs.len() as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits,
+        });
     }
 }
 

@@ -108,9 +108,9 @@ pub fn triangle_aabb_with(t: &Triangle, b: &Aabb, with_band: bool) -> Option<Ver
             &(&f0.x * &f1.y).abs() + &(&f0.y * &f1.x).abs(),
         ];
         let mut acc = D::zero();
-        for k in 0..3 {
+        for (k, nk) in nabs.iter().enumerate() {
             let w = &(&(&v[0].get(k).abs() + &c.get(k).abs()) + h.get(k)) + &minpos;
-            acc = &acc + &(&nabs[k] * &w);
+            acc = &acc + &(nk * &w);
         }
         &(&kn * &acc) + &abs
     } else {
