@@ -409,13 +409,19 @@ unsafe impl bytemuck::Pod for Frustum {}
 
 impl<L: Lane> Aabb<L> {
     /// Lanes holding a non-empty box with finite coordinates.
+    ///
+    /// Tested as `0 <= max - min < +∞` on each axis: NaN fails every comparison,
+    /// an infinite coordinate makes the extent infinite or NaN, and an inverted
+    /// box has a negative extent — 9 lane operations instead of 6 `is_finite`
+    /// bit tests. A box of finite coordinates whose extent overflows (only
+    /// possible beyond `f32::MAX / 2`, far outside
+    /// [`COORD_LIMIT`](crate::COORD_LIMIT)) also counts as invalid.
     #[inline(always)]
     pub fn is_valid(&self) -> L::Mask {
-        self.min.is_finite()
-            & self.max.is_finite()
-            & self.min.x.le(self.max.x)
-            & self.min.y.le(self.max.y)
-            & self.min.z.le(self.max.z)
+        let zero = L::splat(0.0);
+        let inf = L::splat(f32::INFINITY);
+        let e = self.max - self.min;
+        e.x.ge(zero) & e.y.ge(zero) & e.z.ge(zero) & e.x.lt(inf) & e.y.lt(inf) & e.z.lt(inf)
     }
 }
 

@@ -36,6 +36,9 @@ pub struct RayPrecomp<L: Lane = f32> {
     t_min: L,
     t_max: L,
     valid: L::Mask,
+    /// Whether some lane has a zero direction component. When not, the
+    /// zero-direction selects are skipped: they would return their input.
+    any_zero_dir: bool,
 }
 
 impl<L: Lane> RayPrecomp<L> {
@@ -52,6 +55,7 @@ impl<L: Lane> RayPrecomp<L> {
             t_min: ray.t_min,
             t_max: ray.t_max,
             valid: ray_valid(ray),
+            any_zero_dir: (ray.dir.x.eq(zero) | ray.dir.y.eq(zero) | ray.dir.z.eq(zero)).any(),
         }
     }
 }
@@ -67,6 +71,7 @@ impl RayPrecomp<f32> {
             t_min: L::splat(self.t_min),
             t_max: L::splat(self.t_max),
             valid: L::Mask::splat(self.valid),
+            any_zero_dir: self.any_zero_dir,
         }
     }
 }
@@ -84,7 +89,14 @@ pub struct RayAabbHit<L: Lane = f32> {
 /// The slab interval of one axis. `widen` is `Some((c, eta))` for the
 /// conservative variant: finite endpoints move outward by `c·|t| + eta`.
 #[inline(always)]
-fn slab<L: Lane>(min: L, max: L, o: L, inv: L, dir_zero: L::Mask, widen: Option<(L, L)>) -> (L, L) {
+fn slab<L: Lane, const ZERO_DIRS: bool>(
+    min: L,
+    max: L,
+    o: L,
+    inv: L,
+    dir_zero: L::Mask,
+    widen: Option<(L, L)>,
+) -> (L, L) {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);
     let lo = min - o;
@@ -103,17 +115,31 @@ fn slab<L: Lane>(min: L, max: L, o: L, inv: L, dir_zero: L::Mask, widen: Option<
     // if dir == 0 { inside ? (-∞, +∞) : (+∞, -∞) }: a ray parallel to the slab
     // is inside it for all t or for none; the comparison of the origin with the
     // slab is exact, and no division by zero is ever looked at.
-    let inside = lo.le(zero) & hi.ge(zero);
-    near = L::select(dir_zero, L::select(inside, -inf, inf), near);
-    far = L::select(dir_zero, L::select(inside, inf, -inf), far);
+    if ZERO_DIRS {
+        let inside = lo.le(zero) & hi.ge(zero);
+        near = L::select(dir_zero, L::select(inside, -inf, inf), near);
+        far = L::select(dir_zero, L::select(inside, inf, -inf), far);
+    }
     (near, far)
 }
 
 #[inline(always)]
 fn slab_test<L: Lane>(p: &RayPrecomp<L>, b: &Aabb<L>, widen: Option<(L, L)>) -> RayAabbHit<L> {
-    let (nx, fx) = slab(b.min.x, b.max.x, p.origin.x, p.inv_dir.x, p.dir_zero[0], widen);
-    let (ny, fy) = slab(b.min.y, b.max.y, p.origin.y, p.inv_dir.y, p.dir_zero[1], widen);
-    let (nz, fz) = slab(b.min.z, b.max.z, p.origin.z, p.inv_dir.z, p.dir_zero[2], widen);
+    let ((nx, fx), (ny, fy), (nz, fz)) = if p.any_zero_dir {
+        (
+            slab::<L, true>(b.min.x, b.max.x, p.origin.x, p.inv_dir.x, p.dir_zero[0], widen),
+            slab::<L, true>(b.min.y, b.max.y, p.origin.y, p.inv_dir.y, p.dir_zero[1], widen),
+            slab::<L, true>(b.min.z, b.max.z, p.origin.z, p.inv_dir.z, p.dir_zero[2], widen),
+        )
+    } else {
+        // No lane has a zero direction component: the same arithmetic without
+        // the selects that would return their input (bit-identical).
+        (
+            slab::<L, false>(b.min.x, b.max.x, p.origin.x, p.inv_dir.x, p.dir_zero[0], widen),
+            slab::<L, false>(b.min.y, b.max.y, p.origin.y, p.inv_dir.y, p.dir_zero[1], widen),
+            slab::<L, false>(b.min.z, b.max.z, p.origin.z, p.inv_dir.z, p.dir_zero[2], widen),
+        )
+    };
     let enter = p.t_min.max(nx).max(ny).max(nz);
     let exit = p.t_max.min(fx).min(fy).min(fz);
     let hit = enter.le(exit) & p.valid & b.is_valid();
