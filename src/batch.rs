@@ -431,13 +431,13 @@ pub mod kernels {
 
     map_kernel!(
     /// [`ray::ray_aabb`]: hit and entry `t`.
-    RayAabb, Ray, Aabb, HitT, "ray_aabb", |r, b| {
+    RayAabb, Ray, Aabb, HitT, "ray_aabb_t", |r, b| {
         let h = ray::ray_aabb(r, b);
         (h.hit, HitT { t: h.t })
     });
     map_kernel!(
     /// [`ray::ray_aabb_conservative`]: hit and entry `t`.
-    RayAabbConservative, Ray, Aabb, HitT, "ray_aabb_conservative", |r, b| {
+    RayAabbConservative, Ray, Aabb, HitT, "ray_aabb_conservative_t", |r, b| {
         let h = ray::ray_aabb_conservative(r, b);
         (h.hit, HitT { t: h.t })
     });

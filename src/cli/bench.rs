@@ -239,6 +239,51 @@ fn bench_ray_one_vs_many(
     }
 }
 
+/// Pairwise over a small in-cache set, repeated: the compute-bound speedup of
+/// each width over the scalar function (no memory traffic to hide behind).
+fn bench_kernel_hot<K: PairKernel>(
+    rows: &mut Vec<Row>,
+    as_: &[K::A],
+    bs: &[K::B],
+    reps: usize,
+    tier: &str,
+) -> Result<(), String> {
+    fn go<K: PairKernel, L: LanePod>(as_: &[K::A], bs: &[K::B], reps: usize) -> (f64, usize) {
+        let (pa, pb) = (Pack::<K::A, L>::new(as_), Pack::<K::B, L>::new(bs));
+        let mut out = BitMask::zeros(as_.len());
+        let inner = 32;
+        let t = best_time(reps, || {
+            for _ in 0..inner {
+                pairwise::<K, L>(black_box(&pa), &pb, &mut out);
+                black_box(&out);
+            }
+        });
+        (t / inner as f64, out.count_ones())
+    }
+    let name = format!("{}/{}-in-cache", K::NAME, tier);
+    let res = [
+        ("scalar", go::<K, f32>(as_, bs, reps)),
+        ("x4", go::<K, f32x4>(as_, bs, reps)),
+        ("x8", go::<K, f32x8>(as_, bs, reps)),
+        ("x16", go::<K, f32x16>(as_, bs, reps)),
+    ];
+    for (variant, (t, hits)) in res {
+        if hits != res[0].1 .1 {
+            return Err(format!("{name}: {variant} found {hits} hits, scalar {}", res[0].1 .1));
+        }
+        rows.push(Row {
+            kernel: name.clone(),
+            variant,
+            threads: 1,
+            n: as_.len(),
+            items_per_s: as_.len() as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits,
+        });
+    }
+    Ok(())
+}
+
 /// One query against a pack that stays in cache.
 fn bench_one_vs_many<K: PairKernel>(rows: &mut Vec<Row>, a: &K::A, bs: &[K::B], reps: usize) {
     let name = format!("{}/one_vs_many", K::NAME);
@@ -274,7 +319,12 @@ fn bench_one_vs_many<K: PairKernel>(rows: &mut Vec<Row>, a: &K::A, bs: &[K::B], 
 
 /// Runs the benchmark and prints the table (or JSON lines).
 pub fn run(opt: BenchOptions) -> CliResult {
-    let (n, reps) = if opt.quick { (1 << 20, 3) } else { (1 << 22, 7) };
+    // Streaming runs read at least 256 MiB (quick) / 512 MiB of shape data per
+    // pass — 7-14× the 36 MiB L3 of the reference machine — so they measure
+    // memory, not cache. Compute-bound kernels get 2^18 pairs.
+    let (stream_bytes, reps) = if opt.quick { (256usize << 20, 3) } else { (512usize << 20, 7) };
+    let stream_n = |bytes_per_pair: usize| (stream_bytes / bytes_per_pair).next_power_of_two();
+    let compute_n = 1usize << 18;
     let (bw1, bwp) = read_bandwidth(if opt.quick { 256 << 20 } else { 512 << 20 }, reps);
     let keep = |name: &str| opt.filter.as_deref().is_none_or(|f| name.contains(f));
     let mut rows = Vec::new();
@@ -285,39 +335,58 @@ pub fn run(opt: BenchOptions) -> CliResult {
     };
     for &(tier, rate) in tiers {
         if keep("triangle_aabb") {
-            let (t, b) = tri_box_pairs(n, rate, 1);
+            let (t, b) = tri_box_pairs(stream_n(60), rate, 1);
             bench_kernel::<TriangleAabb>(&mut rows, &t, &b, reps, bw1, bwp, tier)?;
             bench_kernel::<TriangleAabbConservative>(&mut rows, &t, &b, reps, bw1, bwp, tier)?;
         }
         if keep("sphere_aabb") {
-            let (s, b) = sphere_box_pairs(n, rate, 2);
+            let (s, b) = sphere_box_pairs(stream_n(40), rate, 2);
             bench_kernel::<SphereAabb>(&mut rows, &s, &b, reps, bw1, bwp, tier)?;
         }
         if keep("aabb_aabb") {
-            let (a, b) = box_box_pairs(n, rate, 3);
+            let (a, b) = box_box_pairs(stream_n(48), rate, 3);
             bench_kernel::<AabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("ray_aabb") {
-            let (r, b) = ray_box_pairs(n, rate, 4);
+            let (r, b) = ray_box_pairs(stream_n(56), rate, 4);
             bench_kernel::<RayAabbTest>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
             bench_map_kernel::<RayAabb>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
         }
         if keep("ray_triangle") {
-            let (r, t) = ray_triangle_pairs(n / 4, rate, 5);
+            let (r, t) = ray_triangle_pairs(compute_n, rate, 5);
             bench_map_kernel::<RayTriangle>(&mut rows, &r, &t, reps, bw1, bwp, tier)?;
         }
         if keep("sphere_sphere") {
-            let (a, b) = sphere_sphere_pairs(n, rate, 6);
+            let (a, b) = sphere_sphere_pairs(stream_n(32), rate, 6);
             bench_kernel::<SphereSphere>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("obb_obb") {
-            let (a, b) = obb_pairs(n / 4, rate, 7);
+            let (a, b) = obb_pairs(compute_n, rate, 7);
             bench_kernel::<ObbObb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
             bench_map_kernel::<ObbObbContact>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("triangle_triangle") {
-            let (a, b) = triangle_pairs(n / 4, rate, 8);
+            let (a, b) = triangle_pairs(compute_n, rate, 8);
             bench_kernel::<TriangleTriangle>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+        }
+    }
+    // in-cache pairwise (compute-bound speedups), rare tier: 8192 pairs
+    for &(tier, rate) in &tiers[..] {
+        if tier != "rare" {
+            continue;
+        }
+        if keep("triangle_aabb") {
+            let (t, b) = tri_box_pairs(8192, rate, 9);
+            bench_kernel_hot::<TriangleAabb>(&mut rows, &t, &b, reps * 3, tier)?;
+            bench_kernel_hot::<TriangleAabbConservative>(&mut rows, &t, &b, reps * 3, tier)?;
+        }
+        if keep("sphere_aabb") {
+            let (s, b) = sphere_box_pairs(8192, rate, 10);
+            bench_kernel_hot::<SphereAabb>(&mut rows, &s, &b, reps * 3, tier)?;
+        }
+        if keep("ray_aabb") {
+            let (r, b) = ray_box_pairs(8192, rate, 11);
+            bench_kernel_hot::<RayAabbTest>(&mut rows, &r, &b, reps * 3, tier)?;
         }
     }
     // one-vs-many, in cache: 4096 boxes (96 KiB)
@@ -344,7 +413,14 @@ pub fn run(opt: BenchOptions) -> CliResult {
             );
         }
     } else {
-        println!("read bandwidth: {:.1} GB/s (1 thread), {:.1} GB/s ({} threads); {} pairs per run, best of {}", bw1 / 1e9, bwp / 1e9, rayon::current_num_threads(), n, reps);
+        println!(
+            "read bandwidth: {:.1} GB/s (1 thread), {:.1} GB/s ({} threads); streaming runs read ≥ {} MiB per pass; best of {}",
+            bw1 / 1e9,
+            bwp / 1e9,
+            rayon::current_num_threads(),
+            stream_bytes >> 20,
+            reps
+        );
         println!(
             "{:<38} {:>7} {:>3} {:>12} {:>9} {:>9} {:>9}",
             "kernel/tier", "variant", "thr", "Mitems/s", "roofline", "%roof", "vs scalar"
