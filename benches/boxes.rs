@@ -7,61 +7,12 @@
 //! variant's hit count is asserted equal to the scalar one, so a broken kernel
 //! cannot post a fast number.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use std::hint::black_box;
-use wide::{f32x16, f32x4, f32x8};
+mod common;
+
+use common::{widths, Peer, N, TIERS};
+use criterion::{criterion_group, criterion_main, Criterion};
 use widephase::batch::kernels::*;
-use widephase::batch::{pairwise, par_pairwise, BitMask, PairKernel};
-use widephase::pack::{LanePod, Pack};
 use widephase::workload::{box_box_pairs, sphere_box_pairs, tri_box_pairs};
-
-const N: usize = 1 << 16;
-const TIERS: [(&str, f32); 3] = [("never", 0.0), ("rare", 0.02), ("common", 0.5)];
-
-fn hits<K: PairKernel, L: LanePod>(a: &Pack<K::A, L>, b: &Pack<K::B, L>) -> usize {
-    let mut m = BitMask::default();
-    pairwise::<K, L>(a, b, &mut m);
-    m.count_ones()
-}
-
-fn widths<K: PairKernel>(
-    c: &mut Criterion,
-    tier: &str,
-    as_: &[K::A],
-    bs: &[K::B],
-    peer: Option<(&str, &dyn Fn() -> usize)>,
-) {
-    let mut g = c.benchmark_group(format!("{}/{}", K::NAME, tier));
-    g.throughput(Throughput::Elements(as_.len() as u64));
-    let p1 = (Pack::<K::A, f32>::new(as_), Pack::<K::B, f32>::new(bs));
-    let p4 = (Pack::<K::A, f32x4>::new(as_), Pack::<K::B, f32x4>::new(bs));
-    let p8 = (Pack::<K::A, f32x8>::new(as_), Pack::<K::B, f32x8>::new(bs));
-    let p16 = (Pack::<K::A, f32x16>::new(as_), Pack::<K::B, f32x16>::new(bs));
-    let want = hits::<K, f32>(&p1.0, &p1.1);
-    assert_eq!(hits::<K, f32x4>(&p4.0, &p4.1), want);
-    assert_eq!(hits::<K, f32x8>(&p8.0, &p8.1), want);
-    assert_eq!(hits::<K, f32x16>(&p16.0, &p16.1), want);
-    let mut out = BitMask::zeros(as_.len());
-    g.bench_function("scalar", |b| {
-        b.iter(|| pairwise::<K, f32>(&p1.0, &p1.1, black_box(&mut out)))
-    });
-    g.bench_function("x4", |b| b.iter(|| pairwise::<K, f32x4>(&p4.0, &p4.1, black_box(&mut out))));
-    g.bench_function("x8", |b| b.iter(|| pairwise::<K, f32x8>(&p8.0, &p8.1, black_box(&mut out))));
-    g.bench_function("x16", |b| {
-        b.iter(|| pairwise::<K, f32x16>(&p16.0, &p16.1, black_box(&mut out)))
-    });
-    g.bench_function("par", |b| {
-        b.iter(|| par_pairwise::<K, f32x16>(&p16.0, &p16.1, black_box(&mut out)))
-    });
-    if let Some((name, f)) = peer {
-        let peer_hits = f();
-        // The generator keeps pairs ≥ 1 % away from contact, so an exact peer
-        // must agree exactly.
-        assert_eq!(peer_hits, want, "{name} disagrees with widephase on {}", K::NAME);
-        g.bench_function(BenchmarkId::new("peer", name), |b| b.iter(|| black_box(f())));
-    }
-    g.finish();
-}
 
 /// parry3d's equivalent scalar queries (with `--features peers`).
 #[cfg(feature = "peers")]
@@ -121,9 +72,9 @@ fn bench_boxes(c: &mut Criterion) {
         #[cfg(feature = "peers")]
         let p = peer::triangle_aabb(&t, &b);
         #[cfg(feature = "peers")]
-        let peer_fn: Option<(&str, &dyn Fn() -> usize)> = Some(("parry3d", &p));
+        let peer_fn: Peer = Some(("parry3d", &p));
         #[cfg(not(feature = "peers"))]
-        let peer_fn = None;
+        let peer_fn: Peer = None;
         widths::<TriangleAabb>(c, tier, &t, &b, peer_fn);
         widths::<TriangleAabbConservative>(c, tier, &t, &b, None);
 
@@ -131,18 +82,18 @@ fn bench_boxes(c: &mut Criterion) {
         #[cfg(feature = "peers")]
         let p = peer::sphere_aabb(&s, &b);
         #[cfg(feature = "peers")]
-        let peer_fn: Option<(&str, &dyn Fn() -> usize)> = Some(("parry3d", &p));
+        let peer_fn: Peer = Some(("parry3d", &p));
         #[cfg(not(feature = "peers"))]
-        let peer_fn = None;
+        let peer_fn: Peer = None;
         widths::<SphereAabb>(c, tier, &s, &b, peer_fn);
 
         let (a, b) = box_box_pairs(N, rate, 13);
         #[cfg(feature = "peers")]
         let p = peer::aabb_aabb(&a, &b);
         #[cfg(feature = "peers")]
-        let peer_fn: Option<(&str, &dyn Fn() -> usize)> = Some(("parry3d", &p));
+        let peer_fn: Peer = Some(("parry3d", &p));
         #[cfg(not(feature = "peers"))]
-        let peer_fn = None;
+        let peer_fn: Peer = None;
         widths::<AabbAabb>(c, tier, &a, &b, peer_fn);
     }
 }

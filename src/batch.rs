@@ -123,9 +123,11 @@ fn fill_words<L: LanePod>(
     }
 }
 
-/// Output words each rayon task writes: 64 words = 4096 items. Measured with
-/// `widephase bench` on triangle–AABB and sphere–AABB (see simd-notes.md):
-/// smaller tasks lose to scheduling overhead, larger ones balance worse.
+/// Output words each rayon task writes: 64 words = 4096 pairs. Measured with
+/// `cargo run --release --example chunking` (2 threads, 4M streaming pairs):
+/// throughput is flat from 16 to 4096 words per task (memory-bound), and 1–4
+/// words lose up to 25 % on sphere–box to scheduling; 64 sits on the plateau
+/// while still giving ≥ 16 tasks for 64k-pair inputs (see simd-notes.md).
 pub const WORDS_PER_TASK: usize = 64;
 
 /// `out[i] = K(a, bs[i])` for every item of `bs`.
@@ -171,12 +173,23 @@ pub fn par_pairwise<K: PairKernel, L: LanePod>(
     bs: &Pack<K::B, L>,
     out: &mut BitMask,
 ) {
+    par_pairwise_chunked::<K, L>(as_, bs, out, WORDS_PER_TASK)
+}
+
+/// [`par_pairwise`] with an explicit task size (`words_per_task` output words
+/// = 64 × that many pairs per rayon task); for measuring the chunk size.
+pub fn par_pairwise_chunked<K: PairKernel, L: LanePod>(
+    as_: &Pack<K::A, L>,
+    bs: &Pack<K::B, L>,
+    out: &mut BitMask,
+    words_per_task: usize,
+) {
     assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
     let (ca, cb) = (as_.chunks(), bs.chunks());
     let len = as_.len();
     out.reset(len);
-    out.words.par_chunks_mut(WORDS_PER_TASK).enumerate().for_each(|(t, ws)| {
-        fill_words::<L>(ws, t * WORDS_PER_TASK, ca.len(), len, |c| {
+    out.words.par_chunks_mut(words_per_task.max(1)).enumerate().for_each(|(t, ws)| {
+        fill_words::<L>(ws, t * words_per_task.max(1), ca.len(), len, |c| {
             K::test::<L>(&ca[c], &cb[c]).bits()
         })
     });
@@ -617,6 +630,46 @@ fn mask_tail(mask: &mut BitMask) {
         if let Some(last) = mask.words.last_mut() {
             *last &= u64::MAX >> (64 - len % 64);
         }
+    }
+}
+
+/// All pairs `(i, j)` with a hit of `K(as[i], bs[j])` and their records,
+/// sorted by `(i, j)`, over rayon in blocks of [`MANY_BLOCK`] (any thread count
+/// gives the same output).
+pub fn par_many_vs_many_map<K: MapKernel, L: LanePod>(
+    as_: &[K::A],
+    bs: &Pack<K::B, L>,
+    out: &mut Vec<(u32, u32, K::Out)>,
+) {
+    let blocks: Vec<Vec<(u32, u32, K::Out)>> = (0..as_.len().div_ceil(MANY_BLOCK))
+        .into_par_iter()
+        .map(|block| {
+            let mut v = Vec::new();
+            let start = block * MANY_BLOCK;
+            for (ai, a) in as_[start..(start + MANY_BLOCK).min(as_.len())].iter().enumerate() {
+                let a = broadcast::<K::A, L>(a);
+                for (c, chunk) in bs.chunks().iter().enumerate() {
+                    let (m, vals) = K::eval::<L>(&a, chunk);
+                    let mut m = m.bits();
+                    while m != 0 {
+                        let j = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let bi = c * L::WIDTH + j;
+                        if bi < bs.len() {
+                            v.push((
+                                (start + ai) as u32,
+                                bi as u32,
+                                crate::pack::extract::<K::Out, L>(&vals, j),
+                            ));
+                        }
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    for b in blocks {
+        out.extend_from_slice(&b);
     }
 }
 

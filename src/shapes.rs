@@ -441,6 +441,39 @@ impl<L: Lane> Sphere<L> {
     }
 }
 
+impl<L: Lane> Obb<L> {
+    /// Lanes with finite center, axes and half extents, and half extents `>= 0`.
+    /// (Orthonormality is not checked here: kernels are exact for the
+    /// parallelepiped the stored axes span; see [`Obb::try_new`].)
+    #[inline(always)]
+    pub fn is_valid(&self) -> L::Mask {
+        let z = L::splat(0.0);
+        self.center.is_finite()
+            & self.axes[0].is_finite()
+            & self.axes[1].is_finite()
+            & self.axes[2].is_finite()
+            & self.half.is_finite()
+            & self.half.x.ge(z)
+            & self.half.y.ge(z)
+            & self.half.z.ge(z)
+    }
+}
+
+impl<L: Lane> Rect3<L> {
+    /// Lanes with finite center, axes and half extents, and half extents `>= 0`.
+    #[inline(always)]
+    pub fn is_valid(&self) -> L::Mask {
+        let z = L::splat(0.0);
+        self.center.is_finite()
+            & self.u.is_finite()
+            & self.v.is_finite()
+            & self.half_u.is_finite()
+            & self.half_v.is_finite()
+            & self.half_u.ge(z)
+            & self.half_v.ge(z)
+    }
+}
+
 impl<L: Lane> Ray<L> {
     /// Lanes with finite origin and direction and a non-empty, NaN-free
     /// `[t_min, t_max]` (infinite bounds allowed).

@@ -3,7 +3,7 @@
 //!
 //! Every f32 squared distance `s` is checked against the exact squared
 //! distance `D` of the same inputs: `|s - D| <= bound`, with the bounds derived
-//! in `notes/closest.md` (functions `*_bound` below; the comparison itself is
+//! in `simd-notes.md` (functions `*_bound` below; the comparison itself is
 //! exact, the bound is evaluated in f64 with a 1 + 2^-40 margin). Predicates
 //! may disagree with exact only when `|D - r²|` is inside the band.
 mod common;

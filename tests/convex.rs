@@ -753,7 +753,7 @@ fn obb_obb_matches_exact() {
 // ------------------------------------------------------ seed 001 errata --
 
 /// A literal port of seed 001's Devillers–Guigue pseudocode (§4.4.3, steps
-/// 1–31 and `REORDER`), with switches for the two fixes of `notes/convex.md`:
+/// 1–31 and `REORDER`), with switches for the two fixes of `simd-notes.md`:
 /// `fix_reorder` (pick the lone vertex from the signs) and `fix_swap` (flip
 /// the *other* triangle's orientation). Coplanar and degenerate pairs are
 /// outside its scope and return `None`.

@@ -65,7 +65,7 @@ fn judge_moving_aabb(
     if exact_hit {
         tally.exact_hits += 1;
     }
-    // Band: |E - X| <= 8u·max(|E|, |X|) + 2^-140 (notes/dynamic.md).
+    // Band: |E - X| <= 8u·max(|E|, |X|) + 2^-140 (simd-notes.md).
     let in_band = |e: &Q, x: &Q| (e - x).abs() <= &(&ku(8) * &e.abs().max(x.abs())) + &tiny();
     if got.hit != exact_hit {
         match &exact {
@@ -366,7 +366,7 @@ fn max_abs(xs: &[f32]) -> f32 {
 
 /// Band for the sphere–shape queries in gap (squared distance) units:
 /// `256u·S²` with `S` the largest coordinate magnitude of the inputs (center at
-/// both ends, shape) plus the radius (notes/dynamic.md), plus `2^-140`.
+/// both ends, shape) plus the radius (simd-notes.md), plus `2^-140`.
 fn sweep_band(coords: &[f32], r: f32) -> Q {
     let s = q(max_abs(coords)) + q(r.abs());
     &(&ku(256) * &(&s * &s)) + &tiny()
@@ -418,7 +418,7 @@ fn judge_sphere_plane(s: &Sphere, d: Vec3, p: &Plane, tally: &mut Tally) -> Resu
     }
     let _ = rf;
     if let (Some(t), Some(te)) = (got, exact_t) {
-        // |t - t*|·|n·d| <= 8u·scale (+ 2^-140): notes/dynamic.md.
+        // |t - t*|·|n·d| <= 8u·scale (+ 2^-140): simd-notes.md.
         let err = &(q(t) - te.clone()).abs() * &vd.abs();
         if err > band {
             tally.default_out_of_band += 1;

@@ -421,7 +421,7 @@ fn ray_aabb_property_exact() {
         }
         if !exact_hit && c.hit {
             tally.conservative_false_pos += 1;
-            // widening: 16u relative + 2^-126 absolute per side (notes/rays.md)
+            // widening: 16u relative + 2^-126 absolute per side (simd-notes.md)
             let band_c = match (&te, &tx) {
                 (Some(a), Some(b)) if !excluded => {
                     q_abs_f64(&(b - a))
@@ -605,7 +605,7 @@ fn gen_ray_triangle(r: &mut Rng) -> (Ray, Triangle) {
     (ray, tri)
 }
 
-/// The ulp band of ray_triangle (notes/rays.md): an edge function within
+/// The ulp band of ray_triangle (simd-notes.md): an edge function within
 /// `128u·M_p·M_q` (sheared: `|d·(p×q)|/|d|∞`), or the exact `t` within
 /// `512u·M²·Zmax/|det| + 8u·Zmax` of an interval end; zero-direction rays are
 /// decided in f64 with a `2⁻⁴⁰` tolerance (grid inputs: exact).
@@ -968,7 +968,7 @@ fn ray_sphere_property_exact() {
 
 // ---------------------------------------------------------------- scalar catalogue
 
-/// The ulp band of `segment_aabb` (notes/rays.md): some SAT axis has an exact
+/// The ulp band of `segment_aabb` (simd-notes.md): some SAT axis has an exact
 /// (doubled) separation margin within its rounding bound: `8u·S_i` on a face
 /// axis, `32u·S_j·S_k` on a cross axis, `S_i = |a_i| + |b_i| + |min_i| + |max_i|`.
 fn segment_aabb_in_band(seg: &Segment, bx: &Aabb) -> bool {

@@ -5,7 +5,7 @@
 //! Every builder returns a volume that **contains every input point exactly**
 //! (as a closed set, with the `f32` values it returns): bounds that would need
 //! rounding are rounded outward, and computed radii and half extents are
-//! inflated by a derived bound and then rounded up (see `notes/dynamic.md`).
+//! inflated by a derived bound and then rounded up (see `simd-notes.md`).
 //! The tests check containment of every point with exact rational arithmetic.
 //!
 //! **Empty input and non-finite points** (the [contracts](crate#contracts)):

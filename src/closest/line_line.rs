@@ -14,7 +14,7 @@ use crate::math::Vec3;
 /// Cramer's rule: `s = (b·f - c·e)/d`, `t = (a·f - b·c)/d`, `d = a·e - b²`
 /// (the seed prints the second row of the matrix as `[b e]` and
 /// `d = |d1|²|d2|²(|d1||d2|cos θ)²`; both lose a minus sign, see
-/// `notes/closest.md`).
+/// `simd-notes.md`).
 ///
 /// The degree-4 terms are formed from `a..f` scaled by a power of two close to
 /// `1/max(a, e, |b|, |c|, |f|)`
@@ -23,7 +23,7 @@ use crate::math::Vec3;
 /// * Parallel lines (`d <= 0` in `f32`, including exactly parallel): `s = 0`
 ///   and `t` is the projection of `p1` on `L2`, `t = f / e` — deterministic.
 ///   Lines within rounding of parallel (`d` rounds to 0) take this branch too;
-///   the band for that case is in `notes/closest.md`.
+///   the band for that case is in `simd-notes.md`.
 /// * A line given by two equal points is the single point `p`, parameter 0:
 ///   `q1 == p1` gives `s = 0`, `t = f / e`; both degenerate gives `s = t = 0`.
 ///

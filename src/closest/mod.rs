@@ -5,7 +5,7 @@
 //! panics, returns NaN (or `None`) when an input coordinate is NaN or ±∞ or a
 //! shape is empty, treats degenerate shapes as the lower-dimensional sets they
 //! are, and returns the `f32` evaluation of the documented formula. The error
-//! bounds of the squared distances are derived in `notes/closest.md`.
+//! bounds of the squared distances are derived in `simd-notes.md`.
 //!
 //! [`closest_point_triangle`] is **lane-generic**: the same branch-free code
 //! runs for a scalar `f32` query and for `f32x4`/`f32x8`/`f32x16` packs, with

@@ -32,7 +32,7 @@ pub fn closest_point_aabb(p: Vec3, b: &Aabb) -> Vec3 {
 ///
 /// Error: each excess is one rounded subtraction, so the result is within
 /// `4u` relative of the exact squared distance, plus an underflow term (see
-/// `notes/closest.md`). NaN for non-finite input or an inverted box.
+/// `simd-notes.md`). NaN for non-finite input or an inverted box.
 ///
 /// ```
 /// use widephase::{closest, Aabb, Vec3};

@@ -5,16 +5,6 @@ use super::NAN3;
 use crate::math::Vec3;
 use crate::shapes::Obb;
 
-/// Whether the OBB has finite data and non-negative half extents.
-fn obb_valid(b: &Obb) -> bool {
-    b.center.is_finite()
-        && b.axes.iter().all(|a| a.is_finite())
-        && b.half.is_finite()
-        && b.half.x >= 0.0
-        && b.half.y >= 0.0
-        && b.half.z >= 0.0
-}
-
 /// The point of the closed OBB `b` nearest to `p`.
 ///
 /// `p - center` is projected on each axis (`dist_i = (p - c)·u_i`), clamped to
@@ -31,7 +21,7 @@ fn obb_valid(b: &Obb) -> bool {
 /// assert_eq!(closest::closest_point_obb(Vec3::new(5.0, 5.0, 5.0), &b), Vec3::new(3.0, 1.0, 2.0));
 /// ```
 pub fn closest_point_obb(p: Vec3, b: &Obb) -> Vec3 {
-    if !(finite_point(p) && obb_valid(b)) {
+    if !(finite_point(p) && b.is_valid()) {
         return NAN3;
     }
     let d = p - b.center;
@@ -53,7 +43,7 @@ fn finite_point(p: Vec3) -> bool {
 /// `excess_i = max(|(p - c)·u_i| - half_i, 0)` (Ericson's `SqDistPointOBB`,
 /// second form; it never forms the closest point, so it is more accurate).
 ///
-/// Exact for orthonormal axes up to the rounding bound of `notes/closest.md`
+/// Exact for orthonormal axes up to the rounding bound of `simd-notes.md`
 /// (`≤ 12u` relative to `Σ (|d_i| + half_i)²`-scale terms). NaN for non-finite
 /// input or a negative half extent.
 ///
@@ -64,7 +54,7 @@ fn finite_point(p: Vec3) -> bool {
 /// assert_eq!(closest::sq_dist_point_obb(Vec3::new(1.0, -1.0, 1.0), &b), 0.0); // corner
 /// ```
 pub fn sq_dist_point_obb(p: Vec3, b: &Obb) -> f32 {
-    if !(finite_point(p) && obb_valid(b)) {
+    if !(finite_point(p) && b.is_valid()) {
         return f32::NAN;
     }
     let v = p - b.center;

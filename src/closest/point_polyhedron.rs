@@ -6,7 +6,7 @@ use crate::math::Vec3;
 use crate::shapes::Plane;
 
 /// Relative slack, in units of `u = 2^-24`, of the feasibility test of a
-/// candidate point (see `notes/closest.md`, "point–polyhedron").
+/// candidate point (see `simd-notes.md`, "point–polyhedron").
 const FEASIBLE_SLACK_ULPS: f32 = 64.0;
 
 /// The point of the convex polyhedron `{x : n_i·x <= d_i for every plane}`

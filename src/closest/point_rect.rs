@@ -4,16 +4,6 @@ use super::{finite, NAN3};
 use crate::math::Vec3;
 use crate::shapes::Rect3;
 
-fn rect_valid(r: &Rect3) -> bool {
-    finite(r.center)
-        && finite(r.u)
-        && finite(r.v)
-        && r.half_u.is_finite()
-        && r.half_v.is_finite()
-        && r.half_u >= 0.0
-        && r.half_v >= 0.0
-}
-
 /// The point of the closed rectangle `r` nearest to `p`: an OBB with zero
 /// extent along the normal. `p - center` is projected on `u` and `v`, each
 /// coordinate clamped to `[-half, half]`, and `q = center + s·u + t·v`.
@@ -27,7 +17,7 @@ fn rect_valid(r: &Rect3) -> bool {
 /// assert_eq!(closest::closest_point_rect(Vec3::new(3.0, 1.0, 7.0), &r), Vec3::new(1.0, 1.0, 0.0));
 /// ```
 pub fn closest_point_rect(p: Vec3, r: &Rect3) -> Vec3 {
-    if !(finite(p) && rect_valid(r)) {
+    if !(finite(p) && r.is_valid()) {
         return NAN3;
     }
     let d = p - r.center;
@@ -49,7 +39,7 @@ pub fn closest_point_rect(p: Vec3, r: &Rect3) -> Vec3 {
 /// assert_eq!(closest::sq_dist_point_rect(Vec3::new(1.0, 1.0, 0.0), &r), 0.0); // corner
 /// ```
 pub fn sq_dist_point_rect(p: Vec3, r: &Rect3) -> f32 {
-    if !(finite(p) && rect_valid(r)) {
+    if !(finite(p) && r.is_valid()) {
         return f32::NAN;
     }
     let d = p - r.center;

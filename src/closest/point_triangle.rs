@@ -84,7 +84,7 @@ pub struct TriangleClosest<L: Lane> {
 /// Branch-free: every candidate is computed and the first match is chosen by
 /// selects applied from the lowest priority up. Two guards fix Ericson's code
 /// for degenerate triangles (an erratum of the printed version, see
-/// `notes/closest.md`): an edge region needs a non-zero edge (`d1 - d3 > 0`),
+/// `simd-notes.md`): an edge region needs a non-zero edge (`d1 - d3 > 0`),
 /// otherwise `a == b` gives `v = 0/0`; and when rounding leaves the signs
 /// inconsistent (no region matches and the face weights are not all
 /// non-negative — only possible for near-degenerate triangles or within
@@ -220,7 +220,7 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
 
 /// Squared distance from `p` to the closed triangle `tri`: `|q - p|²` for the
 /// point `q` of [`closest_point_triangle`] (NaN for invalid lanes). Error bound:
-/// `notes/closest.md`, "point–triangle".
+/// `simd-notes.md`, "point–triangle".
 ///
 /// ```
 /// use widephase::closest::sq_dist_point_triangle;

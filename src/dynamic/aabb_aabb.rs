@@ -43,7 +43,7 @@ impl MovingAabbHit<f32> {
 /// velocities never hit. The time of contact is exact up to three roundings of
 /// one quotient (`t` has relative error ≤ 3u), and a hit is decided exactly
 /// except when the exact first and last times are within that relative band of
-/// each other or of 1 (see `notes/dynamic.md`).
+/// each other or of 1 (see `simd-notes.md`).
 ///
 /// Source: seed 000 §5.5.8 (`IntersectMovingAABBAABB`, Ericson §5.5.8, after
 /// Gomez 1999), re-derived; the printed code has two errata fixed here: an axis

@@ -7,7 +7,7 @@
 //! touching counts as contact, shapes already in contact at `t = 0` report
 //! `t = 0`, and any non-finite input gives no time of impact. Derivations of the
 //! error bounds and the errata found in the source texts are in
-//! `notes/dynamic.md` (source: seed 000 §5.5, seed 003 "动态相交测试";
+//! `simd-notes.md` (source: seed 000 §5.5, seed 003 "动态相交测试";
 //! Ericson, *Real-Time Collision Detection*, §5.5).
 
 mod aabb_aabb;

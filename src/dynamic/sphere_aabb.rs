@@ -24,7 +24,7 @@ use crate::shapes::{Aabb, Sphere};
 /// except in `e`'s edge and corner blocks, where the rounding is the capsules.
 /// The seed's `Corner()` helper has an erratum (all three coordinates test bit
 /// 0); the corner used here selects bit `i` for axis `i`. Contracts:
-/// [crate#contracts]; the band is in `notes/dynamic.md`. An inverted box never
+/// [crate#contracts]; the band is in `simd-notes.md`. An inverted box never
 /// hits; a box of zero extent is its rectangle, segment or point.
 ///
 /// ```

@@ -19,7 +19,7 @@ use crate::shapes::{Plane, Sphere};
 /// `min(s0, s1) <= r` and `max(s0, s1) >= -r`; the first time is
 /// `(r - s0)/(n·d)` coming from the front, `(-r - s0)/(n·d)` from behind.
 /// Contracts: [crate#contracts]; the ulp band and time accuracy are derived in
-/// `notes/dynamic.md`.
+/// `simd-notes.md`.
 ///
 /// Source: seed 000 §5.5.3 (heading only), seed 003 "球体/平面动态相交测试";
 /// Ericson §5.5.3 `IntersectMovingSpherePlane`.

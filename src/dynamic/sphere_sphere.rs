@@ -15,7 +15,7 @@ use crate::shapes::Sphere;
 /// the vertex `-B/A` is past 1 and `f(1) = |s + v|² - r² <= 0`, or the
 /// discriminant `B² - A C >= 0`. The first root is computed as
 /// `C / (-B + √(B² - A C))`, which has no cancellation since `-B > 0`.
-/// Contracts: [crate#contracts]; band and accuracy in `notes/dynamic.md`.
+/// Contracts: [crate#contracts]; band and accuracy in `simd-notes.md`.
 ///
 /// Source: seed 000 §5.5.5 (heading only), seed 003 "动态相交测试";
 /// Ericson §5.5.5 `TestMovingSphereSphere` (there `c - b²/a`-style form).

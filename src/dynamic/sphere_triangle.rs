@@ -26,7 +26,7 @@ use crate::shapes::{Sphere, Triangle};
 /// earliest with the capsules of ab, bc, ca
 /// ```
 /// A degenerate (zero-area) triangle is its segment or point: the capsules
-/// alone. Contracts: [crate#contracts]; band in `notes/dynamic.md`.
+/// alone. Contracts: [crate#contracts]; band in `simd-notes.md`.
 ///
 /// Source: seed 000 §5.5.6 (heading only), seed 003 "球体/多边形动态相交测试";
 /// Ericson §5.5.6.

@@ -40,7 +40,7 @@ use crate::shapes::{Aabb, Frustum, Plane, Sphere};
 ///
 /// Touching a plane from outside (the shape's nearest point exactly on the
 /// plane) is not Outside: the shapes are closed. Answers are exact on the `f32`
-/// inputs except inside the per-plane ulp band of `notes/culling.md`
+/// inputs except inside the per-plane ulp band of `simd-notes.md`
 /// ([contracts](crate#contracts)). A shape or frustum with a NaN or infinite
 /// coordinate (or an empty shape: inverted box, negative radius) is reported
 /// **Outside**: it has no intersection with anything, so culling it is the

@@ -30,21 +30,6 @@
 use crate::overlap::sat::{cross_with_magnitude, is_noise_axis};
 use crate::{Lane, LaneMask, Obb, V3};
 
-/// Lanes with finite center, axes and half extents, and half extents `>= 0`
-/// (the crate's `Obb` has no `is_valid`; the rule is that of the contracts).
-#[inline(always)]
-fn obb_valid<L: Lane>(b: &Obb<L>) -> L::Mask {
-    let z = L::splat(0.0);
-    b.center.is_finite()
-        & b.axes[0].is_finite()
-        & b.axes[1].is_finite()
-        & b.axes[2].is_finite()
-        & b.half.is_finite()
-        & b.half.x.ge(z)
-        & b.half.y.ge(z)
-        & b.half.z.ge(z)
-}
-
 /// The 15 axes with their unrounded magnitudes, in index order.
 #[inline(always)]
 fn axes15<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> [(V3<L>, V3<L>); 15] {
@@ -77,7 +62,7 @@ fn overlap_on<L: Lane>(a: &Obb<L>, b: &Obb<L>, t: V3<L>, l: V3<L>) -> (L, L) {
 ///
 /// **LANE-GENERIC** (`L = f32` is the scalar API). 15-axis SAT in world space
 /// (see the module docs); exact outside the ulp band of the
-/// [contracts](crate#contracts), the band being stated in `notes/convex.md`.
+/// [contracts](crate#contracts), the band being stated in `simd-notes.md`.
 /// The box is the parallelepiped spanned by its axes as given; the axes are
 /// expected orthonormal (as [`Obb::try_new`] checks), and for boxes with a
 /// zero half extent the answer is exact only up to their deviation from
@@ -94,7 +79,7 @@ fn overlap_on<L: Lane>(a: &Obb<L>, b: &Obb<L>, t: V3<L>, l: V3<L>) -> (L, L) {
 /// ```
 #[inline]
 pub fn obb_obb<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
-    let valid = obb_valid(a) & obb_valid(b);
+    let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;
     let zero = L::splat(0.0);
     let mut separated = <L::Mask as LaneMask>::splat(false);
@@ -162,7 +147,7 @@ pub const OBB_EDGE_AXIS_BIAS: f32 = 1.0 / 128.0;
 /// ```
 #[inline]
 pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
-    let valid = obb_valid(a) & obb_valid(b);
+    let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);

@@ -3,7 +3,7 @@
 //! Sources: Ericson, *Real-Time Collision Detection* §5.2.2 (sphere–plane),
 //! §5.2.3 (box–plane), §5.2.4 (cone–plane) — seed `000_959b262e678b45a4.txt`;
 //! the plane–AABB/OBB slides of seed `003_9226422f2bc80208.txt`. Every formula
-//! was derived again (the seed's errata are listed in `notes/culling.md`).
+//! was derived again (the seed's errata are listed in `simd-notes.md`).
 //!
 //! Conventions (see [`Plane`]): the plane is `normal·x = d`; its **half-space** is
 //! `normal·x <= d`, the side *behind* the normal. `*_plane` answers whether the
@@ -15,7 +15,7 @@
 //! answer exactly that.
 //!
 //! All answers follow the crate [contracts](crate#contracts); the ulp bands are
-//! derived in `notes/culling.md`.
+//! derived in `simd-notes.md`.
 
 use crate::lane::Lane;
 use crate::math::{Vec3, V3};
@@ -28,7 +28,7 @@ pub(crate) fn plane_is_valid<L: Lane>(plane: &Plane<L>) -> L::Mask {
 }
 
 /// Signed plane value `normal·p - d`, summed `x, y, z` then `- d` (the order the
-/// error bounds in `notes/culling.md` assume).
+/// error bounds in `simd-notes.md` assume).
 #[inline(always)]
 pub(crate) fn plane_value<L: Lane>(plane: &Plane<L>, p: V3<L>) -> L {
     plane.normal.dot(p) - plane.d
@@ -66,7 +66,7 @@ pub(crate) fn aabb_extreme_corners<L: Lane>(b: &Aabb<L>, n: V3<L>) -> (V3<L>, V3
 /// radius scaled by `|normal|` so the normal need not be unit length). A sphere
 /// of radius 0 is its center point. Invalid lanes (non-finite input, negative
 /// radius) answer `false`; see the [contracts](crate#contracts). Ulp band:
-/// `notes/culling.md`, "sphere–plane".
+/// `simd-notes.md`, "sphere–plane".
 ///
 /// ```
 /// use widephase::{overlap, Plane, Sphere, Vec3};
@@ -90,7 +90,7 @@ pub fn sphere_plane<L: Lane>(sphere: &Sphere<L>, plane: &Plane<L>) -> L::Mask {
 ///
 /// Test: `normal·center - d <= radius·|normal|` (Ericson §5.2.2
 /// `TestSphereHalfspace`). Non-unit normals allowed. Invalid lanes answer
-/// `false` ([contracts](crate#contracts)); band: `notes/culling.md`.
+/// `false` ([contracts](crate#contracts)); band: `simd-notes.md`.
 ///
 /// ```
 /// use widephase::{overlap, Plane, Sphere, Vec3};
@@ -160,16 +160,6 @@ pub fn aabb_halfspace<L: Lane>(aabb: &Aabb<L>, plane: &Plane<L>) -> L::Mask {
     lowest.le(L::splat(0.0)) & aabb.is_valid() & plane_is_valid(plane)
 }
 
-/// Whether a scalar OBB is valid: finite everything, half extents `>= 0`.
-fn obb_is_valid(b: &Obb) -> bool {
-    b.center.is_finite()
-        && b.axes.iter().all(|a| a.is_finite())
-        && b.half.is_finite()
-        && b.half.x >= 0.0
-        && b.half.y >= 0.0
-        && b.half.z >= 0.0
-}
-
 /// `(s, r)`: the plane value of the OBB center and the half-width of the OBB's
 /// projection on the normal, `r = Σ half_i·|axis_i·normal|` (Ericson §5.2.3).
 /// The formula is the exact support of the parallelepiped `center + Σ s_i
@@ -199,7 +189,7 @@ fn obb_projection(b: &Obb, plane: &Plane) -> (f32, f32) {
 /// ```
 pub fn obb_plane(obb: &Obb, plane: &Plane) -> bool {
     let (s, r) = obb_projection(obb, plane);
-    s.abs() <= r && obb_is_valid(obb) && plane_is_valid(plane)
+    s.abs() <= r && obb.is_valid() && plane_is_valid(plane)
 }
 
 /// Whether the closed oriented box `obb` meets the closed half-space
@@ -217,7 +207,7 @@ pub fn obb_plane(obb: &Obb, plane: &Plane) -> bool {
 /// ```
 pub fn obb_halfspace(obb: &Obb, plane: &Plane) -> bool {
     let (s, r) = obb_projection(obb, plane);
-    s <= r && obb_is_valid(obb) && plane_is_valid(plane)
+    s <= r && obb.is_valid() && plane_is_valid(plane)
 }
 
 /// Validity of a cone: finite fields, `height >= 0`, `radius >= 0`, non-zero axis.
@@ -253,7 +243,7 @@ fn cone_projection(c: &Cone, plane: &Plane) -> (f32, f32, f32) {
 /// convex set the plane value `normal·x - d` takes every value between its
 /// minimum and maximum, which are attained at the apex or on the base rim
 /// (Ericson §5.2.4, with the seed's unnormalised `m` corrected, see
-/// `notes/culling.md`):
+/// `simd-notes.md`):
 /// `min = min(a, b - ρ)`, `max = max(a, b + ρ)` with `a` the apex value, `b` the
 /// base-center value and `ρ = radius·|normal × axis|/|axis|`. The cone meets the
 /// plane iff `min <= 0 <= max`.

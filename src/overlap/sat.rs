@@ -4,7 +4,7 @@
 //!
 //! Source: seed `000` (Ericson ch. 5) §5.2.1 (the separating-axis test) and
 //! §5.2.1.1 (robustness of the test for near-parallel edges), seed `003`
-//! (SAT slides). The error bounds used here are derived in `notes/convex.md`.
+//! (SAT slides). The error bounds used here are derived in `simd-notes.md`.
 //!
 //! Two ideas keep the tests honest:
 //!
@@ -89,7 +89,7 @@ pub fn cross_with_magnitude<L: Lane>(a: V3<L>, b: V3<L>) -> (V3<L>, V3<L>) {
 /// Relative factor of [`is_noise_axis`]: a component below `16u` times its
 /// unrounded magnitude may be pure rounding noise (the derived bound is `9u`
 /// for the deepest axis, a cross product of a cross product; see
-/// `notes/convex.md`).
+/// `simd-notes.md`).
 pub const NOISE_AXIS_FACTOR: f32 = 16.0 * U;
 
 /// Absolute floor of [`is_noise_axis`], covering products that underflowed.
@@ -122,7 +122,7 @@ pub fn is_noise_axis<L: Lane>(axis: V3<L>, magnitude: V3<L>) -> L::Mask {
 }
 
 /// Relative factor of [`projection_tolerance`] (`10u`; the derived bound is
-/// `2·γ4·(1+u)/(1-3u) < 8.01u`, see `notes/convex.md`).
+/// `2·γ4·(1+u)/(1-3u) < 8.01u`, see `simd-notes.md`).
 pub const PROJECTION_TOLERANCE_FACTOR: f32 = 10.0 * U;
 
 /// Absolute term of [`projection_tolerance`]: covers products that

@@ -13,7 +13,7 @@ use crate::shapes::{Obb, Sphere};
 /// `|q - center|² <= radius²`, else `None`. `None` for a non-finite input,
 /// a negative radius or half extent ([contracts](crate#contracts)). Like the
 /// closest point, exact for orthonormal axes outside the band of
-/// `notes/closest.md` ("sphere–OBB").
+/// `simd-notes.md` ("sphere–OBB").
 ///
 /// ```
 /// use widephase::{overlap, Obb, Sphere, Vec3};

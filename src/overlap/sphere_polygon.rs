@@ -12,7 +12,7 @@ use crate::shapes::Sphere;
 /// nearest point of the fan triangles). The seed's alternative — plane test,
 /// then edges against the sphere, then point-in-polygon — needs the polygon's
 /// normal, which does not exist for a degenerate polygon, and its printed
-/// plane offset has the wrong sign (`notes/closest.md`). `false` for an empty
+/// plane offset has the wrong sign (`simd-notes.md`). `false` for an empty
 /// polygon, a negative radius or a non-finite coordinate
 /// ([contracts](crate#contracts)).
 ///

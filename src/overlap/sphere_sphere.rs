@@ -2,7 +2,7 @@
 //!
 //! Two closed balls intersect iff `|c_b - c_a|^2 <= (r_a + r_b)^2` (touching
 //! counts). Comparing squares avoids the square root and keeps the test exact
-//! up to the ulp band derived in `notes/convex.md`:
+//! up to the ulp band derived in `simd-notes.md`:
 //! `|D² - R²| <= 6u·(D² + R²) + 2^-147`, with `D²`, `R²` the exact values.
 
 use crate::{Lane, Sphere};

@@ -12,7 +12,7 @@ use crate::shapes::{Sphere, Triangle};
 /// One code path for `f32` (returns `bool`) and every pack width (returns a
 /// lane mask); `false` in lanes with a non-finite input or a negative radius
 /// ([contracts](crate#contracts)). Exact outside the ulp band derived in
-/// `notes/closest.md` ("sphere–triangle").
+/// `simd-notes.md` ("sphere–triangle").
 ///
 /// ```
 /// use widephase::{overlap, Sphere, Triangle, Vec3};

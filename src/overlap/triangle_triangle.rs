@@ -6,7 +6,7 @@
 //! Sources: seed `000` §5.2.1 (SAT), §5.2.1.1 (near-parallel edges) and the
 //! triangle–triangle section; seed `001` (Möller interval overlap with the
 //! vertex-on-plane cases, Guigue–Devillers with the REORDER step; its errata are
-//! listed in `notes/convex.md`); T. Möller, "A Fast Triangle-Triangle
+//! listed in `simd-notes.md`); T. Möller, "A Fast Triangle-Triangle
 //! Intersection Test", JGT 1997; P. Guigue, O. Devillers, "Fast and Robust
 //! Triangle-Triangle Overlap Test Using Orientation Predicates", JGT 2003.
 //!
@@ -166,7 +166,7 @@ fn finish<L: Lane>(
 ///
 /// **LANE-GENERIC**: `L = f32` is the scalar API; `f32x4/8/16` evaluate packs
 /// with bit-identical answers. Exact outside the ulp band of the
-/// [contracts](crate#contracts); the band is stated in `notes/convex.md`
+/// [contracts](crate#contracts); the band is stated in `simd-notes.md`
 /// (some separating axis has an exact margin within `32u` of its unrounded
 /// magnitude). See the module docs for the algorithm (SAT on 23 axes, a
 /// deterministic `f64` path for degenerate lanes).
@@ -190,7 +190,7 @@ pub fn triangle_triangle<L: Lane>(a: &Triangle<L>, b: &Triangle<L>) -> L::Mask {
 /// when exact arithmetic says the closed triangles touch or overlap
 /// ([contracts](crate#contracts), "Conservative variants"); may answer
 /// "overlapping" for pairs separated by less than the projection error bound
-/// `10u·Σ|L_i|·reach_i` on every axis (derived in `notes/convex.md`). The
+/// `10u·Σ|L_i|·reach_i` on every axis (derived in `simd-notes.md`). The
 /// voxelizer uses this one.
 ///
 /// **LANE-GENERIC**, same algorithm as [`triangle_triangle`] with every axis
@@ -297,7 +297,7 @@ fn hulls_intersect_f64(a: &[Vec3; 3], b: &[Vec3; 3], conservative: bool) -> bool
 /// `(b - a) × (c - a) · (d - a)`: the orientation determinant `[a, b, c, d]`
 /// of seed `001` eq. 4.29 (positive when `d` is on the side of plane `abc`
 /// that `(b - a) × (c - a)` points to). Evaluated on differences, so it is
-/// translation invariant; error `<= 8u·` its permanent (`notes/convex.md`).
+/// translation invariant; error `<= 8u·` its permanent (`simd-notes.md`).
 #[inline]
 fn orient3d(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> f32 {
     (b - a).cross(c - a).dot(d - a)
@@ -397,7 +397,7 @@ fn scalar_setup(a: &Triangle, b: &Triangle) -> Result<([Vec3; 3], [Vec3; 3], Vec
 ///
 /// Follows the [contracts](crate#contracts) (closed sets, touching counts,
 /// `false` on non-finite input); exact outside the ulp band stated in
-/// `notes/convex.md`. Source: T. Möller, "A Fast Triangle-Triangle
+/// `simd-notes.md`. Source: T. Möller, "A Fast Triangle-Triangle
 /// Intersection Test", JGT 2(2), 1997; seed `001` §4.4.2 (with its errata
 /// fixed, see the notes), seed `000` triangle–triangle section.
 ///
@@ -500,7 +500,7 @@ fn interval_on_line(v: &[Vec3; 3], d: &[f32; 3], s: &[i32; 3], axis: usize) -> O
 /// (scalar).
 ///
 /// Follows the [contracts](crate#contracts); exact outside the ulp band of
-/// its orientation determinants (`notes/convex.md`). Source: P. Guigue,
+/// its orientation determinants (`simd-notes.md`). Source: P. Guigue,
 /// O. Devillers, "Fast and Robust Triangle-Triangle Overlap Test Using
 /// Orientation Predicates", JGT 8(1), 2003; seed `001` §4.4.3 (its REORDER
 /// pseudocode swaps the wrong triangle's vertices; see the notes).

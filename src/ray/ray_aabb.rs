@@ -153,7 +153,7 @@ fn slab_test<L: Lane>(p: &RayPrecomp<L>, b: &Aabb<L>, widen: Option<(L, L)>) -> 
 /// direction components and origins exactly on a slab plane are handled without
 /// NaN (see the pseudocode in the module source). Keeps the crate
 /// [contracts](crate#contracts): exact outside the ulp band derived in
-/// `notes/rays.md` (computed slab times are within `γ₃|t| + 2⁻¹⁴⁹` of the exact
+/// `simd-notes.md` (computed slab times are within `γ₃|t| + 2⁻¹⁴⁹` of the exact
 /// ones), provided every non-zero `|dir_i| >= 1/COORD_LIMIT` (so that `1/dir_i`
 /// stays in range; zero components are exact). An inverted box, NaN or ±∞
 /// coordinates, or an empty interval never hit. Lane-generic: the scalar call is
@@ -197,7 +197,7 @@ pub fn ray_aabb_precomp<L: Lane>(pre: &RayPrecomp<L>, b: &Aabb<L>) -> RayAabbHit
 }
 
 /// Relative widening of the conservative slab test: `2⁻²⁰ = 16u`, at least the
-/// derived bound `(3u + 4.01u)(1 + 2⁻¹⁰)` (see `notes/rays.md`).
+/// derived bound `(3u + 4.01u)(1 + 2⁻¹⁰)` (see `simd-notes.md`).
 pub const RAY_AABB_WIDEN_REL: f32 = 9.536_743e-7;
 /// Absolute widening of the conservative slab test: `2⁻¹²⁶`, covering the
 /// underflow of `lo·inv` (at most `2⁻¹⁵⁰`) with room for the widening's own rounding.
@@ -208,7 +208,7 @@ pub const RAY_AABB_WIDEN_ABS: f32 = f32::MIN_POSITIVE;
 /// `|dir_i| >= 1/COORD_LIMIT`). Each finite slab time moves outward by
 /// `RAY_AABB_WIDEN_REL·|t| + RAY_AABB_WIDEN_ABS`, so errors are false positives
 /// only, inside the band. `t` is the widened entry parameter (never later than
-/// the exact entry). Source and derivation: `notes/rays.md`; Ize, "Robust BVH
+/// the exact entry). Source and derivation: `simd-notes.md`; Ize, "Robust BVH
 /// Ray Traversal" (JCGT 2013) for the idea.
 ///
 /// ```

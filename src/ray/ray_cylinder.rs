@@ -80,7 +80,7 @@ pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f
 /// cancellation), and the entry is the smaller root of the side's quadratic. A cylinder with `a == b` has no axis and is treated as
 /// empty; radius 0 is the segment `[a, b]`; a negative radius is empty; NaN/∞
 /// give `None` (crate [contracts](crate#contracts)). Numbers are f32
-/// evaluations of these formulas (band in `notes/rays.md`).
+/// evaluations of these formulas (band in `simd-notes.md`).
 ///
 /// Source: Ericson §5.3.7 `IntersectSegmentCylinder` (seed `000` heading only);
 /// this version clips intervals instead of branching on the segment's ends, so

@@ -12,7 +12,7 @@ use crate::shapes::{Aabb, Obb, Ray};
 /// The origin (relative to the center) and the direction are projected on the
 /// three axes, then [`ray_aabb`] runs against `[-half, half]`. The projections
 /// round (about `3u` of `|origin - center|` and `|dir|`), so the ulp band is
-/// that of `ray_aabb` plus the projection error (`notes/rays.md`); axes must be
+/// that of `ray_aabb` plus the projection error (`simd-notes.md`); axes must be
 /// orthonormal (as [`Obb::try_new`] checks) for `t` to be the true parameter.
 /// Negative half extents are an empty box; NaN/∞ give `None`
 /// (crate [contracts](crate#contracts)).

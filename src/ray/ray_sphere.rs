@@ -56,9 +56,9 @@ fn decide<L: Lane>(ray: &Ray<L>, s: &Sphere<L>) -> Common<L> {
 /// closed interval in the closed ball ([`RaySphereHit`]). Lane-generic.
 ///
 /// The direction need not be unit length (seed `002`'s unnormalised form; its
-/// printed `2(+m·d)` and `d = (B − A)‖B − A‖` are errata, see `notes/rays.md`).
+/// printed `2(+m·d)` and `d = (B − A)‖B − A‖` are errata, see `simd-notes.md`).
 /// Keeps the crate [contracts](crate#contracts); the ulp band of the hit test is
-/// derived in `notes/rays.md`. A zero direction is the point `origin`, hit at
+/// derived in `simd-notes.md`. A zero direction is the point `origin`, hit at
 /// `t_min` (clamped finite).
 ///
 /// ```

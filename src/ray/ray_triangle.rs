@@ -98,7 +98,7 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
 ///   when the origin is in the closed triangle ([`point_in_triangle`]).
 ///
 /// Keeps the crate [contracts](crate#contracts); the ulp band (edge functions and
-/// `t` near the interval ends) is derived in `notes/rays.md`.
+/// `t` near the interval ends) is derived in `simd-notes.md`.
 ///
 /// Source: Woop, Benthin, Wald 2013 (the paper's f64 fallback when an edge
 /// function is exactly 0 is kept, run per lane by a deterministic scalar routine

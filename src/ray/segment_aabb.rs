@@ -15,7 +15,7 @@ use crate::shapes::{Aabb, Segment};
 /// when the segment is exactly parallel, and near-parallel roundings only
 /// matter inside the ulp band. A zero-length segment is the point `a`; an
 /// inverted box is empty; NaN/∞ give `false` (crate [contracts](crate#contracts),
-/// band in `notes/rays.md`).
+/// band in `simd-notes.md`).
 ///
 /// ```
 /// use widephase::{ray::segment_aabb, Aabb, Segment, Vec3};

@@ -14,7 +14,7 @@ use crate::shapes::{Plane, Segment};
 /// can leave `[0, 1]` by an ulp when an endpoint touches the plane; this form
 /// cannot (`|sa| <= |sa - sb|` whenever the signs differ). A zero normal is not
 /// a plane: `None`. NaN/∞ give `None` (crate [contracts](crate#contracts); the
-/// ulp band is that of the two signed distances, `notes/rays.md`).
+/// ulp band is that of the two signed distances, `simd-notes.md`).
 ///
 /// ```
 /// use widephase::{ray::segment_plane, Plane, Segment, Vec3};

@@ -5,7 +5,7 @@
 //! k-DOP overlap is decided by exact vertex enumeration of the intersection.
 //!
 //! Each plane/frustum reference also reports whether the case is inside the ulp
-//! band derived in `notes/culling.md`, the only place the crate may disagree.
+//! band derived in `simd-notes.md`, the only place the crate may disagree.
 
 use crate::common::exact::{Q, QV3};
 use widephase::overlap::Classification;
@@ -62,7 +62,7 @@ pub fn near_sqrt(a: &Q, b2: &Q, band: &Q) -> bool {
     !hi.is_neg() && &(&hi * &hi) >= b2 && (!lo.is_pos() || &(&lo * &lo) <= b2)
 }
 
-/// Absolute underflow allowance (see `notes/culling.md`): a few products may
+/// Absolute underflow allowance (see `simd-notes.md`): a few products may
 /// each lose up to 2^-150.
 pub fn eta() -> Q {
     pow2(-140)
