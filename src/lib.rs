@@ -87,6 +87,7 @@ pub mod overlap;
 pub mod pack;
 pub mod ray;
 pub mod shapes;
+pub mod voxel;
 
 pub use lane::{Lane, LaneMask};
 pub use math::{Vec3, V3};
