@@ -127,12 +127,14 @@ pub(crate) fn triangle_rows<S: Sink>(
     let g = &t.grid;
     let h = g.voxel as f64;
     let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
-    // magnitude scale of every coordinate involved
-    let mut scale = h * (*g.dims.iter().max().unwrap() as f64 + 1.0);
+    // magnitude scale of every coordinate involved (the triangle, the origin,
+    // and the boxes near the triangle, which are within 2h of it); it does not
+    // depend on the grid's dimensions, so a window of a grid gives the same voxels
+    let mut scale = 2.0 * h;
     for a in 0..3 {
-        scale = scale.max(o[a].abs() + h * (g.dims[a] as f64 + 1.0));
+        scale = scale.max(o[a].abs() + 2.0 * h);
         for v in &p {
-            scale = scale.max(v[a].abs());
+            scale = scale.max(v[a].abs() + 2.0 * h);
         }
     }
     let w = if n[0].abs() >= n[1].abs() && n[0].abs() >= n[2].abs() {
