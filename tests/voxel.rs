@@ -8,7 +8,10 @@ mod common;
 use common::exact::{Q, QV3};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use widephase::voxel::{self, builtin, formats, grid::plane_bounds, Grid, Mesh, MeshRef, Mode, Options, Storage, VoxelSet};
+use widephase::voxel::{
+    self, builtin, formats, grid::plane_bounds, Grid, Mesh, MeshRef, Mode, Options, Storage,
+    VoxelSet,
+};
 use widephase::{Aabb, Triangle, Vec3};
 
 // ---------------------------------------------------------------------------
@@ -60,7 +63,8 @@ fn exact_touch(t: &Triangle, mn: &QV3, mx: &QV3) -> bool {
 fn f64_touch(t: &Triangle, mn: [f64; 3], mx: [f64; 3]) -> Option<bool> {
     let tv = [t.a, t.b, t.c].map(|p| [p.x as f64, p.y as f64, p.z as f64]);
     let mut ambiguous = false;
-    let scale = tv.iter().chain([&mn, &mx]).flat_map(|p| p.iter()).fold(0f64, |m, x| m.max(x.abs()));
+    let scale =
+        tv.iter().chain([&mn, &mx]).flat_map(|p| p.iter()).fold(0f64, |m, x| m.max(x.abs()));
     let tol1 = 1e-9 * scale;
     for k in 0..3 {
         let lo = tv.iter().map(|p| p[k]).fold(f64::INFINITY, f64::min);
@@ -87,7 +91,11 @@ fn f64_touch(t: &Triangle, mn: [f64; 3], mx: [f64; 3]) -> Option<bool> {
         axes.push([-e[1], e[0], 0.0]);
     }
     let (e0, e1) = (f[0], f[1]);
-    axes.push([e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2], e0[0] * e1[1] - e0[1] * e1[0]]);
+    axes.push([
+        e0[1] * e1[2] - e0[2] * e1[1],
+        e0[2] * e1[0] - e0[0] * e1[2],
+        e0[0] * e1[1] - e0[1] * e1[0],
+    ]);
     for a in &axes {
         let amag = a[0].abs() + a[1].abs() + a[2].abs();
         let ps = v.map(|p| a[0] * p[0] + a[1] * p[1] + a[2] * p[2]);
@@ -191,7 +199,8 @@ fn compare(m: MeshRef<'_>, g: &Grid, got: &VoxelSet) -> Cmp {
         return c;
     }
     // which triangles are near each extra voxel
-    let lists: HashMap<[u32; 3], Vec<u32>> = voxel::triangle_lists(m, g).unwrap().into_iter().collect();
+    let lists: HashMap<[u32; 3], Vec<u32>> =
+        voxel::triangle_lists(m, g).unwrap().into_iter().collect();
     for v in extras {
         let b = g.voxel_box(v);
         let tris = &lists[&v];
@@ -335,7 +344,11 @@ fn exact_reference_agrees_with_common_reference() {
             Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng)),
         );
         let a = Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng));
-        let b = a + Vec3::new(rng.u32(0..4) as f32 * 0.25, rng.u32(0..4) as f32 * 0.25, rng.u32(0..4) as f32 * 0.25);
+        let b = a + Vec3::new(
+            rng.u32(0..4) as f32 * 0.25,
+            rng.u32(0..4) as f32 * 0.25,
+            rng.u32(0..4) as f32 * 0.25,
+        );
         let bx = Aabb::new(a, b);
         let r = common::reference::boxes::triangle_aabb_with(&t, &bx, false).unwrap().intersects;
         assert_eq!(exact_touch(&t, &QV3::f(a), &QV3::f(b)), r, "{t:?} {bx:?}");
@@ -382,7 +395,8 @@ fn adversarial_triangles() {
     };
     let plane = |i: i64| plane_bounds(-1.1, 0.1 + 1e-7, i).0;
     for _ in 0..300 {
-        let mut p = || Vec3::new(rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0);
+        let mut p =
+            || Vec3::new(rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0);
         let (a, b, c) = (p(), p(), p());
         let (choice, plane_i) = (rng.u32(0..7), rng.i64(1..20));
         match choice {
@@ -399,7 +413,11 @@ fn adversarial_triangles() {
                 let x = plane(plane_i).next_up();
                 add(Vec3::new(x, a.y, a.z), Vec3::new(x, b.y, a.z), Vec3::new(x, c.y, c.z))
             }
-            _ => add(a * 0.01, a * 0.01 + Vec3::new(1e-4, 0.0, 0.0), a * 0.01 + Vec3::new(0.0, 1e-4, 1e-5)),
+            _ => add(
+                a * 0.01,
+                a * 0.01 + Vec3::new(1e-4, 0.0, 0.0),
+                a * 0.01 + Vec3::new(0.0, 1e-4, 1e-5),
+            ),
         }
     }
     check_mesh("adversarial", m.as_ref(), &g);
@@ -415,7 +433,9 @@ fn builtin_torus_and_knot() {
 
 #[test]
 fn shared_meshes_surface() {
-    for (name, res) in [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)] {
+    for (name, res) in
+        [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)]
+    {
         let Some(m) = shared_mesh(name) else { continue };
         let c = check_mesh(name, m.as_ref(), &fit(&m, res, 0));
         if name == "teapot.obj" {
@@ -435,8 +455,14 @@ fn inside_f64(m: MeshRef<'_>, c: [f64; 3]) -> Option<bool> {
     for ti in 0..m.triangle_count() {
         let t = m.triangle(ti);
         let p = [t.a, t.b, t.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
-        let (ylo, yhi) = (p.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min), p.iter().map(|q| q[1]).fold(f64::NEG_INFINITY, f64::max));
-        let (zlo, zhi) = (p.iter().map(|q| q[2]).fold(f64::INFINITY, f64::min), p.iter().map(|q| q[2]).fold(f64::NEG_INFINITY, f64::max));
+        let (ylo, yhi) = (
+            p.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min),
+            p.iter().map(|q| q[1]).fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (zlo, zhi) = (
+            p.iter().map(|q| q[2]).fold(f64::INFINITY, f64::min),
+            p.iter().map(|q| q[2]).fold(f64::NEG_INFINITY, f64::max),
+        );
         if c[1] < ylo || c[1] > yhi || c[2] < zlo || c[2] > zhi {
             continue;
         }
@@ -504,7 +530,11 @@ fn classify(m: MeshRef<'_>, g: &Grid) -> Vec<([u32; 3], Option<bool>)> {
                 let idx: Vec<[u32; 3]> = list.iter().map(|&t| m.indices[t as usize]).collect();
                 let sub = MeshRef { vertices: m.vertices, indices: &idx };
                 for i in 0..nx {
-                    let r = if idx.is_empty() { Some(false) } else { inside_f64(sub, g.center_f64([i, j, k])) };
+                    let r = if idx.is_empty() {
+                        Some(false)
+                    } else {
+                        inside_f64(sub, g.center_f64([i, j, k]))
+                    };
                     out.push(([i, j, k], r));
                 }
             }
@@ -523,7 +553,8 @@ fn flood(g: &Grid, wall: &VoxelSet, conn26: bool) -> Vec<bool> {
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
-                let border = i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1;
+                let border =
+                    i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1;
                 if border && !wall.get([i as u32, j as u32, k as u32]) {
                     seen[idx([i, j, k])] = true;
                     stack.push([i, j, k]);
@@ -574,8 +605,14 @@ fn surfaces_separate_and_solid_matches_exact_inside() {
         let g = fit(&m, res, 1);
         let cls = classify(m.as_ref(), &g);
         let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
-        let thin = voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() }).unwrap().set;
-        let solid = voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() }).unwrap().set;
+        let thin =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() })
+                .unwrap()
+                .set;
+        let solid =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
+                .unwrap()
+                .set;
         // thin ⊆ surface ⊆ solid
         assert!(thin.indices().iter().all(|&v| surf.get(v)), "{name}: thin ⊄ surface");
         assert!(surf.indices().iter().all(|&v| solid.get(v)), "{name}: surface ⊄ solid");
@@ -592,12 +629,23 @@ fn surfaces_separate_and_solid_matches_exact_inside() {
                 Some(true) => {
                     inside += 1;
                     assert!(!out26[id], "{name}: 26-flood reached inside centre {v:?}");
-                    assert!(!out6[id], "{name}: 6-flood through thin surface reached inside centre {v:?}");
-                    if solid.get(*v) { agree += 1 } else { disagree += 1 }
+                    assert!(
+                        !out6[id],
+                        "{name}: 6-flood through thin surface reached inside centre {v:?}"
+                    );
+                    if solid.get(*v) {
+                        agree += 1
+                    } else {
+                        disagree += 1
+                    }
                 }
                 Some(false) => {
                     // an outside centre may be in the solid only as a surface voxel
-                    if !solid.get(*v) || surf.get(*v) { agree += 1 } else { disagree += 1 }
+                    if !solid.get(*v) || surf.get(*v) {
+                        agree += 1
+                    } else {
+                        disagree += 1
+                    }
                 }
             }
         }
@@ -618,7 +666,10 @@ fn solid_agreement_on_open_meshes() {
         let g = fit(&m, res, 1);
         let cls = classify(m.as_ref(), &g);
         let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
-        let solid = voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() }).unwrap().set;
+        let solid =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
+                .unwrap()
+                .set;
         let (mut agree, mut total) = (0usize, 0usize);
         for (v, c) in &cls {
             if surf.get(*v) {
@@ -649,7 +700,11 @@ fn same_voxels_for_any_thread_count_and_storage() {
     let m = builtin::torus_knot(300, 16, 0.4);
     let g = fit(&m, 96, 2);
     for mode in [Mode::Surface, Mode::Thin, Mode::Solid] {
-        let run = |st: Storage| voxel::voxelize(m.as_ref(), &g, &Options { mode, storage: st, ..Options::default() }).unwrap().set;
+        let run = |st: Storage| {
+            voxel::voxelize(m.as_ref(), &g, &Options { mode, storage: st, ..Options::default() })
+                .unwrap()
+                .set
+        };
         let a = with_threads(1, || run(Storage::Dense));
         let b = with_threads(2, || run(Storage::Dense));
         let c = with_threads(3, || run(Storage::Dense));
@@ -696,7 +751,10 @@ fn triangle_lists_match_surface() {
     for (v, tris) in &l {
         let b = g.voxel_box(*v);
         for &t in tris {
-            assert!(widephase::overlap::triangle_aabb_conservative(&m.as_ref().triangle(t as usize), &b));
+            assert!(widephase::overlap::triangle_aabb_conservative(
+                &m.as_ref().triangle(t as usize),
+                &b
+            ));
         }
     }
 }
@@ -766,7 +824,8 @@ fn mesh_errors_name_the_problem() {
     let e = m.as_ref().validate("m.obj").unwrap_err().to_string();
     assert!(e.contains("no triangles"), "{e}");
     // quads, slashes and negative indices
-    let m = parse_obj(b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1/1/1 2//2 -2 -1\n", "q.obj").unwrap();
+    let m =
+        parse_obj(b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1/1/1 2//2 -2 -1\n", "q.obj").unwrap();
     assert_eq!(m.indices, vec![[0, 1, 2], [0, 2, 3]]);
     // buffers
     let nan = [0.0, 0.0, 0.0, 1.0, f32::NAN, 0.0, 0.0, 1.0, 0.0];
@@ -785,7 +844,9 @@ fn mesh_errors_name_the_problem() {
     let m = parse_stl(&bin, "b.stl").unwrap();
     assert_eq!(m.indices.len(), 1);
     assert_eq!(m.vertices.len(), 3);
-    let e = parse_stl(b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0\n", "bad.stl").unwrap_err().to_string();
+    let e = parse_stl(b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0\n", "bad.stl")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("bad.stl"), "{e}");
     // PLY ascii
     let ply = b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
@@ -809,10 +870,27 @@ fn cli_builtin_json_and_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("t.binvox");
     let png = dir.join("t.png");
-    let o = cli(&["voxelize", "builtin:torus", "--res", "48", "--out", out.to_str().unwrap(), "--preview", png.to_str().unwrap(), "--json"]);
+    let o = cli(&[
+        "voxelize",
+        "builtin:torus",
+        "--res",
+        "48",
+        "--out",
+        out.to_str().unwrap(),
+        "--preview",
+        png.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8_lossy(&o.stdout);
-    for k in ["\"triangles\":", "\"voxels\":", "\"load_ms\":", "\"voxelize_ms\":", "\"write_ms\":", "\"peak_rss_mb\":"] {
+    for k in [
+        "\"triangles\":",
+        "\"voxels\":",
+        "\"load_ms\":",
+        "\"voxelize_ms\":",
+        "\"write_ms\":",
+        "\"peak_rss_mb\":",
+    ] {
         assert!(s.contains(k), "{s}");
     }
     let d = formats::read_binvox(&std::fs::read(&out).unwrap()).unwrap();
@@ -830,14 +908,19 @@ fn cli_builtin_json_and_errors() {
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains("error"), "{bad:?}: {e}");
     }
-    let e = String::from_utf8_lossy(&cli(&["voxelize", "builtin:torus", "--res", "0"]).stderr).to_string();
+    let e = String::from_utf8_lossy(&cli(&["voxelize", "builtin:torus", "--res", "0"]).stderr)
+        .to_string();
     assert!(e.contains("--res 0"), "{e}");
     // an unwritable target: a directory in the way; no partial file is left
     let blocked = dir.join("blocked.binvox");
     std::fs::create_dir_all(&blocked).unwrap();
     let o = cli(&["voxelize", "builtin:torus", "--res", "8", "--out", blocked.to_str().unwrap()]);
     assert!(!o.status.success());
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
     assert!(leftovers.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }

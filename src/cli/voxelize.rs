@@ -52,7 +52,8 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         (Some(_), Some(_)) => return Err("give either MESH or --builtin, not both".into()),
         (None, None) => {
             return Err(
-                "no mesh: give MESH (a .obj/.stl/.ply file or builtin:torus) or --builtin NAME".into()
+                "no mesh: give MESH (a .obj/.stl/.ply file or builtin:torus) or --builtin NAME"
+                    .into(),
             )
         }
     };
@@ -88,7 +89,9 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     for p in o.out.iter().chain(o.preview.iter()) {
         let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         if !dir.is_dir() {
-            return Err(format!("{}: directory {} does not exist", p.display(), dir.display()).into());
+            return Err(
+                format!("{}: directory {} does not exist", p.display(), dir.display()).into()
+            );
         }
     }
     let bar = if o.json {
@@ -96,8 +99,10 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     } else {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
-            indicatif::ProgressStyle::with_template("voxelize {bar:40} {pos}/{len} slabs {elapsed}")
-                .expect("valid template"),
+            indicatif::ProgressStyle::with_template(
+                "voxelize {bar:40} {pos}/{len} slabs {elapsed}",
+            )
+            .expect("valid template"),
         );
         b
     };
@@ -129,7 +134,11 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             "vox" => formats::write_atomic(out, |w| formats::write_vox(w, set))?,
             "npy" => {
                 if o.npy_dense && n > DENSE_MAX {
-                    return Err(format!("{}: dense .npy of {n} voxels is too large", out.display()).into());
+                    return Err(format!(
+                        "{}: dense .npy of {n} voxels is too large",
+                        out.display()
+                    )
+                    .into());
                 }
                 formats::write_atomic(out, |w| formats::write_npy(w, set, o.npy_dense))?
             }
@@ -155,10 +164,13 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     };
     if o.json {
         println!(
-            "{{\"mesh\":{:?},\"mode\":\"{:?}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{load_ms:.3},\"voxelize_ms\":{voxelize_ms:.3},\"write_ms\":{write_ms:.3},\"peak_rss_mb\":{rss:.1},\"threads\":{}}}",
+            "{{\"mesh\":{:?},\"mode\":\"{:?}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{load_ms:.3},\"voxelize_ms\":{voxelize_ms:.3},\"write_ms\":{write_ms:.3},\"peak_rss_mb\":{rss:.1},\"threads\":{}}}",
             name,
             o.mode,
             grid.voxel,
+            grid.origin.x,
+            grid.origin.y,
+            grid.origin.z,
             rayon::current_num_threads()
         );
     } else {

@@ -73,10 +73,15 @@ fn norm(a: [f64; 3]) -> [f64; 3] {
 /// An axis-aligned closed box mesh (12 triangles) with corners `lo`, `hi`.
 pub fn cuboid(lo: Vec3, hi: Vec3) -> Mesh {
     let v = |x: bool, y: bool, z: bool| {
-        Vec3::new(if x { hi.x } else { lo.x }, if y { hi.y } else { lo.y }, if z { hi.z } else { lo.z })
+        Vec3::new(
+            if x { hi.x } else { lo.x },
+            if y { hi.y } else { lo.y },
+            if z { hi.z } else { lo.z },
+        )
     };
     let vertices: Vec<Vec3> = (0..8).map(|i| v(i & 1 != 0, i & 2 != 0, i & 4 != 0)).collect();
-    let quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    let quads =
+        [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
     let mut indices = Vec::new();
     for q in quads {
         indices.push([q[0], q[1], q[2]]);

@@ -119,7 +119,10 @@ fn bad(m: impl Into<String>) -> VoxelError {
 pub fn read_binvox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
     let mut pos = 0;
     let mut line = || -> Result<String, VoxelError> {
-        let e = bytes[pos..].iter().position(|&b| b == b'\n').ok_or_else(|| bad("binvox: truncated header"))?;
+        let e = bytes[pos..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| bad("binvox: truncated header"))?;
         let s = String::from_utf8_lossy(&bytes[pos..pos + e]).to_string();
         pos += e + 1;
         Ok(s)
@@ -136,13 +139,19 @@ pub fn read_binvox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
         match it.next() {
             Some("dim") => {
                 for d in dims.iter_mut() {
-                    *d = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| bad("binvox: bad dim"))?;
+                    *d = it
+                        .next()
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(|| bad("binvox: bad dim"))?;
                 }
             }
             Some("translate") => {
                 let mut t = [0f32; 3];
                 for x in t.iter_mut() {
-                    *x = it.next().and_then(|t| t.parse().ok()).ok_or_else(|| bad("binvox: bad translate"))?;
+                    *x = it
+                        .next()
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(|| bad("binvox: bad translate"))?;
                 }
                 origin = Some(t);
             }
@@ -187,7 +196,8 @@ pub fn read_binvox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
 pub fn write_npy(w: &mut dyn Write, set: &VoxelSet, dense: bool) -> std::io::Result<()> {
     let [nx, ny, nz] = set.dims();
     if dense {
-        let header = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({nx}, {ny}, {nz}), }}");
+        let header =
+            format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({nx}, {ny}, {nz}), }}");
         npy_header(w, &header)?;
         let mut plane = vec![0u8; ny as usize * nz as usize];
         for i in 0..nx {
@@ -201,7 +211,8 @@ pub fn write_npy(w: &mut dyn Write, set: &VoxelSet, dense: bool) -> std::io::Res
         Ok(())
     } else {
         let v = set.indices();
-        let header = format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", v.len());
+        let header =
+            format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", v.len());
         npy_header(w, &header)?;
         let mut buf = Vec::with_capacity(v.len() * 12);
         for p in v {
@@ -293,10 +304,12 @@ pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
     let mut tiles: std::collections::BTreeMap<(u32, u32, u32), Vec<[u8; 4]>> = Default::default();
     set.for_each(|[x, y, z]| {
-        tiles
-            .entry((z / VOX_TILE, y / VOX_TILE, x / VOX_TILE))
-            .or_default()
-            .push([(x % VOX_TILE) as u8, (y % VOX_TILE) as u8, (z % VOX_TILE) as u8, 1]);
+        tiles.entry((z / VOX_TILE, y / VOX_TILE, x / VOX_TILE)).or_default().push([
+            (x % VOX_TILE) as u8,
+            (y % VOX_TILE) as u8,
+            (z % VOX_TILE) as u8,
+            1,
+        ]);
     });
     let mut body = Vec::new();
     let mut models = Vec::new();

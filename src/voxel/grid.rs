@@ -63,7 +63,9 @@ impl Grid {
     /// or a dimension is 0 or above [`MAX_RES`].
     pub fn new(origin: Vec3, voxel: f32, dims: [u32; 3]) -> Result<Grid, VoxelError> {
         if !(voxel.is_finite() && voxel > 0.0) {
-            return Err(VoxelError::Grid(format!("voxel size {voxel} must be positive and finite")));
+            return Err(VoxelError::Grid(format!(
+                "voxel size {voxel} must be positive and finite"
+            )));
         }
         if !(origin.x.is_finite() && origin.y.is_finite() && origin.z.is_finite()) {
             return Err(VoxelError::Grid(format!("origin {origin:?} is not finite")));
@@ -90,7 +92,9 @@ impl Grid {
     /// rounded down, and the same check is made on every axis.
     pub fn fit(min: Vec3, max: Vec3, res: u32, pad: u32) -> Result<Grid, VoxelError> {
         if res == 0 || res > MAX_RES {
-            return Err(VoxelError::Grid(format!("resolution {res} is out of range 1..={MAX_RES}")));
+            return Err(VoxelError::Grid(format!(
+                "resolution {res} is out of range 1..={MAX_RES}"
+            )));
         }
         let n = res as u64 + 2 * pad as u64;
         if n > MAX_RES as u64 {
@@ -123,9 +127,8 @@ impl Grid {
         };
         let mut origin = origin_for(h);
         for _ in 0..64 {
-            let ok = (0..3).all(|a| {
-                plane_bounds(origin.get(a), h, (res + pad) as i64).0 >= max.get(a)
-            });
+            let ok =
+                (0..3).all(|a| plane_bounds(origin.get(a), h, (res + pad) as i64).0 >= max.get(a));
             if ok {
                 break;
             }

@@ -167,7 +167,9 @@ pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
             Some("v") => {
                 let mut c = [0f32; 3];
                 for (k, ck) in c.iter_mut().enumerate() {
-                    let tok = it.next().ok_or_else(|| err(format!("vertex has {k} coordinates, needs 3")))?;
+                    let tok = it
+                        .next()
+                        .ok_or_else(|| err(format!("vertex has {k} coordinates, needs 3")))?;
                     *ck = tok.parse().map_err(|_| err(format!("bad vertex coordinate {tok:?}")))?;
                     if !ck.is_finite() {
                         return Err(err(format!("vertex coordinate {tok:?} is not finite")));
@@ -179,7 +181,8 @@ pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
                 face.clear();
                 for tok in it {
                     let first = tok.split('/').next().unwrap_or("");
-                    let i: i64 = first.parse().map_err(|_| err(format!("bad face index {tok:?}")))?;
+                    let i: i64 =
+                        first.parse().map_err(|_| err(format!("bad face index {tok:?}")))?;
                     let n = m.vertices.len() as i64;
                     let idx = if i > 0 { i - 1 } else { n + i };
                     if i == 0 || idx < 0 || idx >= n {

@@ -166,7 +166,15 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
 }
 
 #[inline]
-fn one<S: Sink>(tri: &crate::Triangle, t: &Tables, k0: u32, k1: u32, thin: bool, plain: bool, s: &mut S) {
+fn one<S: Sink>(
+    tri: &crate::Triangle,
+    t: &Tables,
+    k0: u32,
+    k1: u32,
+    thin: bool,
+    plain: bool,
+    s: &mut S,
+) {
     if plain {
         triangle_rows_plain(tri, t, k0, k1, thin, s)
     } else {
@@ -209,7 +217,9 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             ))
         })?;
         // slabs of a few z layers: enough tasks to balance 2–64 threads
-        let layers = nz.div_ceil(128).max(1);
+        // (32 slabs: enough to balance a few threads, thick enough that few
+        // triangles straddle two slabs and pay their setup twice)
+        let layers = nz.div_ceil(32).max(1);
         let nslabs = nz.div_ceil(layers) as usize;
         let bins = bin_by_slab(mesh, &t, layers, nslabs);
         let wpr = bits.words_per_row;
@@ -260,7 +270,10 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
 ///
 /// Returns `(voxel, triangles)` pairs sorted by voxel `(k, j, i)`; each list is
 /// sorted by triangle index. Same voxels as [`Mode::Surface`].
-pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<Vec<([u32; 3], Vec<u32>)>, VoxelError> {
+pub fn triangle_lists(
+    mesh: MeshRef<'_>,
+    grid: &Grid,
+) -> Result<Vec<([u32; 3], Vec<u32>)>, VoxelError> {
     mesh.validate("mesh")?;
     struct ListSink {
         cur: u32,

@@ -104,8 +104,12 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
                     });
                     let lo = |k: usize| p[0][k].min(p[1][k]).min(p[2][k]);
                     let hi = |k: usize| p[0][k].max(p[1][k]).max(p[2][k]);
-                    let Some((u0, u1)) = centre_range(o[u], h, dims[u], lo(u), hi(u)) else { continue };
-                    let Some((v0, v1)) = centre_range(o[v], h, dims[v], lo(v), hi(v)) else { continue };
+                    let Some((u0, u1)) = centre_range(o[u], h, dims[u], lo(u), hi(u)) else {
+                        continue;
+                    };
+                    let Some((v0, v1)) = centre_range(o[v], h, dims[v], lo(v), hi(v)) else {
+                        continue;
+                    };
                     for jv in v0..=v1 {
                         let cv = o[v] + (jv as f64 + 0.5) * h;
                         for ju in u0..=u1 {

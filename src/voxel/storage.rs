@@ -38,7 +38,11 @@ impl DenseBits {
             return None;
         }
         let wpr = (dims[0] as usize).div_ceil(64);
-        Some(DenseBits { dims, words_per_row: wpr, words: vec![0; wpr * dims[1] as usize * dims[2] as usize] })
+        Some(DenseBits {
+            dims,
+            words_per_row: wpr,
+            words: vec![0; wpr * dims[1] as usize * dims[2] as usize],
+        })
     }
 
     /// Whether voxel `v` is set.
@@ -83,10 +87,12 @@ impl SparseBricks {
     /// Whether voxel `v` is set.
     pub fn get(&self, v: [u32; 3]) -> bool {
         let nb = self.nb();
-        let key = ((v[2] / BRICK) as u64 * nb[1] + (v[1] / BRICK) as u64) * nb[0]
-            + (v[0] / BRICK) as u64;
+        let key =
+            ((v[2] / BRICK) as u64 * nb[1] + (v[1] / BRICK) as u64) * nb[0] + (v[0] / BRICK) as u64;
         match self.bricks.binary_search_by_key(&key, |b| b.0) {
-            Ok(p) => self.bricks[p].1[(v[2] % BRICK) as usize] >> ((v[1] % 8) * 8 + v[0] % 8) & 1 == 1,
+            Ok(p) => {
+                self.bricks[p].1[(v[2] % BRICK) as usize] >> ((v[1] % 8) * 8 + v[0] % 8) & 1 == 1
+            }
             Err(_) => false,
         }
     }
@@ -126,9 +132,11 @@ impl VoxelSet {
     pub fn count(&self) -> u64 {
         match self {
             VoxelSet::Dense(d) => d.words.iter().map(|w| w.count_ones() as u64).sum(),
-            VoxelSet::Sparse(s) => {
-                s.bricks.iter().map(|b| b.1.iter().map(|w| w.count_ones() as u64).sum::<u64>()).sum()
-            }
+            VoxelSet::Sparse(s) => s
+                .bricks
+                .iter()
+                .map(|b| b.1.iter().map(|w| w.count_ones() as u64).sum::<u64>())
+                .sum(),
         }
     }
 
@@ -236,7 +244,8 @@ impl Sink for SparseSlab {
             let bx = i / BRICK;
             let take = BRICK - i % BRICK;
             let part = bits & ((1u64 << take) - 1);
-            let key = ((k / BRICK) as u64 * self.nb[1] + (j / BRICK) as u64) * self.nb[0] + bx as u64;
+            let key =
+                ((k / BRICK) as u64 * self.nb[1] + (j / BRICK) as u64) * self.nb[0] + bx as u64;
             let brick = self.map.entry(key).or_insert([0; 8]);
             brick[(k % BRICK) as usize] |= part << ((j % 8) * 8 + i % 8);
             bits >>= take.min(63);

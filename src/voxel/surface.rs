@@ -53,15 +53,37 @@ impl Tables {
     }
 
     /// Voxels `a..=b` along `axis` whose slab `[lo(i), hi(i+1)]` meets `[tmin, tmax]`.
+    ///
+    /// Exact comparisons on the stored planes (the kernel's face axes), found
+    /// by an f64 estimate `(x - o) / h` corrected by walking the tables (the
+    /// estimate is off by at most one voxel; the walk makes the answer exact).
     #[inline]
     pub fn range(&self, axis: usize, tmin: f32, tmax: f32) -> Option<(u32, u32)> {
-        let d = self.dims[axis] as usize;
-        let a = self.hi[axis][1..=d].partition_point(|&x| x < tmin);
-        let b = self.lo[axis][..d].partition_point(|&x| x <= tmax);
-        if b == 0 || a > b - 1 {
+        let d = self.dims[axis] as i64;
+        let (lo, hi) = (&self.lo[axis], &self.hi[axis]);
+        let o = self.grid.origin.get(axis) as f64;
+        let h = self.grid.voxel as f64;
+        let est = |x: f32| (((x as f64 - o) / h).floor() as i64).clamp(0, d - 1);
+        // first i with hi[i+1] >= tmin
+        let mut a = est(tmin);
+        while a > 0 && hi[a as usize] >= tmin {
+            a -= 1;
+        }
+        while a < d && hi[a as usize + 1] < tmin {
+            a += 1;
+        }
+        // last i with lo[i] <= tmax
+        let mut b = est(tmax);
+        while b < d - 1 && lo[b as usize + 1] <= tmax {
+            b += 1;
+        }
+        while b >= 0 && lo[b as usize] > tmax {
+            b -= 1;
+        }
+        if a >= d || b < 0 || a > b {
             None
         } else {
-            Some((a as u32, (b - 1) as u32))
+            Some((a as u32, b as u32))
         }
     }
 }
