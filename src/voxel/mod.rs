@@ -40,11 +40,10 @@ pub use mesh::{Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
-use surface::{tri_bounds, triangle_rows, triangle_rows_plain, Tables};
+use surface::{tri_bounds, triangle_rows, triangle_rows_plain, Batch, Tables};
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
 #[derive(Debug, Clone, PartialEq)]
@@ -165,9 +164,11 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
     Bins { offsets: counts, ids }
 }
 
-#[inline]
-fn one<S: Sink>(
-    tri: &crate::Triangle,
+/// Runs the triangles `ids` over z layers `k0..=k1` into `s`.
+#[allow(clippy::too_many_arguments)]
+fn run_slab<S: Sink>(
+    mesh: MeshRef<'_>,
+    ids: &[u32],
     t: &Tables,
     k0: u32,
     k1: u32,
@@ -175,11 +176,16 @@ fn one<S: Sink>(
     plain: bool,
     s: &mut S,
 ) {
-    if plain {
-        triangle_rows_plain(tri, t, k0, k1, thin, s)
-    } else {
-        triangle_rows(tri, t, k0, k1, thin, s)
+    let mut batch = Batch::new(t, thin);
+    for &tri in ids {
+        let tri = mesh.triangle(tri as usize);
+        if plain {
+            triangle_rows_plain(&tri, t, k0, k1, thin, s)
+        } else {
+            triangle_rows(&tri, t, k0, k1, &mut batch, s)
+        }
     }
+    batch.flush(s);
 }
 
 /// Voxelizes `mesh` on `grid`.
@@ -228,9 +234,8 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             let k0 = s as u32 * layers;
             let k1 = (k0 + layers).min(nz) - 1;
             let mut sink = DenseSlab { words, k0, ny: ny as usize, wpr };
-            for &tri in &bins.ids[bins.offsets[s]..bins.offsets[s + 1]] {
-                one(&mesh.triangle(tri as usize), &t, k0, k1, thin, opts.no_precull, &mut sink);
-            }
+            let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
+            run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
             tick(nslabs as u64);
         });
         if opts.mode == Mode::Solid {
@@ -251,12 +256,10 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             .map(|s| {
                 let k0 = s as u32 * BRICK;
                 let k1 = (k0 + BRICK).min(nz) - 1;
-                let mut sink = SparseSlab { map: HashMap::new(), nb };
-                for &tri in &bins.ids[bins.offsets[s]..bins.offsets[s + 1]] {
-                    one(&mesh.triangle(tri as usize), &t, k0, k1, thin, opts.no_precull, &mut sink);
-                }
-                let mut v: Vec<(u64, [u64; 8])> = sink.map.into_iter().collect();
-                v.sort_unstable_by_key(|b| b.0);
+                let mut sink = SparseSlab::new(nb);
+                let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
+                run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
+                let v = sink.into_sorted();
                 tick(nslabs as u64);
                 v
             })
@@ -297,7 +300,10 @@ pub fn triangle_lists(
             || ListSink { cur: 0, out: Vec::new() },
             |mut s, i| {
                 s.cur = i as u32;
-                one(&mesh.triangle(i), &t, 0, nz - 1, false, false, &mut s);
+                // one triangle per batch: hits are attributed to `cur`
+                let mut b = Batch::new(&t, false);
+                triangle_rows(&mesh.triangle(i), &t, 0, nz - 1, &mut b, &mut s);
+                b.flush(&mut s);
                 s
             },
         )

@@ -226,10 +226,24 @@ impl Sink for DenseSlab<'_> {
     }
 }
 
-/// A sparse slab: one layer of bricks, in its own map.
+/// A sparse slab: one layer of bricks, in its own map (key → index into
+/// `bricks`), with the last brick cached: consecutive voxels mostly share it.
 pub(crate) struct SparseSlab {
-    pub map: HashMap<u64, [u64; 8]>,
+    pub map: HashMap<u64, usize>,
+    pub bricks: Vec<(u64, [u64; 8])>,
+    pub last: (u64, usize),
     pub nb: [u64; 3],
+}
+
+impl SparseSlab {
+    pub fn new(nb: [u64; 3]) -> Self {
+        SparseSlab { map: HashMap::new(), bricks: Vec::new(), last: (u64::MAX, 0), nb }
+    }
+    /// The bricks sorted by key.
+    pub fn into_sorted(mut self) -> Vec<(u64, [u64; 8])> {
+        self.bricks.sort_unstable_by_key(|b| b.0);
+        self.bricks
+    }
 }
 
 impl Sink for SparseSlab {
@@ -246,7 +260,15 @@ impl Sink for SparseSlab {
             let part = bits & ((1u64 << take) - 1);
             let key =
                 ((k / BRICK) as u64 * self.nb[1] + (j / BRICK) as u64) * self.nb[0] + bx as u64;
-            let brick = self.map.entry(key).or_insert([0; 8]);
+            if self.last.0 != key {
+                let n = self.bricks.len();
+                let at = *self.map.entry(key).or_insert(n);
+                if at == n {
+                    self.bricks.push((key, [0; 8]));
+                }
+                self.last = (key, at);
+            }
+            let brick = &mut self.bricks[self.last.1].1;
             brick[(k % BRICK) as usize] |= part << ((j % 8) * 8 + i % 8);
             bits >>= take.min(63);
             if take == 64 {

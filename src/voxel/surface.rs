@@ -122,7 +122,7 @@ pub(crate) fn triangle_rows<S: Sink>(
     t: &Tables,
     k_lo: u32,
     k_hi: u32,
-    thin: bool,
+    batch: &mut Batch<'_>,
     sink: &mut S,
 ) {
     let (tmin, tmax) = tri_bounds(tri);
@@ -133,7 +133,6 @@ pub(crate) fn triangle_rows<S: Sink>(
     if ka > kb {
         return;
     }
-    let mut batch = Batch::new(tri, t, thin);
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
 
@@ -171,11 +170,10 @@ pub(crate) fn triangle_rows<S: Sink>(
         for k in lo[2]..=hi[2] {
             for j in lo[1]..=hi[1] {
                 for i in lo[0]..=hi[0] {
-                    batch.push([i, j, k], sink);
+                    batch.push(tri, [i, j, k], sink);
                 }
             }
         }
-        batch.flush(sink);
         return;
     }
     let (u, v) = ((w + 1) % 3, (w + 2) % 3);
@@ -221,67 +219,81 @@ pub(crate) fn triangle_rows<S: Sink>(
                 vx[u] = cu;
                 vx[v] = cv;
                 vx[w] = cw;
-                batch.push(vx, sink);
+                batch.push(tri, vx, sink);
             }
         }
     }
-    batch.flush(sink);
 }
 
-/// Up to 16 candidate voxels, tested in one call of the 16-lane kernel.
-struct Batch<'a> {
-    tri: Triangle<f32x16>,
-    scalar: &'a Triangle,
+/// Up to 16 candidate (triangle, voxel) pairs, tested in one call of the
+/// 16-lane kernel. Pairs from consecutive triangles share a call, so tiny
+/// triangles (a few candidates each) still fill the lanes.
+pub(crate) struct Batch<'a> {
     t: &'a Tables,
     thin: bool,
     n: usize,
     vox: [[u32; 3]; 16],
+    tris: [Triangle; 16],
+    // lane-major coordinates: 9 triangle coordinates, then 6 box coordinates
+    c: [[f32; 16]; 15],
 }
 
 impl<'a> Batch<'a> {
-    #[inline]
-    fn new(scalar: &'a Triangle, t: &'a Tables, thin: bool) -> Self {
-        let tri = Triangle::<f32x16> {
-            a: V3::broadcast(scalar.a),
-            b: V3::broadcast(scalar.b),
-            c: V3::broadcast(scalar.c),
-        };
-        Batch { tri, scalar, t, thin, n: 0, vox: [[0; 3]; 16] }
+    /// An empty batch over the plane tables `t`.
+    pub fn new(t: &'a Tables, thin: bool) -> Self {
+        Batch {
+            t,
+            thin,
+            n: 0,
+            vox: [[0; 3]; 16],
+            tris: [Triangle::default(); 16],
+            c: [[f32::NAN; 16]; 15],
+        }
     }
 
     #[inline]
-    fn push<S: Sink>(&mut self, v: [u32; 3], sink: &mut S) {
-        self.vox[self.n] = v;
+    fn push<S: Sink>(&mut self, tri: &Triangle, v: [u32; 3], sink: &mut S) {
+        let l = self.n;
+        self.vox[l] = v;
+        self.tris[l] = *tri;
+        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
+        for (q, x) in tc.iter().enumerate() {
+            self.c[q][l] = *x;
+        }
+        for a in 0..3 {
+            self.c[9 + a][l] = self.t.lo[a][v[a] as usize];
+            self.c[12 + a][l] = self.t.hi[a][v[a] as usize + 1];
+        }
         self.n += 1;
         if self.n == 16 {
             self.flush(sink);
         }
     }
 
+    /// Tests the pending pairs and ORs the hits into `sink`.
     #[inline]
-    fn flush<S: Sink>(&mut self, sink: &mut S) {
+    pub fn flush<S: Sink>(&mut self, sink: &mut S) {
         if self.n == 0 {
             return;
         }
         // Unused lanes get NaN boxes: the kernel answers "no contact" for them.
-        let mut c = [[f32::NAN; 16]; 6];
-        for l in 0..self.n {
-            let v = self.vox[l];
-            for a in 0..3 {
-                c[a][l] = self.t.lo[a][v[a] as usize];
-                c[a + 3][l] = self.t.hi[a][v[a] as usize + 1];
-            }
+        for q in 9..15 {
+            self.c[q][self.n..].fill(f32::NAN);
         }
-        let boxes = Aabb {
-            min: V3::new(f32x16::new(c[0]), f32x16::new(c[1]), f32x16::new(c[2])),
-            max: V3::new(f32x16::new(c[3]), f32x16::new(c[4]), f32x16::new(c[5])),
+        let c = &self.c;
+        let v = |q: usize| f32x16::new(c[q]);
+        let tri = Triangle::<f32x16> {
+            a: V3::new(v(0), v(1), v(2)),
+            b: V3::new(v(3), v(4), v(5)),
+            c: V3::new(v(6), v(7), v(8)),
         };
-        let mut bits = triangle_aabb_conservative::<f32x16>(&self.tri, &boxes).bits() as u32;
+        let boxes = Aabb { min: V3::new(v(9), v(10), v(11)), max: V3::new(v(12), v(13), v(14)) };
+        let mut bits = triangle_aabb_conservative::<f32x16>(&tri, &boxes).bits() as u32;
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let [i, j, k] = self.vox[l];
-            if !self.thin || thin_filter(self.scalar, &self.t.grid, i, j, k, 1) != 0 {
+            if !self.thin || thin_filter(&self.tris[l], &self.t.grid, i, j, k, 1) != 0 {
                 sink.or_row(i, j, k, 1);
             }
         }
