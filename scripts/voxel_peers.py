@@ -22,6 +22,7 @@ WP = os.path.join(ROOT, "target", "release", "widephase")
 quick = "--quick" in sys.argv
 
 CASES = [("spot.obj", 128), ("teapot.obj", 128), ("bunny.obj", 128), ("bunny.obj", 512)]
+TRIMESH_MAX_RES = 128  # trimesh takes seconds per mesh at 128 already
 if not quick:
     CASES += [("dragon.obj", 512), ("dragon_sub4.obj", 512)]
 
@@ -57,13 +58,13 @@ def open3d_run(path, res, lo, h):
 def trimesh_run(path, res, lo, h):
     import trimesh
     mesh = trimesh.load(path, process=False, force="mesh")
+    # trimesh's voxel k is centred on k·pitch: shift the mesh by -(lo + h/2)
+    # so its lattice is ours (voxel k ↔ our voxel k)
+    mesh.apply_translation(-(lo + 0.5 * h))
     t = time.perf_counter()
     vg = mesh.voxelized(pitch=float(h))
     ms = (time.perf_counter() - t) * 1e3
-    pts = np.asarray(vg.points)
-    # trimesh's voxel centres sit on its own lattice; map each to the voxel
-    # of our grid containing it
-    ours = np.floor((pts - lo) / h).astype(np.int64)
+    ours = np.round(np.asarray(vg.points) / h).astype(np.int64)
     return ms, set(map(tuple, ours.tolist()))
 
 
@@ -79,13 +80,16 @@ def main():
         h = j["voxel_size"]
         rows.append((name, res, "widephase (2 threads, best of 5)", j["voxelize_ms"], len(wset), 0, 0))
         for tool, fn in (("Open3D", open3d_run), ("trimesh voxelized", trimesh_run)):
-            if tool.startswith("trimesh") and res > 128 and "sub4" in name:
+            if tool.startswith("trimesh") and res > TRIMESH_MAX_RES:
                 continue
             try:
                 ms, s = fn(path, res, lo, h)
             except Exception as e:  # report, keep going
                 print(f"{tool} failed on {name}: {e}", file=sys.stderr)
                 continue
+            # keep voxels inside our grid (Open3D also reports the ring of
+            # voxels at index -1 whose face touches the mesh's bbox minimum)
+            s = {v for v in s if all(0 <= c < res for c in v)}
             rows.append((name, res, tool, ms, len(s), len(wset - s), len(s - wset)))
         for r in rows[-3:]:
             print(r, file=sys.stderr, flush=True)

@@ -5,6 +5,10 @@
 # Usage: scripts/voxel_peers.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Open3D's wheel links libusb; install it from Debian when missing.
+if ! ldconfig -p | grep -q libusb-1.0; then
+  apt-get update -qq && apt-get install -y -qq libusb-1.0-0 >/dev/null
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
   .venv/bin/pip install --quiet --upgrade pip

@@ -11,8 +11,17 @@
 //! let surf = voxelize(m, &grid, &Options::default()).unwrap();
 //! let solid = voxelize(m, &grid, &Options { mode: Mode::Solid, ..Options::default() }).unwrap();
 //! assert!(surf.set.count() > 0 && solid.set.count() > surf.set.count());
-//! // the hole of the torus stays empty: the grid centre is outside
-//! assert!(!solid.set.get([17, 17, 17]) || !solid.set.get([16, 16, 16]));
+//! // the voxel holding the origin (the torus's hole) stays empty; the one
+//! // holding the tube's centre line at (1, 0, 0) is solid but not surface
+//! let idx = |p: [f32; 3]| {
+//!     let mut v = [0u32; 3];
+//!     for a in 0..3 {
+//!         v[a] = ((p[a] - grid.origin.get(a)) / grid.voxel) as u32;
+//!     }
+//!     v
+//! };
+//! assert!(!solid.set.get(idx([0.0, 0.0, 0.0])));
+//! assert!(solid.set.get(idx([1.0, 0.0, 0.0])) && !surf.set.get(idx([1.0, 0.0, 0.0])));
 //! ```
 //!
 //! Guarantees (tested in `tests/voxel.rs` against an exact rational reference):

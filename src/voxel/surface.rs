@@ -185,29 +185,35 @@ pub(crate) fn triangle_rows<S: Sink>(
         let (a, b) = (p[ei], p[(ei + 1) % 3]);
         let nu = -(b[v] - a[v]) * sgn;
         let nv = (b[u] - a[u]) * sgn;
-        *ed = [nu, nv, -(nu * a[u] + nv * a[v])];
+        // the square's critical corner (Schwarz & Seidel's edge offset) plus
+        // the slack, folded into the constant term
+        let crit = 0.5 * h * (nu.abs() + nv.abs());
+        let slack = CULL_SLACK * (nu.abs() + nv.abs()) * scale;
+        *ed = [nu, nv, -(nu * a[u] + nv * a[v]) + crit + slack];
     }
     let hh = 0.5 * h;
     let rm = hh * n1 + CULL_SLACK * n1 * scale;
     let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
-    let nwh = n[w] * h;
+    let inv_nwh = 1.0 / (n[w] * h);
+    let base_w = n[w] * (o[w] + hh) - d0;
     for cv in lo[v]..=hi[v] {
         let yv = o[v] + (cv as f64 + 0.5) * h;
         'col: for cu in lo[u]..=hi[u] {
             let xu = o[u] + (cu as f64 + 0.5) * h;
             for ed in &edges {
-                let crit = hh * (ed[0].abs() + ed[1].abs());
-                let slack = CULL_SLACK * (ed[0].abs() + ed[1].abs()) * scale;
-                if ed[0] * xu + ed[1] * yv + ed[2] + crit < -slack {
+                // inside the dilated edge: nu·x + nv·y + (c + crit + slack) >= 0
+                if ed[0] * xu + ed[1] * yv + ed[2] < 0.0 {
                     continue 'col;
                 }
             }
             // value(cw) = base + n_w·h·cw ; keep |value| <= rm
-            let base = n[u] * xu + n[v] * yv + n[w] * (o[w] + hh) - d0;
-            let ta = (-rm - base) / nwh;
-            let tb = (rm - base) / nwh;
+            let base = n[u] * xu + n[v] * yv + base_w;
+            // (a reciprocal instead of a division: its rounding is far below
+            // the index slack)
+            let ta = (-rm - base) * inv_nwh;
+            let tb = (rm - base) * inv_nwh;
             let (ta, tb) = if ta <= tb { (ta, tb) } else { (tb, ta) };
-            // index slack far above the rounding of the division
+            // index slack far above the rounding of the product
             let slack = 1e-6 * (1.0 + ta.abs().max(tb.abs()));
             let a = (ta - slack).ceil().max(lo[w] as f64);
             let b = (tb + slack).floor().min(hi[w] as f64);
