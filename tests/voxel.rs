@@ -286,7 +286,7 @@ fn grid_planes_enclose_the_exact_planes() {
             1 => 2f32.powi(rng.i32(-12..4)),
             _ => (rng.f32() + 0.5) / rng.u32(1..65536) as f32,
         };
-        if !o.is_finite() || !(h > 0.0) {
+        if !o.is_finite() || h.is_nan() || h <= 0.0 {
             continue;
         }
         let n = rng.i64(-70_000..70_000);

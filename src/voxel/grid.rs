@@ -159,9 +159,9 @@ impl Grid {
     pub fn voxel_box(&self, v: [u32; 3]) -> Aabb {
         let mut mn = Vec3::ZERO;
         let mut mx = Vec3::ZERO;
-        for a in 0..3 {
-            mn.set(a, self.plane(a, v[a] as i64).0);
-            mx.set(a, self.plane(a, v[a] as i64 + 1).1);
+        for (a, &va) in v.iter().enumerate() {
+            mn.set(a, self.plane(a, va as i64).0);
+            mx.set(a, self.plane(a, va as i64 + 1).1);
         }
         Aabb::new(mn, mx)
     }

@@ -46,13 +46,13 @@ impl<'a> MeshRef<'a> {
     /// [`MeshRef::validate`]. Errors when a length is not a multiple of 3, an
     /// index is out of range, or a referenced coordinate is not finite.
     pub fn from_slices(vertices: &'a [f32], indices: &'a [u32]) -> Result<Self, VoxelError> {
-        if vertices.len() % 3 != 0 {
+        if !vertices.len().is_multiple_of(3) {
             return Err(VoxelError::Mesh(format!(
                 "vertex buffer has {} floats, not a multiple of 3",
                 vertices.len()
             )));
         }
-        if indices.len() % 3 != 0 {
+        if !indices.len().is_multiple_of(3) {
             return Err(VoxelError::Mesh(format!(
                 "index buffer has {} entries, not a multiple of 3",
                 indices.len()

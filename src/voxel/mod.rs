@@ -278,14 +278,14 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     Ok(Voxels { grid: *grid, set })
 }
 
+/// `(voxel, triangle indices)` pairs, see [`triangle_lists`].
+pub type TriangleLists = Vec<([u32; 3], Vec<u32>)>;
+
 /// Per-voxel lists of the triangles touching each voxel (conservative test).
 ///
 /// Returns `(voxel, triangles)` pairs sorted by voxel `(k, j, i)`; each list is
 /// sorted by triangle index. Same voxels as [`Mode::Surface`].
-pub fn triangle_lists(
-    mesh: MeshRef<'_>,
-    grid: &Grid,
-) -> Result<Vec<([u32; 3], Vec<u32>)>, VoxelError> {
+pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, VoxelError> {
     mesh.validate("mesh")?;
     struct ListSink {
         cur: u32,

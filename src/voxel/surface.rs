@@ -165,7 +165,9 @@ pub(crate) fn triangle_rows<S: Sink>(
     } else {
         2
     };
-    if !(n1 > 0.0) || !(n[w].abs() * h > 0.0) || !n1.is_finite() {
+    // (NaN-safe: a NaN normal also takes the degenerate path)
+    let ok = n1 > 0.0 && n[w].abs() * h > 0.0 && n1.is_finite();
+    if !ok {
         // degenerate: every voxel of the bounding range is a candidate
         for k in lo[2]..=hi[2] {
             for j in lo[1]..=hi[1] {
@@ -266,9 +268,9 @@ impl<'a> Batch<'a> {
         for (q, x) in tc.iter().enumerate() {
             self.c[q][l] = *x;
         }
-        for a in 0..3 {
-            self.c[9 + a][l] = self.t.lo[a][v[a] as usize];
-            self.c[12 + a][l] = self.t.hi[a][v[a] as usize + 1];
+        for (a, &va) in v.iter().enumerate() {
+            self.c[9 + a][l] = self.t.lo[a][va as usize];
+            self.c[12 + a][l] = self.t.hi[a][va as usize + 1];
         }
         self.n += 1;
         if self.n == 16 {
