@@ -924,3 +924,31 @@ fn cli_builtin_json_and_errors() {
     assert!(leftovers.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Timing probe (not a timed test): `cargo test --release --test voxel -- --ignored --nocapture timing`.
+#[test]
+#[ignore]
+fn timing_probe() {
+    for (name, res) in [("bunny.obj", 512), ("dragon_sub4.obj", 512)] {
+        let Some(m) = shared_mesh(name) else { continue };
+        let g = fit(&m, res, 0);
+        for plain in [false, true] {
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t = std::time::Instant::now();
+                let v = voxel::voxelize(
+                    m.as_ref(),
+                    &g,
+                    &Options { no_precull: plain, ..Options::default() },
+                )
+                .unwrap();
+                best = best.min(t.elapsed().as_secs_f64() * 1e3);
+                assert!(v.set.count() > 0);
+            }
+            eprintln!(
+                "TIMING {name} {res} no_precull={plain} threads={} best_ms={best:.1}",
+                rayon::current_num_threads()
+            );
+        }
+    }
+}

@@ -42,6 +42,7 @@ pub(crate) struct Tables {
     pub hi: [Vec<f32>; 3],
     pub dims: [u32; 3],
     pub grid: Grid,
+    pub inv_h: f64,
 }
 
 impl Tables {
@@ -49,7 +50,13 @@ impl Tables {
         let (lx, hx) = grid.plane_table(0);
         let (ly, hy) = grid.plane_table(1);
         let (lz, hz) = grid.plane_table(2);
-        Tables { lo: [lx, ly, lz], hi: [hx, hy, hz], dims: grid.dims, grid: *grid }
+        Tables {
+            lo: [lx, ly, lz],
+            hi: [hx, hy, hz],
+            dims: grid.dims,
+            grid: *grid,
+            inv_h: 1.0 / grid.voxel as f64,
+        }
     }
 
     /// Voxels `a..=b` along `axis` whose slab `[lo(i), hi(i+1)]` meets `[tmin, tmax]`.
@@ -62,8 +69,9 @@ impl Tables {
         let d = self.dims[axis] as i64;
         let (lo, hi) = (&self.lo[axis], &self.hi[axis]);
         let o = self.grid.origin.get(axis) as f64;
-        let h = self.grid.voxel as f64;
-        let est = |x: f32| (((x as f64 - o) / h).floor() as i64).clamp(0, d - 1);
+        // only an estimate: the walk below corrects it, so a reciprocal will do
+        let inv_h = self.inv_h;
+        let est = |x: f32| (((x as f64 - o) * inv_h).floor() as i64).clamp(0, d - 1);
         // first i with hi[i+1] >= tmin
         let mut a = est(tmin);
         while a > 0 && hi[a as usize] >= tmin {
