@@ -136,10 +136,20 @@ pub(crate) fn triangle_rows<S: Sink>(
     let (tmin, tmax) = tri_bounds(tri);
     let Some((i0, i1)) = t.range(0, tmin.x, tmax.x) else { return };
     let Some((j0, j1)) = t.range(1, tmin.y, tmax.y) else { return };
-    let Some((ka, kb)) = t.range(2, tmin.z, tmax.z) else { return };
-    let (ka, kb) = (ka.max(k_lo), kb.min(k_hi));
+    let Some((za, zb)) = t.range(2, tmin.z, tmax.z) else { return };
+    let (ka, kb) = (za.max(k_lo), zb.min(k_hi));
     if ka > kb {
         return;
+    }
+    if i0 == i1 && j0 == j1 && za == zb {
+        // The exact face-axis ranges leave one voxel on every axis: the
+        // triangle's bounding box lies inside that voxel's stored box, so the
+        // triangle touches it in exact arithmetic and the conservative kernel
+        // necessarily answers "touching" — skip the call, same answer.
+        if !batch.thin() {
+            sink.or_row(i0, j0, ka, 1);
+            return;
+        }
     }
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
@@ -284,6 +294,12 @@ impl<'a> Batch<'a> {
         if self.n == 16 {
             self.flush(sink);
         }
+    }
+
+    /// Whether the thin filter is on.
+    #[inline]
+    pub fn thin(&self) -> bool {
+        self.thin
     }
 
     /// Tests the pending pairs and ORs the hits into `sink`.
