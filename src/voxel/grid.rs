@@ -87,8 +87,8 @@ impl Grid {
     ///
     /// `h` is the smallest f32 `≥ extent / res` such that `min + res·h ≥ max`
     /// holds **exactly** on the largest axis (so the mesh never sticks out of
-    /// the grid by a rounding error); a flat or point mesh gets `h = 1`-scaled
-    /// fallback `max(|min|,1)·2^-20`. With padding the origin `min - pad·h` is
+    /// the grid by a rounding error); a mesh of zero extent (a point) gets
+    /// `h = max(|min|, 1)·2^-20`. With padding the origin `min - pad·h` is
     /// rounded down, and the same check is made on every axis.
     pub fn fit(min: Vec3, max: Vec3, res: u32, pad: u32) -> Result<Grid, VoxelError> {
         if res == 0 || res > MAX_RES {

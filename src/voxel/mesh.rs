@@ -16,9 +16,8 @@ use std::path::Path;
 pub struct Mesh {
     /// Vertex positions.
     pub vertices: Vec<Vec3>,
-    /// Triangles as three indices into `vertices` (counter-clockwise seen from
-    /// outside, where the file says so; only solid mode cares, and only for
-    /// nothing: parity does not use orientation).
+    /// Triangles as three indices into `vertices`. Orientation is kept as the
+    /// file gives it; no mode depends on it (solid mode uses parity).
     pub indices: Vec<[u32; 3]>,
 }
 
