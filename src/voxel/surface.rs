@@ -153,6 +153,19 @@ pub(crate) fn triangle_rows<S: Sink>(
     }
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
+    // Small ranges (≤ 8 voxels, the common case at high resolution) skip the
+    // f64 setup: every voxel goes to the kernel, which decides alone.
+    let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (kb - ka + 1) as u64;
+    if count <= 8 {
+        for k in ka..=kb {
+            for j in j0..=j1 {
+                for i in i0..=i1 {
+                    batch.push(tri, [i, j, k], sink);
+                }
+            }
+        }
+        return;
+    }
 
     let p = [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
     let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
