@@ -87,6 +87,7 @@ pub mod overlap;
 pub mod pack;
 pub mod ray;
 pub mod shapes;
+pub mod voxel;
 pub mod workload;
 
 pub use lane::{Lane, LaneMask};

@@ -32,6 +32,75 @@ enum Command {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// Voxelize a mesh (OBJ/STL/PLY or builtin:torus) into binvox, vox or npy.
+    Voxelize(VoxelizeArgs),
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ModeArg {
+    Surface,
+    Thin,
+    Solid,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum StorageArg {
+    Auto,
+    Dense,
+    Sparse,
+}
+
+fn parse3<T: std::str::FromStr>(s: &str) -> Result<[T; 3], String> {
+    let v: Vec<T> = s
+        .split(',')
+        .map(|t| t.trim().parse::<T>().map_err(|_| format!("bad number {t:?} in {s:?}")))
+        .collect::<Result<_, _>>()?;
+    <[T; 3]>::try_from(v).map_err(|_| format!("expected three comma-separated numbers, got {s:?}"))
+}
+
+#[derive(clap::Args)]
+struct VoxelizeArgs {
+    /// Mesh file (.obj, .stl, .ply) or builtin:NAME (torus, knot, cube).
+    mesh: Option<String>,
+    /// Use a builtin mesh instead of a file (torus, knot, cube).
+    #[arg(long)]
+    builtin: Option<String>,
+    /// Voxels along the mesh's largest extent (1..=65536).
+    #[arg(long)]
+    res: Option<u32>,
+    /// surface (conservative), thin (6-separating) or solid.
+    #[arg(long, value_enum, default_value = "surface")]
+    mode: ModeArg,
+    /// Output file: .binvox, .vox or .npy (by extension).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// PNG preview (three depth-shaded axis projections).
+    #[arg(long)]
+    preview: Option<std::path::PathBuf>,
+    /// Empty voxels added on every side of the default grid.
+    #[arg(long, default_value_t = 0)]
+    pad: u32,
+    /// Explicit grid origin x,y,z (with --voxel-size and --dims).
+    #[arg(long, value_parser = parse3::<f32>, allow_hyphen_values = true)]
+    origin: Option<[f32; 3]>,
+    /// Explicit voxel edge length.
+    #[arg(long)]
+    voxel_size: Option<f32>,
+    /// Explicit grid dimensions nx,ny,nz.
+    #[arg(long, value_parser = parse3::<u32>)]
+    dims: Option<[u32; 3]>,
+    /// Storage: auto (dense up to 1024³), dense or sparse.
+    #[arg(long, value_enum, default_value = "auto")]
+    storage: StorageArg,
+    /// Write .npy as a dense uint8 (nx, ny, nz) array instead of an (N, 3) index list.
+    #[arg(long)]
+    npy_dense: bool,
+    /// Print one JSON object instead of the summary line.
+    #[arg(long)]
+    json: bool,
+    /// Number of worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -41,6 +110,33 @@ fn main() -> ExitCode {
         Command::Demo => cli::demo::run(),
         Command::Bench { quick, json, filter } => {
             cli::bench::run(cli::bench::BenchOptions { quick, json, filter })
+        }
+        Command::Voxelize(a) => {
+            use widephase::voxel::{Mode, Storage};
+            cli::voxelize::run(cli::voxelize::VoxelizeOptions {
+                mesh: a.mesh,
+                builtin: a.builtin,
+                res: a.res,
+                mode: match a.mode {
+                    ModeArg::Surface => Mode::Surface,
+                    ModeArg::Thin => Mode::Thin,
+                    ModeArg::Solid => Mode::Solid,
+                },
+                out: a.out,
+                preview: a.preview,
+                pad: a.pad,
+                origin: a.origin,
+                voxel_size: a.voxel_size,
+                dims: a.dims,
+                storage: match a.storage {
+                    StorageArg::Auto => Storage::Auto,
+                    StorageArg::Dense => Storage::Dense,
+                    StorageArg::Sparse => Storage::Sparse,
+                },
+                npy_dense: a.npy_dense,
+                json: a.json,
+                threads: a.threads,
+            })
         }
     };
     match result {

@@ -1,0 +1,495 @@
+//! Output formats: binvox, MagicaVoxel `.vox`, NumPy `.npy` and PNG previews,
+//! with readers for the first three (used by the round-trip tests).
+//!
+//! Every writer goes through [`write_atomic`]: the bytes go to a temporary file
+//! in the target's directory, renamed over the target only when complete, so an
+//! error never leaves a partial file.
+
+use super::grid::Grid;
+use super::storage::VoxelSet;
+use super::VoxelError;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `path` atomically: `body` writes into a temporary file next to it,
+/// which is renamed to `path` on success and removed on any error.
+pub fn write_atomic(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), VoxelError> {
+    let name = path.display().to_string();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| VoxelError::Io(format!("{name}: not a file path")))?
+        .to_string_lossy()
+        .to_string();
+    let tmp = dir.join(format!(".{file_name}.tmp{}", std::process::id()));
+    let run = || -> std::io::Result<()> {
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(f);
+        body(&mut w)?;
+        w.flush()?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    run().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        VoxelError::Io(format!("{name}: {e}"))
+    })
+}
+
+/// Writes binvox (Min's format: header, then `(value, count ≤ 255)` run pairs
+/// over voxels in x-z-y order, y fastest: index `x·n² + z·n + y`). binvox grids
+/// are cubes; other dimensions are an error. `translate` is the grid origin,
+/// `scale` the cube's side `n·h`.
+pub fn write_binvox(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std::io::Result<()> {
+    let [n, ny, nz] = grid.dims;
+    if n != ny || n != nz {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("binvox needs a cubic grid, got {n}×{ny}×{nz}"),
+        ));
+    }
+    let n64 = n as u64;
+    write!(
+        w,
+        "#binvox 1\ndim {n} {n} {n}\ntranslate {} {} {}\nscale {}\ndata\n",
+        grid.origin.x,
+        grid.origin.y,
+        grid.origin.z,
+        grid.voxel as f64 * n as f64
+    )?;
+    let mut lin: Vec<u64> = Vec::with_capacity(set.count() as usize);
+    set.for_each(|[x, y, z]| lin.push(x as u64 * n64 * n64 + z as u64 * n64 + y as u64));
+    lin.sort_unstable();
+    let total = n64 * n64 * n64;
+    let mut out = Vec::with_capacity(4096);
+    let mut run = |w: &mut dyn Write, value: u8, mut count: u64| -> std::io::Result<()> {
+        while count > 0 {
+            let c = count.min(255);
+            out.push(value);
+            out.push(c as u8);
+            count -= c;
+            if out.len() >= 4096 {
+                w.write_all(&out)?;
+                out.clear();
+            }
+        }
+        Ok(())
+    };
+    let mut pos = 0u64;
+    let mut s = 0;
+    while s < lin.len() {
+        let mut e = s + 1;
+        while e < lin.len() && lin[e] == lin[e - 1] + 1 {
+            e += 1;
+        }
+        run(w, 0, lin[s] - pos)?;
+        run(w, 1, (e - s) as u64)?;
+        pos = lin[e - 1] + 1;
+        s = e;
+    }
+    run(w, 0, total - pos)?;
+    w.write_all(&out)
+}
+
+/// A decoded voxel file: dimensions and the set voxels as sorted `[i, j, k]`,
+/// plus the origin and voxel size where the format stores them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    /// Grid dimensions.
+    pub dims: [u32; 3],
+    /// Voxels, sorted by `(k, j, i)`.
+    pub voxels: Vec<[u32; 3]>,
+    /// Origin (`translate` of binvox), if stored.
+    pub origin: Option<[f32; 3]>,
+    /// Voxel size (`scale / n` of binvox), if stored.
+    pub voxel: Option<f64>,
+}
+
+fn bad(m: impl Into<String>) -> VoxelError {
+    VoxelError::Format(m.into())
+}
+
+/// Reads a binvox file written by [`write_binvox`] (or by binvox itself).
+pub fn read_binvox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
+    let mut pos = 0;
+    let mut line = || -> Result<String, VoxelError> {
+        let e = bytes[pos..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| bad("binvox: truncated header"))?;
+        let s = String::from_utf8_lossy(&bytes[pos..pos + e]).to_string();
+        pos += e + 1;
+        Ok(s)
+    };
+    if !line()?.starts_with("#binvox") {
+        return Err(bad("binvox: missing #binvox magic"));
+    }
+    let mut dims = [0u32; 3];
+    let mut origin = None;
+    let mut scale = None;
+    loop {
+        let l = line()?;
+        let mut it = l.split_whitespace();
+        match it.next() {
+            Some("dim") => {
+                for d in dims.iter_mut() {
+                    *d = it
+                        .next()
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(|| bad("binvox: bad dim"))?;
+                }
+            }
+            Some("translate") => {
+                let mut t = [0f32; 3];
+                for x in t.iter_mut() {
+                    *x = it
+                        .next()
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(|| bad("binvox: bad translate"))?;
+                }
+                origin = Some(t);
+            }
+            Some("scale") => scale = it.next().and_then(|t| t.parse::<f64>().ok()),
+            Some("data") => break,
+            _ => return Err(bad(format!("binvox: unexpected header line {l:?}"))),
+        }
+    }
+    let data = &bytes[pos..];
+    let n = dims[0] as u64;
+    let (ny, nz) = (dims[1] as u64, dims[2] as u64);
+    let total = n * ny * nz;
+    let mut idx = 0u64;
+    let mut voxels = Vec::new();
+    for pair in data.chunks(2) {
+        if pair.len() != 2 {
+            return Err(bad("binvox: odd data length"));
+        }
+        let (v, c) = (pair[0], pair[1] as u64);
+        if v == 1 {
+            for l in idx..idx + c {
+                // index = x·(ny·nz) + z·ny + y
+                let x = l / (ny * nz);
+                let z = l / ny % nz;
+                let y = l % ny;
+                voxels.push([x as u32, y as u32, z as u32]);
+            }
+        }
+        idx += c;
+    }
+    if idx != total {
+        return Err(bad(format!("binvox: data covers {idx} voxels, expected {total}")));
+    }
+    voxels.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
+    Ok(Decoded { dims, voxels, origin, voxel: scale.map(|s| s / n as f64) })
+}
+
+/// Writes a NumPy `.npy` file: `dense == false` gives an `int32` array of
+/// shape `(N, 3)` holding `[i, j, k]` rows sorted by `(k, j, i)`;
+/// `dense == true` gives a `uint8` array of shape `(nx, ny, nz)` (C order,
+/// so `a[i, j, k]` is voxel `(i, j, k)`).
+pub fn write_npy(w: &mut dyn Write, set: &VoxelSet, dense: bool) -> std::io::Result<()> {
+    let [nx, ny, nz] = set.dims();
+    if dense {
+        let header =
+            format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({nx}, {ny}, {nz}), }}");
+        npy_header(w, &header)?;
+        let mut plane = vec![0u8; ny as usize * nz as usize];
+        for i in 0..nx {
+            for j in 0..ny {
+                for k in 0..nz {
+                    plane[(j * nz + k) as usize] = set.get([i, j, k]) as u8;
+                }
+            }
+            w.write_all(&plane)?;
+        }
+        Ok(())
+    } else {
+        let v = set.indices();
+        let header =
+            format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", v.len());
+        npy_header(w, &header)?;
+        let mut buf = Vec::with_capacity(v.len() * 12);
+        for p in v {
+            for c in p {
+                buf.extend_from_slice(&(c as i32).to_le_bytes());
+            }
+        }
+        w.write_all(&buf)
+    }
+}
+
+fn npy_header(w: &mut dyn Write, dict: &str) -> std::io::Result<()> {
+    // magic (6) + version (2) + length (2) + dict + padding + '\n', total % 64 == 0
+    let mut h = dict.to_string();
+    let unpadded = 10 + h.len() + 1;
+    h.push_str(&" ".repeat((64 - unpadded % 64) % 64));
+    h.push('\n');
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&(h.len() as u16).to_le_bytes())?;
+    w.write_all(h.as_bytes())
+}
+
+/// Reads an `.npy` written by [`write_npy`] (either layout); `dims` is taken
+/// from the array for dense files and must be given for index files.
+pub fn read_npy(bytes: &[u8], dims: [u32; 3]) -> Result<Decoded, VoxelError> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("npy: missing magic"));
+    }
+    let hl = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8_lossy(&bytes[10..10 + hl]).to_string();
+    let data = &bytes[10 + hl..];
+    let shape: Vec<u64> = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| bad("npy: no shape"))?
+        .split(',')
+        .filter_map(|t| t.trim().parse().ok())
+        .collect();
+    let mut voxels = Vec::new();
+    let dims = if header.contains("'|u1'") {
+        let d = [shape[0] as u32, shape[1] as u32, shape[2] as u32];
+        for (l, &b) in data.iter().enumerate() {
+            if b != 0 {
+                let l = l as u64;
+                let (j, k) = (l / shape[2] % shape[1], l % shape[2]);
+                voxels.push([(l / (shape[1] * shape[2])) as u32, j as u32, k as u32]);
+            }
+        }
+        d
+    } else {
+        for c in data.chunks(12) {
+            let g = |o: usize| i32::from_le_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]]) as u32;
+            voxels.push([g(0), g(4), g(8)]);
+        }
+        dims
+    };
+    voxels.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
+    Ok(Decoded { dims, voxels, origin: None, voxel: None })
+}
+
+/// Largest MagicaVoxel model edge.
+pub const VOX_TILE: u32 = 256;
+
+fn chunk(out: &mut Vec<u8>, id: &[u8; 4], content: &[u8], children: &[u8]) {
+    out.extend_from_slice(id);
+    out.extend_from_slice(&(content.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(children.len() as u32).to_le_bytes());
+    out.extend_from_slice(content);
+    out.extend_from_slice(children);
+}
+
+fn vox_dict(out: &mut Vec<u8>, kv: &[(&str, String)]) {
+    out.extend_from_slice(&(kv.len() as u32).to_le_bytes());
+    for (k, v) in kv {
+        for s in [k.as_bytes(), v.as_bytes()] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s);
+        }
+    }
+}
+
+/// Writes MagicaVoxel `.vox` (version 150): the grid is cut into tiles of at
+/// most 256³ voxels, each non-empty tile a model (`SIZE` + `XYZI`, colour
+/// index 1) placed by a transform node (`nTRN` `_t` = tile centre) under one
+/// group, as MagicaVoxel 0.99 writes scenes. MagicaVoxel's z axis is up, as
+/// here.
+pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
+    let dims = set.dims();
+    let mut tiles: std::collections::BTreeMap<(u32, u32, u32), Vec<[u8; 4]>> = Default::default();
+    set.for_each(|[x, y, z]| {
+        tiles.entry((z / VOX_TILE, y / VOX_TILE, x / VOX_TILE)).or_default().push([
+            (x % VOX_TILE) as u8,
+            (y % VOX_TILE) as u8,
+            (z % VOX_TILE) as u8,
+            1,
+        ]);
+    });
+    let mut body = Vec::new();
+    let mut models = Vec::new();
+    for (&(tz, ty, tx), vox) in &tiles {
+        let sz = [
+            (dims[0] - tx * VOX_TILE).min(VOX_TILE),
+            (dims[1] - ty * VOX_TILE).min(VOX_TILE),
+            (dims[2] - tz * VOX_TILE).min(VOX_TILE),
+        ];
+        let mut c = Vec::with_capacity(12);
+        for s in sz {
+            c.extend_from_slice(&s.to_le_bytes());
+        }
+        chunk(&mut body, b"SIZE", &c, &[]);
+        let mut x = Vec::with_capacity(4 + 4 * vox.len());
+        x.extend_from_slice(&(vox.len() as u32).to_le_bytes());
+        for v in vox {
+            x.extend_from_slice(v);
+        }
+        chunk(&mut body, b"XYZI", &x, &[]);
+        models.push(([tx * VOX_TILE, ty * VOX_TILE, tz * VOX_TILE], sz));
+    }
+    // scene graph: nTRN(0) -> nGRP(1) -> [nTRN(2+2m) -> nSHP(3+2m) -> model m]
+    let mut c = Vec::new();
+    c.extend_from_slice(&0u32.to_le_bytes());
+    vox_dict(&mut c, &[]);
+    c.extend_from_slice(&1u32.to_le_bytes()); // child
+    c.extend_from_slice(&(-1i32).to_le_bytes()); // reserved
+    c.extend_from_slice(&(-1i32).to_le_bytes()); // layer
+    c.extend_from_slice(&1u32.to_le_bytes()); // frames
+    vox_dict(&mut c, &[]);
+    chunk(&mut body, b"nTRN", &c, &[]);
+    let mut g = Vec::new();
+    g.extend_from_slice(&1u32.to_le_bytes());
+    vox_dict(&mut g, &[]);
+    g.extend_from_slice(&(models.len() as u32).to_le_bytes());
+    for m in 0..models.len() as u32 {
+        g.extend_from_slice(&(2 + 2 * m).to_le_bytes());
+    }
+    chunk(&mut body, b"nGRP", &g, &[]);
+    for (m, (off, sz)) in models.iter().enumerate() {
+        let m = m as u32;
+        // MagicaVoxel places a model's centre (integer half size) at _t
+        let t = [0, 1, 2].map(|a| off[a] as i64 + (sz[a] / 2) as i64);
+        let mut c = Vec::new();
+        c.extend_from_slice(&(2 + 2 * m).to_le_bytes());
+        vox_dict(&mut c, &[]);
+        c.extend_from_slice(&(3 + 2 * m).to_le_bytes());
+        c.extend_from_slice(&(-1i32).to_le_bytes());
+        c.extend_from_slice(&0i32.to_le_bytes());
+        c.extend_from_slice(&1u32.to_le_bytes());
+        vox_dict(&mut c, &[("_t", format!("{} {} {}", t[0], t[1], t[2]))]);
+        chunk(&mut body, b"nTRN", &c, &[]);
+        let mut s = Vec::new();
+        s.extend_from_slice(&(3 + 2 * m).to_le_bytes());
+        vox_dict(&mut s, &[]);
+        s.extend_from_slice(&1u32.to_le_bytes());
+        s.extend_from_slice(&m.to_le_bytes());
+        vox_dict(&mut s, &[]);
+        chunk(&mut body, b"nSHP", &s, &[]);
+    }
+    let mut out = Vec::with_capacity(body.len() + 20);
+    out.extend_from_slice(b"VOX ");
+    out.extend_from_slice(&150u32.to_le_bytes());
+    chunk(&mut out, b"MAIN", &[], &body);
+    w.write_all(&out)
+}
+
+/// Reads a `.vox` written by [`write_vox`]: models placed by their `nTRN`
+/// translations (model `m` is the child of the `m`-th shape). Returns global
+/// voxel indices; `dims` is the bounding size of the placed models.
+pub fn read_vox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
+    if bytes.len() < 20 || &bytes[..4] != b"VOX " {
+        return Err(bad("vox: missing magic"));
+    }
+    let u32at = |b: &[u8], o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    let mut pos = 20; // skip header and MAIN chunk header
+    let mut models: Vec<([u32; 3], Vec<[u8; 4]>)> = Vec::new();
+    let mut trans: Vec<[i64; 3]> = Vec::new();
+    while pos + 12 <= bytes.len() {
+        let id = &bytes[pos..pos + 4];
+        let n = u32at(bytes, pos + 4) as usize;
+        let c = &bytes[pos + 12..pos + 12 + n];
+        match id {
+            b"SIZE" => models.push(([u32at(c, 0), u32at(c, 4), u32at(c, 8)], Vec::new())),
+            b"XYZI" => {
+                let k = u32at(c, 0) as usize;
+                let m = models.last_mut().ok_or_else(|| bad("vox: XYZI before SIZE"))?;
+                m.1 = c[4..4 + 4 * k].chunks(4).map(|v| [v[0], v[1], v[2], v[3]]).collect();
+            }
+            b"nTRN" => {
+                // node id, dict, child, reserved, layer, frames, frame dict
+                let mut o = 4;
+                let skip_dict = |o: &mut usize| -> Vec<(String, String)> {
+                    let k = u32at(c, *o) as usize;
+                    *o += 4;
+                    let mut kv = Vec::new();
+                    for _ in 0..k {
+                        let mut s = [String::new(), String::new()];
+                        for x in s.iter_mut() {
+                            let l = u32at(c, *o) as usize;
+                            *x = String::from_utf8_lossy(&c[*o + 4..*o + 4 + l]).to_string();
+                            *o += 4 + l;
+                        }
+                        kv.push((s[0].clone(), s[1].clone()));
+                    }
+                    kv
+                };
+                skip_dict(&mut o);
+                o += 16;
+                let frame = skip_dict(&mut o);
+                if let Some((_, t)) = frame.iter().find(|(k, _)| k == "_t") {
+                    let v: Vec<i64> = t.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                    trans.push([v[0], v[1], v[2]]);
+                }
+            }
+            _ => {}
+        }
+        pos += 12 + n + u32at(bytes, pos + 8) as usize;
+    }
+    if trans.len() != models.len() {
+        return Err(bad("vox: model and transform counts differ"));
+    }
+    let mut voxels = Vec::new();
+    let mut dims = [0u32; 3];
+    for ((sz, vox), t) in models.iter().zip(&trans) {
+        let off = [0, 1, 2].map(|a| (t[a] - (sz[a] / 2) as i64) as u32);
+        for a in 0..3 {
+            dims[a] = dims[a].max(off[a] + sz[a]);
+        }
+        for v in vox {
+            voxels.push([off[0] + v[0] as u32, off[1] + v[1] as u32, off[2] + v[2] as u32]);
+        }
+    }
+    voxels.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
+    Ok(Decoded { dims, voxels, origin: None, voxel: None })
+}
+
+/// Renders a PNG preview: three depth-shaded axis projections side by side
+/// (looking down −z, −y and −x; nearer voxels are brighter), grey on black,
+/// each at most 512 pixels wide (large grids are binned).
+pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
+    let dims = set.dims();
+    let maxd = *dims.iter().max().unwrap();
+    let bin = maxd.div_ceil(512).max(1);
+    let d = dims.map(|x| x.div_ceil(bin) as usize);
+    // view a: image axes (u, v) and depth axis
+    let views = [(0usize, 1usize, 2usize), (0, 2, 1), (1, 2, 0)];
+    let gap = 8;
+    let width: usize = views.iter().map(|v| d[v.0]).sum::<usize>() + gap * 4;
+    let height = views.iter().map(|v| d[v.1]).max().unwrap() + gap * 2;
+    let mut depth: Vec<Vec<u32>> = views.iter().map(|v| vec![u32::MAX; d[v.0] * d[v.1]]).collect();
+    set.for_each(|p| {
+        for (n, v) in views.iter().enumerate() {
+            let (u, vv) = (p[v.0] / bin, p[v.1] / bin);
+            let c = &mut depth[n][vv as usize * d[v.0] + u as usize];
+            *c = (*c).min(p[v.2]);
+        }
+    });
+    let mut img = vec![0u8; width * height];
+    let mut x0 = gap;
+    for (n, v) in views.iter().enumerate() {
+        let (du, dv) = (d[v.0], d[v.1]);
+        let full = dims[v.2].max(1) as f32;
+        for y in 0..dv {
+            for x in 0..du {
+                let z = depth[n][y * du + x];
+                if z != u32::MAX {
+                    // flip so v grows upward
+                    let row = gap + (dv - 1 - y);
+                    img[row * width + x0 + x] = (255.0 - 190.0 * (z as f32 / full)) as u8;
+                }
+            }
+        }
+        x0 += du + gap;
+    }
+    let mut enc = png::Encoder::new(w, width as u32, height as u32);
+    enc.set_color(png::ColorType::Grayscale);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().map_err(std::io::Error::other)?;
+    wr.write_image_data(&img).map_err(std::io::Error::other)?;
+    wr.finish().map_err(std::io::Error::other)
+}

@@ -1,0 +1,195 @@
+//! The voxel grid: origin, voxel size, dimensions, and the f32 boxes that
+//! enclose each voxel's exact box.
+//!
+//! Voxel `(i, j, k)` is the closed box `[o + (i,j,k)·h, o + (i+1,j+1,k+1)·h]`
+//! evaluated in **exact** arithmetic on the f32 values `o` and `h`. Those planes
+//! are usually not f32 numbers, so every grid plane `o_a + n·h` is stored as a
+//! pair `(lo, hi)`: the largest f32 `≤` the exact value and the smallest f32 `≥`
+//! it (directed rounding, computed exactly with an f64 two-sum, see
+//! [`Grid::plane`]). The box handed to the triangle–box kernel for voxel `i` is
+//! `[lo(i), hi(i+1)]`, which contains the exact box, so a triangle touching the
+//! exact box touches the stored one, and the conservative kernel cannot miss it.
+//! When a plane is an f32 number, `lo == hi` and nothing is widened (faces lying
+//! exactly on grid planes stay exact). `tests/voxel.rs` proves the enclosure
+//! with rational arithmetic.
+
+use super::VoxelError;
+use crate::math::Vec3;
+use crate::shapes::Aabb;
+
+/// Largest resolution (voxels along one axis) the voxelizer accepts.
+pub const MAX_RES: u32 = 65_536;
+
+/// A regular grid of `dims` voxels of edge `voxel` starting at `origin`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    /// Minimum corner of voxel `(0, 0, 0)`.
+    pub origin: Vec3,
+    /// Edge length `h` of every voxel (positive, finite).
+    pub voxel: f32,
+    /// Number of voxels along x, y, z (each in `1..=MAX_RES`).
+    pub dims: [u32; 3],
+}
+
+/// `o + n·h` rounded down and up to f32 (exactly: the pair brackets the real value).
+///
+/// `n·h` is exact in f64 (24-bit `h` times a 17-bit `n`); the two-sum gives
+/// `o + n·h = s + e` exactly, and the rounding direction of `f = (s as f32)` is
+/// read off by comparing `f - s` (exact: `f` and `s` are within a factor 2, or
+/// both tiny) with `e`.
+pub fn plane_bounds(o: f32, h: f32, n: i64) -> (f32, f32) {
+    let a = o as f64;
+    let b = n as f64 * h as f64;
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    let f = s as f32;
+    let d = f as f64 - s;
+    // f < exact  <=>  f - s < e
+    let (lo, hi) = if d < e {
+        (f, f.next_up())
+    } else if d > e {
+        (f.next_down(), f)
+    } else {
+        (f, f)
+    };
+    (lo, hi)
+}
+
+impl Grid {
+    /// A grid with explicit origin, voxel size and dimensions.
+    ///
+    /// Errors when `voxel` is not positive and finite, the origin is not finite,
+    /// or a dimension is 0 or above [`MAX_RES`].
+    pub fn new(origin: Vec3, voxel: f32, dims: [u32; 3]) -> Result<Grid, VoxelError> {
+        if !(voxel.is_finite() && voxel > 0.0) {
+            return Err(VoxelError::Grid(format!(
+                "voxel size {voxel} must be positive and finite"
+            )));
+        }
+        if !(origin.x.is_finite() && origin.y.is_finite() && origin.z.is_finite()) {
+            return Err(VoxelError::Grid(format!("origin {origin:?} is not finite")));
+        }
+        for (a, &d) in dims.iter().enumerate() {
+            if d == 0 || d > MAX_RES {
+                return Err(VoxelError::Grid(format!(
+                    "dimension {d} along {} is out of range 1..={MAX_RES}",
+                    ["x", "y", "z"][a]
+                )));
+            }
+        }
+        Ok(Grid { origin, voxel, dims })
+    }
+
+    /// The default grid for a mesh with bounding box `[min, max]`: `res` voxels
+    /// along the largest extent plus `pad` empty voxels on every side, a cube of
+    /// `(res + 2·pad)³` voxels, origin `min - pad·h`.
+    ///
+    /// `h` is the smallest f32 `≥ extent / res` such that `min + res·h ≥ max`
+    /// holds **exactly** on the largest axis (so the mesh never sticks out of
+    /// the grid by a rounding error); a mesh of zero extent (a point) gets
+    /// `h = max(|min|, 1)·2^-20`. With padding the origin `min - pad·h` is
+    /// rounded down, and the same check is made on every axis.
+    pub fn fit(min: Vec3, max: Vec3, res: u32, pad: u32) -> Result<Grid, VoxelError> {
+        if res == 0 || res > MAX_RES {
+            return Err(VoxelError::Grid(format!(
+                "resolution {res} is out of range 1..={MAX_RES}"
+            )));
+        }
+        let n = res as u64 + 2 * pad as u64;
+        if n > MAX_RES as u64 {
+            return Err(VoxelError::Grid(format!(
+                "resolution {res} plus padding 2×{pad} exceeds {MAX_RES}"
+            )));
+        }
+        let ext = (max - min).max_element();
+        if !ext.is_finite() {
+            return Err(VoxelError::Grid("mesh bounding box is not finite".into()));
+        }
+        let mut h = if ext > 0.0 {
+            ext / res as f32
+        } else {
+            min.abs().max_element().max(1.0) * (1.0 / 1_048_576.0)
+        };
+        // The origin `min - pad·h` is rounded down (so voxel `pad` starts at or
+        // below `min`); then h grows by ulps until the far plane covers `max`
+        // on every axis (exactly: `lo` of a plane is a lower bound of it).
+        let origin_for = |h: f32| {
+            if pad == 0 {
+                min
+            } else {
+                Vec3::new(
+                    plane_bounds(min.x, -h, pad as i64).0,
+                    plane_bounds(min.y, -h, pad as i64).0,
+                    plane_bounds(min.z, -h, pad as i64).0,
+                )
+            }
+        };
+        let mut origin = origin_for(h);
+        for _ in 0..64 {
+            let ok =
+                (0..3).all(|a| plane_bounds(origin.get(a), h, (res + pad) as i64).0 >= max.get(a));
+            if ok {
+                break;
+            }
+            h = h.next_up();
+            origin = origin_for(h);
+        }
+        Grid::new(origin, h, [n as u32; 3])
+    }
+
+    /// Total number of voxels.
+    pub fn len(&self) -> u64 {
+        self.dims.iter().map(|&d| d as u64).product()
+    }
+
+    /// Always false: a grid has at least one voxel.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bounds `(lo, hi)` of the grid plane `origin[axis] + n·h`: the largest
+    /// f32 `≤` and the smallest f32 `≥` the exact value.
+    pub fn plane(&self, axis: usize, n: i64) -> (f32, f32) {
+        plane_bounds(self.origin.get(axis), self.voxel, n)
+    }
+
+    /// The f32 box that contains voxel `(i, j, k)`'s exact box (equal to it when
+    /// its planes are f32 numbers).
+    pub fn voxel_box(&self, v: [u32; 3]) -> Aabb {
+        let mut mn = Vec3::ZERO;
+        let mut mx = Vec3::ZERO;
+        for (a, &va) in v.iter().enumerate() {
+            mn.set(a, self.plane(a, va as i64).0);
+            mx.set(a, self.plane(a, va as i64 + 1).1);
+        }
+        Aabb::new(mn, mx)
+    }
+
+    /// The plane tables of one axis: `lo[n]` for `n = 0..=dims`, and `hi[n]`,
+    /// each followed by 16 NaN entries so a 16-lane load past the end yields
+    /// NaN boxes, which every kernel answers "no contact" for.
+    pub fn plane_table(&self, axis: usize) -> (Vec<f32>, Vec<f32>) {
+        let d = self.dims[axis] as usize;
+        let mut lo = Vec::with_capacity(d + 17);
+        let mut hi = Vec::with_capacity(d + 17);
+        for n in 0..=d {
+            let (l, h) = self.plane(axis, n as i64);
+            lo.push(l);
+            hi.push(h);
+        }
+        lo.resize(d + 17, f32::NAN);
+        hi.resize(d + 17, f32::NAN);
+        (lo, hi)
+    }
+
+    /// Center of voxel `(i, j, k)` in f64: `o + (i + 1/2)·h` (exact in f64 for
+    /// the coordinate ranges the crate supports).
+    pub fn center_f64(&self, v: [u32; 3]) -> [f64; 3] {
+        let mut c = [0.0; 3];
+        for (a, ca) in c.iter_mut().enumerate() {
+            *ca = self.origin.get(a) as f64 + (v[a] as f64 + 0.5) * self.voxel as f64;
+        }
+        c
+    }
+}

@@ -1,0 +1,301 @@
+//! Triangle meshes: loading (OBJ, STL ASCII/binary, PLY), zero-copy views of
+//! caller buffers, and validation with errors that name the file, line or
+//! element and the problem.
+//!
+//! OBJ is parsed here (a line loop: `v` and `f` records, polygons fanned,
+//! negative indices resolved) because its errors must carry line numbers, which
+//! `tobj` does not report; STL goes through `stl_io` and PLY through `ply-rs`.
+
+use super::VoxelError;
+use crate::math::Vec3;
+use crate::shapes::Triangle;
+use std::path::Path;
+
+/// An indexed triangle mesh that owns its buffers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    /// Vertex positions.
+    pub vertices: Vec<Vec3>,
+    /// Triangles as three indices into `vertices`. Orientation is kept as the
+    /// file gives it; no mode depends on it (solid mode uses parity).
+    pub indices: Vec<[u32; 3]>,
+}
+
+/// A borrowed, validated view of an indexed mesh: no copy of the caller's data.
+///
+/// ```
+/// use widephase::voxel::MeshRef;
+/// let verts: [f32; 9] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+/// let idx: [u32; 3] = [0, 1, 2];
+/// let m = MeshRef::from_slices(&verts, &idx).unwrap();
+/// assert_eq!(m.triangle_count(), 1);
+/// assert!(MeshRef::from_slices(&verts, &[0, 1, 3]).is_err()); // index 3 out of range
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct MeshRef<'a> {
+    /// Vertex positions.
+    pub vertices: &'a [Vec3],
+    /// Triangles.
+    pub indices: &'a [[u32; 3]],
+}
+
+impl<'a> MeshRef<'a> {
+    /// Views flat buffers (`x y z` per vertex, three indices per triangle)
+    /// without copying (bytemuck casts) and validates them with
+    /// [`MeshRef::validate`]. Errors when a length is not a multiple of 3, an
+    /// index is out of range, or a referenced coordinate is not finite.
+    pub fn from_slices(vertices: &'a [f32], indices: &'a [u32]) -> Result<Self, VoxelError> {
+        if !vertices.len().is_multiple_of(3) {
+            return Err(VoxelError::Mesh(format!(
+                "vertex buffer has {} floats, not a multiple of 3",
+                vertices.len()
+            )));
+        }
+        if !indices.len().is_multiple_of(3) {
+            return Err(VoxelError::Mesh(format!(
+                "index buffer has {} entries, not a multiple of 3",
+                indices.len()
+            )));
+        }
+        let m = MeshRef {
+            vertices: bytemuck::cast_slice(vertices),
+            indices: bytemuck::cast_slice(indices),
+        };
+        m.validate("<buffers>")?;
+        Ok(m)
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Triangle `t` as three points.
+    #[inline]
+    pub fn triangle(&self, t: usize) -> Triangle {
+        let [a, b, c] = self.indices[t];
+        Triangle::new(
+            self.vertices[a as usize],
+            self.vertices[b as usize],
+            self.vertices[c as usize],
+        )
+    }
+
+    /// Checks that the mesh has a triangle, every index is in range and every
+    /// referenced vertex is finite. `what` names the source in the error.
+    pub fn validate(&self, what: &str) -> Result<(), VoxelError> {
+        if self.indices.is_empty() {
+            return Err(VoxelError::Mesh(format!("{what}: mesh has no triangles")));
+        }
+        let n = self.vertices.len();
+        for (t, tri) in self.indices.iter().enumerate() {
+            for &v in tri {
+                if v as usize >= n {
+                    return Err(VoxelError::Mesh(format!(
+                        "{what}: triangle {t} references vertex {v}, but there are only {n} vertices"
+                    )));
+                }
+                let p = self.vertices[v as usize];
+                if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+                    return Err(VoxelError::Mesh(format!(
+                        "{what}: vertex {v} (used by triangle {t}) has a non-finite coordinate ({}, {}, {})",
+                        p.x, p.y, p.z
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bounding box `(min, max)` of the referenced vertices.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        let mut mn = Vec3::splat(f32::INFINITY);
+        let mut mx = Vec3::splat(f32::NEG_INFINITY);
+        for tri in self.indices {
+            for &v in tri {
+                let p = self.vertices[v as usize];
+                mn = mn.min(p);
+                mx = mx.max(p);
+            }
+        }
+        (mn, mx)
+    }
+}
+
+impl Mesh {
+    /// A borrowed view (no copy).
+    pub fn as_ref(&self) -> MeshRef<'_> {
+        MeshRef { vertices: &self.vertices, indices: &self.indices }
+    }
+
+    /// Loads a mesh by file extension (`.obj`, `.stl`, `.ply`, case-insensitive)
+    /// and validates it. Errors name the file and, where known, the line or
+    /// element.
+    pub fn load(path: &Path) -> Result<Mesh, VoxelError> {
+        let name = path.display().to_string();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        let bytes = std::fs::read(path).map_err(|e| VoxelError::Io(format!("{name}: {e}")))?;
+        let mesh = match ext.as_str() {
+            "obj" => parse_obj(&bytes, &name)?,
+            "stl" => parse_stl(&bytes, &name)?,
+            "ply" => parse_ply(&bytes, &name)?,
+            _ => {
+                return Err(VoxelError::Mesh(format!(
+                    "{name}: unknown mesh extension {ext:?} (expected .obj, .stl or .ply)"
+                )))
+            }
+        };
+        mesh.as_ref().validate(&name)?;
+        Ok(mesh)
+    }
+}
+
+/// Parses Wavefront OBJ text (`v` and `f` records; other records ignored).
+/// Faces with more than three corners are fanned; `a/b/c` corner forms and
+/// negative (relative) indices are accepted. Errors give `name:line`.
+pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| VoxelError::Mesh(format!("{name}: not UTF-8 text ({e})")))?;
+    let mut m = Mesh::default();
+    let mut face: Vec<u32> = Vec::with_capacity(8);
+    for (ln, line) in text.lines().enumerate() {
+        let line_no = ln + 1;
+        let err = |msg: String| VoxelError::Mesh(format!("{name}:{line_no}: {msg}"));
+        let mut it = line.split_ascii_whitespace();
+        match it.next() {
+            Some("v") => {
+                let mut c = [0f32; 3];
+                for (k, ck) in c.iter_mut().enumerate() {
+                    let tok = it
+                        .next()
+                        .ok_or_else(|| err(format!("vertex has {k} coordinates, needs 3")))?;
+                    *ck = tok.parse().map_err(|_| err(format!("bad vertex coordinate {tok:?}")))?;
+                    if !ck.is_finite() {
+                        return Err(err(format!("vertex coordinate {tok:?} is not finite")));
+                    }
+                }
+                m.vertices.push(Vec3::from_array(c));
+            }
+            Some("f") => {
+                face.clear();
+                for tok in it {
+                    let first = tok.split('/').next().unwrap_or("");
+                    let i: i64 =
+                        first.parse().map_err(|_| err(format!("bad face index {tok:?}")))?;
+                    let n = m.vertices.len() as i64;
+                    let idx = if i > 0 { i - 1 } else { n + i };
+                    if i == 0 || idx < 0 || idx >= n {
+                        return Err(err(format!(
+                            "face index {i} is out of range (1..={n} vertices defined so far)"
+                        )));
+                    }
+                    face.push(idx as u32);
+                }
+                if face.len() < 3 {
+                    return Err(err(format!("face has {} corners, needs at least 3", face.len())));
+                }
+                for k in 1..face.len() - 1 {
+                    m.indices.push([face[0], face[k], face[k + 1]]);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(m)
+}
+
+/// Parses binary or ASCII STL (via `stl_io`); equal vertices are merged by the
+/// reader. Errors name the file.
+pub fn parse_stl(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
+    let mut cur = std::io::Cursor::new(bytes);
+    let im = stl_io::read_stl(&mut cur)
+        .map_err(|e| VoxelError::Mesh(format!("{name}: invalid STL: {e}")))?;
+    let vertices = im.vertices.iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect();
+    let mut indices = Vec::with_capacity(im.faces.len());
+    for (t, f) in im.faces.iter().enumerate() {
+        let ix = f.vertices;
+        let mut out = [0u32; 3];
+        for k in 0..3 {
+            out[k] = u32::try_from(ix[k])
+                .map_err(|_| VoxelError::Mesh(format!("{name}: facet {t}: index too large")))?;
+        }
+        indices.push(out);
+    }
+    Ok(Mesh { vertices, indices })
+}
+
+/// Parses ASCII or binary PLY (via `ply-rs`): `vertex` elements with `x y z`
+/// and `face` elements with a `vertex_indices` (or `vertex_index`) list.
+pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
+    use ply_rs::parser::Parser;
+    use ply_rs::ply::{DefaultElement, Property};
+    let mut cur = std::io::Cursor::new(bytes);
+    let parser = Parser::<DefaultElement>::new();
+    let ply = parser
+        .read_ply(&mut cur)
+        .map_err(|e| VoxelError::Mesh(format!("{name}: invalid PLY: {e}")))?;
+    let num = |p: Option<&Property>| -> Option<f64> {
+        match p? {
+            Property::Float(x) => Some(*x as f64),
+            Property::Double(x) => Some(*x),
+            Property::Int(x) => Some(*x as f64),
+            Property::UInt(x) => Some(*x as f64),
+            Property::Short(x) => Some(*x as f64),
+            Property::UShort(x) => Some(*x as f64),
+            Property::Char(x) => Some(*x as f64),
+            Property::UChar(x) => Some(*x as f64),
+            _ => None,
+        }
+    };
+    let mut m = Mesh::default();
+    let verts = ply
+        .payload
+        .get("vertex")
+        .ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no vertex element")))?;
+    for (i, v) in verts.iter().enumerate() {
+        let mut c = [0f32; 3];
+        for (k, key) in ["x", "y", "z"].iter().enumerate() {
+            c[k] = num(v.get(*key)).ok_or_else(|| {
+                VoxelError::Mesh(format!("{name}: vertex {i}: missing numeric property {key}"))
+            })? as f32;
+        }
+        m.vertices.push(Vec3::from_array(c));
+    }
+    let faces = ply
+        .payload
+        .get("face")
+        .ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no face element")))?;
+    for (t, f) in faces.iter().enumerate() {
+        let p = f.get("vertex_indices").or_else(|| f.get("vertex_index")).ok_or_else(|| {
+            VoxelError::Mesh(format!("{name}: face {t}: no vertex_indices property"))
+        })?;
+        let list: Vec<i64> = match p {
+            Property::ListInt(v) => v.iter().map(|&x| x as i64).collect(),
+            Property::ListUInt(v) => v.iter().map(|&x| x as i64).collect(),
+            Property::ListShort(v) => v.iter().map(|&x| x as i64).collect(),
+            Property::ListUShort(v) => v.iter().map(|&x| x as i64).collect(),
+            Property::ListChar(v) => v.iter().map(|&x| x as i64).collect(),
+            Property::ListUChar(v) => v.iter().map(|&x| x as i64).collect(),
+            _ => {
+                return Err(VoxelError::Mesh(format!(
+                    "{name}: face {t}: vertex_indices is not an integer list"
+                )))
+            }
+        };
+        if list.len() < 3 {
+            return Err(VoxelError::Mesh(format!("{name}: face {t}: {} corners", list.len())));
+        }
+        let n = m.vertices.len() as i64;
+        for &i in &list {
+            if i < 0 || i >= n {
+                return Err(VoxelError::Mesh(format!(
+                    "{name}: face {t}: vertex index {i} out of range (0..{n})"
+                )));
+            }
+        }
+        for k in 1..list.len() - 1 {
+            m.indices.push([list[0] as u32, list[k] as u32, list[k + 1] as u32]);
+        }
+    }
+    Ok(m)
+}

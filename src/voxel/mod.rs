@@ -1,0 +1,331 @@
+//! The voxelizer: exact conservative surface, thin 6-separating surface and
+//! solid voxelization of triangle meshes, on widephase's own triangle–box
+//! kernel ([`triangle_aabb_conservative`](crate::overlap::triangle_aabb_conservative)).
+//!
+//! ```
+//! use widephase::voxel::{builtin, voxelize, Grid, Mode, Options};
+//! let mesh = builtin::torus(48, 24, 1.0, 0.35);
+//! let m = mesh.as_ref();
+//! let (lo, hi) = m.bounds();
+//! let grid = Grid::fit(lo, hi, 32, 1).unwrap();
+//! let surf = voxelize(m, &grid, &Options::default()).unwrap();
+//! let solid = voxelize(m, &grid, &Options { mode: Mode::Solid, ..Options::default() }).unwrap();
+//! assert!(surf.set.count() > 0 && solid.set.count() > surf.set.count());
+//! // the voxel holding the origin (the torus's hole) stays empty; the one
+//! // holding the tube's centre line at (1, 0, 0) is solid but not surface
+//! let idx = |p: [f32; 3]| {
+//!     let mut v = [0u32; 3];
+//!     for a in 0..3 {
+//!         v[a] = ((p[a] - grid.origin.get(a)) / grid.voxel) as u32;
+//!     }
+//!     v
+//! };
+//! assert!(!solid.set.get(idx([0.0, 0.0, 0.0])));
+//! assert!(solid.set.get(idx([1.0, 0.0, 0.0])) && !surf.set.get(idx([1.0, 0.0, 0.0])));
+//! ```
+//!
+//! Guarantees (tested in `tests/voxel.rs` against an exact rational reference):
+//! - [`Mode::Surface`]: every voxel whose **exact** closed box the closed
+//!   triangle touches is marked (zero misses, including faces lying on grid
+//!   planes). Extra voxels occur only inside the ulp band: the stored box is
+//!   the exact box rounded outward to the next f32 ([`grid`] module), and the
+//!   kernel's own band of the crate [contracts](crate#contracts).
+//! - [`Mode::Thin`]: a subset of the surface that still separates inside from
+//!   outside for 6-connected paths ([`surface`] module docs).
+//! - [`Mode::Solid`]: surface ∪ voxels whose centre is inside by a three-axis
+//!   parity vote ([`solid`] module docs).
+//! - The result is identical for any number of rayon threads.
+
+pub mod builtin;
+pub mod formats;
+pub mod grid;
+pub mod mesh;
+pub mod solid;
+pub mod storage;
+pub mod surface;
+
+pub use grid::{Grid, MAX_RES};
+pub use mesh::{Mesh, MeshRef};
+pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
+
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use storage::{DenseSlab, Sink, SparseSlab, BRICK};
+use surface::{tri_bounds, triangle_rows, triangle_rows_plain, Batch, Tables};
+
+/// Errors of the voxelizer (mesh input, grid, storage and file output).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum VoxelError {
+    /// A mesh file or buffer is malformed; the message names file, line or element.
+    Mesh(String),
+    /// The grid is invalid (resolution, voxel size, origin).
+    Grid(String),
+    /// The requested storage cannot hold the grid.
+    TooLarge(String),
+    /// Reading or writing a file failed; the message names the file.
+    Io(String),
+    /// An output format cannot represent this grid.
+    Format(String),
+}
+
+impl fmt::Display for VoxelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VoxelError::Mesh(m) => write!(f, "mesh: {m}"),
+            VoxelError::Grid(m) => write!(f, "grid: {m}"),
+            VoxelError::TooLarge(m) => write!(f, "too large: {m}"),
+            VoxelError::Io(m) => write!(f, "i/o: {m}"),
+            VoxelError::Format(m) => write!(f, "format: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for VoxelError {}
+
+/// What to voxelize.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Conservative surface: every voxel the surface touches.
+    #[default]
+    Surface,
+    /// Thin, 6-separating surface (a subset of `Surface`).
+    Thin,
+    /// Surface plus interior (dense grids only).
+    Solid,
+}
+
+/// Storage choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Storage {
+    /// Dense up to [`DENSE_AUTO_LIMIT`] voxels, sparse above.
+    #[default]
+    Auto,
+    /// Dense bits (error above [`DENSE_MAX`]).
+    Dense,
+    /// Sparse 8³ bricks.
+    Sparse,
+}
+
+/// A progress callback: `(slabs done, slabs total)`.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// Options of [`voxelize`].
+#[derive(Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// Surface, thin or solid.
+    pub mode: Mode,
+    /// Dense or sparse storage.
+    pub storage: Storage,
+    /// Called after each slab (not on the hot path).
+    pub progress: Option<Progress<'a>>,
+    /// Skip the f64 pre-cull and test every voxel of each triangle's bounding
+    /// range with the kernel (slower; the reference path the tests compare with).
+    pub no_precull: bool,
+}
+
+/// The result of [`voxelize`]: the grid and the set of marked voxels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Voxels {
+    /// The grid voxel indices refer to.
+    pub grid: Grid,
+    /// The marked voxels.
+    pub set: VoxelSet,
+}
+
+/// Triangles binned by slab of `layers` z layers: CSR offsets and triangle ids,
+/// plus each triangle's z range.
+struct Bins {
+    offsets: Vec<usize>,
+    ids: Vec<u32>,
+}
+
+fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
+    let zr: Vec<Option<(u32, u32)>> = (0..mesh.triangle_count())
+        .into_par_iter()
+        .map(|i| {
+            let (lo, hi) = tri_bounds(&mesh.triangle(i));
+            t.range(0, lo.x, hi.x)?;
+            t.range(1, lo.y, hi.y)?;
+            t.range(2, lo.z, hi.z)
+        })
+        .collect();
+    let mut counts = vec![0usize; nslabs + 1];
+    for (a, b) in zr.iter().flatten() {
+        for s in a / layers..=b / layers {
+            counts[s as usize + 1] += 1;
+        }
+    }
+    for s in 0..nslabs {
+        counts[s + 1] += counts[s];
+    }
+    let mut fill = counts.clone();
+    let mut ids = vec![0u32; counts[nslabs]];
+    for (i, r) in zr.iter().enumerate() {
+        if let Some((a, b)) = r {
+            for s in a / layers..=b / layers {
+                ids[fill[s as usize]] = i as u32;
+                fill[s as usize] += 1;
+            }
+        }
+    }
+    Bins { offsets: counts, ids }
+}
+
+/// Runs the triangles `ids` over z layers `k0..=k1` into `s`.
+#[allow(clippy::too_many_arguments)]
+fn run_slab<S: Sink>(
+    mesh: MeshRef<'_>,
+    ids: &[u32],
+    t: &Tables,
+    k0: u32,
+    k1: u32,
+    thin: bool,
+    plain: bool,
+    s: &mut S,
+) {
+    let mut batch = Batch::new(t, thin);
+    for &tri in ids {
+        let tri = mesh.triangle(tri as usize);
+        if plain {
+            triangle_rows_plain(&tri, t, k0, k1, thin, s)
+        } else {
+            triangle_rows(&tri, t, k0, k1, &mut batch, s)
+        }
+    }
+    batch.flush(s);
+}
+
+/// Voxelizes `mesh` on `grid`.
+///
+/// The mesh is validated first ([`MeshRef::validate`]). Errors when the
+/// requested storage cannot hold the grid (dense above [`DENSE_MAX`], solid on
+/// a sparse grid).
+pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Voxels, VoxelError> {
+    mesh.validate("mesh")?;
+    let n = grid.len();
+    let dense = match opts.storage {
+        Storage::Dense => true,
+        Storage::Sparse => false,
+        Storage::Auto => n <= DENSE_AUTO_LIMIT,
+    };
+    if opts.mode == Mode::Solid && (!dense || n > DENSE_MAX) {
+        return Err(VoxelError::TooLarge(format!(
+            "solid mode needs a dense grid; {:?} = {n} voxels is above the dense limit {DENSE_MAX} or sparse storage was requested",
+            grid.dims
+        )));
+    }
+    let t = Tables::new(grid);
+    let thin = opts.mode == Mode::Thin;
+    let [nx, ny, nz] = grid.dims;
+    let done = AtomicU64::new(0);
+    let tick = |total: u64| {
+        if let Some(p) = opts.progress {
+            p(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        }
+    };
+    let set = if dense {
+        let mut bits = DenseBits::new(grid.dims).ok_or_else(|| {
+            VoxelError::TooLarge(format!(
+                "dense grid {nx}×{ny}×{nz} = {n} voxels exceeds {DENSE_MAX}; use sparse storage"
+            ))
+        })?;
+        // slabs of a few z layers: enough tasks to balance 2–64 threads
+        // (32 slabs: enough to balance a few threads, thick enough that few
+        // triangles straddle two slabs and pay their setup twice)
+        let layers = nz.div_ceil(32).max(1);
+        let nslabs = nz.div_ceil(layers) as usize;
+        let bins = bin_by_slab(mesh, &t, layers, nslabs);
+        let wpr = bits.words_per_row;
+        let stride = layers as usize * ny as usize * wpr;
+        bits.words.par_chunks_mut(stride).enumerate().for_each(|(s, words)| {
+            let k0 = s as u32 * layers;
+            let k1 = (k0 + layers).min(nz) - 1;
+            let mut sink = DenseSlab { words, k0, ny: ny as usize, wpr };
+            let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
+            run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
+            tick(nslabs as u64);
+        });
+        if opts.mode == Mode::Solid {
+            let inner = solid::interior(mesh, grid).ok_or_else(|| {
+                VoxelError::TooLarge("solid interior does not fit densely".into())
+            })?;
+            for (w, i) in bits.words.iter_mut().zip(&inner.words) {
+                *w |= i;
+            }
+        }
+        VoxelSet::Dense(bits)
+    } else {
+        let nb = grid.dims.map(|d| d.div_ceil(BRICK) as u64);
+        let nslabs = nb[2] as usize;
+        let bins = bin_by_slab(mesh, &t, BRICK, nslabs);
+        let parts: Vec<Vec<(u64, [u64; 8])>> = (0..nslabs)
+            .into_par_iter()
+            .map(|s| {
+                let k0 = s as u32 * BRICK;
+                let k1 = (k0 + BRICK).min(nz) - 1;
+                let mut sink = SparseSlab::new(nb);
+                let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
+                run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
+                let v = sink.into_sorted();
+                tick(nslabs as u64);
+                v
+            })
+            .collect();
+        VoxelSet::Sparse(SparseBricks { dims: grid.dims, bricks: parts.concat() })
+    };
+    Ok(Voxels { grid: *grid, set })
+}
+
+/// `(voxel, triangle indices)` pairs, see [`triangle_lists`].
+pub type TriangleLists = Vec<([u32; 3], Vec<u32>)>;
+
+/// Per-voxel lists of the triangles touching each voxel (conservative test).
+///
+/// Returns `(voxel, triangles)` pairs sorted by voxel `(k, j, i)`; each list is
+/// sorted by triangle index. Same voxels as [`Mode::Surface`].
+pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, VoxelError> {
+    mesh.validate("mesh")?;
+    struct ListSink {
+        cur: u32,
+        out: Vec<([u32; 3], u32)>,
+    }
+    impl Sink for ListSink {
+        fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
+            let mut b = bits;
+            while b != 0 {
+                let l = b.trailing_zeros();
+                b &= b - 1;
+                self.out.push(([i0 + l, j, k], self.cur));
+            }
+        }
+    }
+    let t = Tables::new(grid);
+    let nz = grid.dims[2];
+    let mut pairs: Vec<([u32; 3], u32)> = (0..mesh.triangle_count())
+        .into_par_iter()
+        .fold(
+            || ListSink { cur: 0, out: Vec::new() },
+            |mut s, i| {
+                s.cur = i as u32;
+                // one triangle per batch: hits are attributed to `cur`
+                let mut b = Batch::new(&t, false);
+                triangle_rows(&mesh.triangle(i), &t, 0, nz - 1, &mut b, &mut s);
+                b.flush(&mut s);
+                s
+            },
+        )
+        .map(|s| s.out)
+        .flatten_iter()
+        .collect();
+    pairs.par_sort_unstable_by_key(|(v, tri)| (v[2], v[1], v[0], *tri));
+    let mut out: Vec<([u32; 3], Vec<u32>)> = Vec::new();
+    for (v, tri) in pairs {
+        match out.last_mut() {
+            Some((lv, l)) if *lv == v => l.push(tri),
+            _ => out.push((v, vec![tri])),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,280 @@
+//! Voxel storage: a dense bit grid (x fastest, one `u64` word per 64 voxels of
+//! a row) up to [`DENSE_AUTO_LIMIT`] voxels, and sparse 8³ bricks above it, so
+//! a surface at 8192³ takes memory proportional to its area.
+//!
+//! Both are filled slab by slab: every rayon task owns a disjoint range of
+//! z layers (a `chunks_mut` slice of the dense words, or its own brick map),
+//! so the hot path has no atomics and no locks, and the result is the same for
+//! any thread count.
+
+use std::collections::HashMap;
+
+/// Grids with at most this many voxels (1024³) are stored densely by default.
+pub const DENSE_AUTO_LIMIT: u64 = 1 << 30;
+/// Largest dense grid accepted (2048³ voxels = 1 GiB of bits); larger grids
+/// must be sparse.
+pub const DENSE_MAX: u64 = 1 << 33;
+
+/// Edge of a sparse brick, in voxels.
+pub const BRICK: u32 = 8;
+
+/// A dense bit grid, x fastest: voxel `(i, j, k)` is bit `i % 64` of word
+/// `(k·ny + j)·words_per_row + i / 64`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseBits {
+    /// Dimensions.
+    pub dims: [u32; 3],
+    /// `ceil(nx / 64)`.
+    pub words_per_row: usize,
+    /// The bits.
+    pub words: Vec<u64>,
+}
+
+impl DenseBits {
+    /// An empty grid. Errors (as `None`) when it would exceed [`DENSE_MAX`].
+    pub fn new(dims: [u32; 3]) -> Option<DenseBits> {
+        let n: u64 = dims.iter().map(|&d| d as u64).product();
+        if n > DENSE_MAX {
+            return None;
+        }
+        let wpr = (dims[0] as usize).div_ceil(64);
+        Some(DenseBits {
+            dims,
+            words_per_row: wpr,
+            words: vec![0; wpr * dims[1] as usize * dims[2] as usize],
+        })
+    }
+
+    /// Whether voxel `v` is set.
+    #[inline]
+    pub fn get(&self, v: [u32; 3]) -> bool {
+        let w = (v[2] as usize * self.dims[1] as usize + v[1] as usize) * self.words_per_row
+            + v[0] as usize / 64;
+        self.words[w] >> (v[0] % 64) & 1 == 1
+    }
+
+    /// Clears voxel `v`.
+    #[inline]
+    pub fn clear(&mut self, v: [u32; 3]) {
+        let w = (v[2] as usize * self.dims[1] as usize + v[1] as usize) * self.words_per_row
+            + v[0] as usize / 64;
+        self.words[w] &= !(1 << (v[0] % 64));
+    }
+
+    /// Sets voxel `v`.
+    #[inline]
+    pub fn set(&mut self, v: [u32; 3]) {
+        let w = (v[2] as usize * self.dims[1] as usize + v[1] as usize) * self.words_per_row
+            + v[0] as usize / 64;
+        self.words[w] |= 1 << (v[0] % 64);
+    }
+}
+
+/// Sparse storage: 8³ bricks (`[u64; 8]`, word `z % 8`, bit `(y % 8)·8 + x % 8`)
+/// keyed by `(bz·nby + by)·nbx + bx`, sorted by key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseBricks {
+    /// Dimensions.
+    pub dims: [u32; 3],
+    /// Non-empty bricks sorted by key.
+    pub bricks: Vec<(u64, [u64; 8])>,
+}
+
+impl SparseBricks {
+    fn nb(&self) -> [u64; 3] {
+        self.dims.map(|d| d.div_ceil(BRICK) as u64)
+    }
+    /// Whether voxel `v` is set.
+    pub fn get(&self, v: [u32; 3]) -> bool {
+        let nb = self.nb();
+        let key =
+            ((v[2] / BRICK) as u64 * nb[1] + (v[1] / BRICK) as u64) * nb[0] + (v[0] / BRICK) as u64;
+        match self.bricks.binary_search_by_key(&key, |b| b.0) {
+            Ok(p) => {
+                self.bricks[p].1[(v[2] % BRICK) as usize] >> ((v[1] % 8) * 8 + v[0] % 8) & 1 == 1
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// A set of voxels of a grid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VoxelSet {
+    /// Dense bits.
+    Dense(DenseBits),
+    /// Sparse bricks.
+    Sparse(SparseBricks),
+}
+
+impl VoxelSet {
+    /// Grid dimensions.
+    pub fn dims(&self) -> [u32; 3] {
+        match self {
+            VoxelSet::Dense(d) => d.dims,
+            VoxelSet::Sparse(s) => s.dims,
+        }
+    }
+
+    /// Whether voxel `v` is in the set (false outside the grid).
+    pub fn get(&self, v: [u32; 3]) -> bool {
+        let d = self.dims();
+        if v[0] >= d[0] || v[1] >= d[1] || v[2] >= d[2] {
+            return false;
+        }
+        match self {
+            VoxelSet::Dense(b) => b.get(v),
+            VoxelSet::Sparse(s) => s.get(v),
+        }
+    }
+
+    /// Number of voxels in the set.
+    pub fn count(&self) -> u64 {
+        match self {
+            VoxelSet::Dense(d) => d.words.iter().map(|w| w.count_ones() as u64).sum(),
+            VoxelSet::Sparse(s) => s
+                .bricks
+                .iter()
+                .map(|b| b.1.iter().map(|w| w.count_ones() as u64).sum::<u64>())
+                .sum(),
+        }
+    }
+
+    /// Bytes used by the voxel storage itself.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            VoxelSet::Dense(d) => d.words.len() * 8,
+            VoxelSet::Sparse(s) => s.bricks.len() * 72,
+        }
+    }
+
+    /// Calls `f` on every voxel of the set, in z-major, then y, then x order
+    /// (`k`, then `j`, then `i` increasing) for dense sets; sparse sets go
+    /// brick by brick (use [`VoxelSet::indices`] for a sorted list).
+    pub fn for_each(&self, mut f: impl FnMut([u32; 3])) {
+        match self {
+            VoxelSet::Dense(d) => {
+                let ny = d.dims[1] as usize;
+                for (w, &word) in d.words.iter().enumerate() {
+                    let mut bits = word;
+                    let row = w / d.words_per_row;
+                    let base = (w % d.words_per_row) as u32 * 64;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        f([base + b, (row % ny) as u32, (row / ny) as u32]);
+                    }
+                }
+            }
+            VoxelSet::Sparse(s) => {
+                let nb = s.nb();
+                for (key, brick) in &s.bricks {
+                    let bx = (key % nb[0]) as u32 * BRICK;
+                    let by = (key / nb[0] % nb[1]) as u32 * BRICK;
+                    let bz = (key / nb[0] / nb[1]) as u32 * BRICK;
+                    for (z, &word) in brick.iter().enumerate() {
+                        let mut bits = word;
+                        while bits != 0 {
+                            let b = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            f([bx + b % 8, by + b / 8, bz + z as u32]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// All voxels as `[i, j, k]`, sorted by `(k, j, i)`.
+    pub fn indices(&self) -> Vec<[u32; 3]> {
+        let mut v = Vec::new();
+        self.for_each(|p| v.push(p));
+        if matches!(self, VoxelSet::Sparse(_)) {
+            v.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
+        }
+        v
+    }
+}
+
+/// Where one slab task writes: rows of voxels, 16 at a time.
+pub(crate) trait Sink {
+    /// ORs `bits` (bit `l` = voxel `(i0 + l, j, k)`) into the set.
+    fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32);
+}
+
+/// A dense slab: z layers `k0..k0 + layers` of a [`DenseBits`].
+pub(crate) struct DenseSlab<'a> {
+    pub words: &'a mut [u64],
+    pub k0: u32,
+    pub ny: usize,
+    pub wpr: usize,
+}
+
+impl Sink for DenseSlab<'_> {
+    #[inline]
+    fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
+        let base = ((k - self.k0) as usize * self.ny + j as usize) * self.wpr;
+        let w = base + i0 as usize / 64;
+        let off = i0 % 64;
+        self.words[w] |= (bits as u64) << off;
+        if off > 48 {
+            let hi = (bits as u64) >> (64 - off);
+            if hi != 0 {
+                self.words[w + 1] |= hi;
+            }
+        }
+    }
+}
+
+/// A sparse slab: one layer of bricks, in its own map (key → index into
+/// `bricks`), with the last brick cached: consecutive voxels mostly share it.
+pub(crate) struct SparseSlab {
+    pub map: HashMap<u64, usize>,
+    pub bricks: Vec<(u64, [u64; 8])>,
+    pub last: (u64, usize),
+    pub nb: [u64; 3],
+}
+
+impl SparseSlab {
+    pub fn new(nb: [u64; 3]) -> Self {
+        SparseSlab { map: HashMap::new(), bricks: Vec::new(), last: (u64::MAX, 0), nb }
+    }
+    /// The bricks sorted by key.
+    pub fn into_sorted(mut self) -> Vec<(u64, [u64; 8])> {
+        self.bricks.sort_unstable_by_key(|b| b.0);
+        self.bricks
+    }
+}
+
+impl Sink for SparseSlab {
+    #[inline]
+    fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
+        let mut bits = bits as u64;
+        let mut i = i0;
+        while bits != 0 {
+            let skip = bits.trailing_zeros();
+            i += skip;
+            bits >>= skip;
+            let bx = i / BRICK;
+            let take = BRICK - i % BRICK;
+            let part = bits & ((1u64 << take) - 1);
+            let key =
+                ((k / BRICK) as u64 * self.nb[1] + (j / BRICK) as u64) * self.nb[0] + bx as u64;
+            if self.last.0 != key {
+                let n = self.bricks.len();
+                let at = *self.map.entry(key).or_insert(n);
+                if at == n {
+                    self.bricks.push((key, [0; 8]));
+                }
+                self.last = (key, at);
+            }
+            let brick = &mut self.bricks[self.last.1].1;
+            brick[(k % BRICK) as usize] |= part << ((j % 8) * 8 + i % 8);
+            bits >>= take.min(63);
+            if take == 64 {
+                bits = 0;
+            }
+            i += take;
+        }
+    }
+}

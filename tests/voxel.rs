@@ -1,0 +1,954 @@
+//! Voxelizer tests against an exact rational reference.
+//!
+//! `cargo test --release --test voxel -- --nocapture` prints one `VOXEL` line
+//! per mesh with the counts (misses must be 0; extras are classified).
+
+mod common;
+
+use common::exact::{Q, QV3};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use widephase::voxel::{
+    self, builtin, formats, grid::plane_bounds, Grid, Mesh, MeshRef, Mode, Options, Storage,
+    VoxelSet,
+};
+use widephase::{Aabb, Triangle, Vec3};
+
+// ---------------------------------------------------------------------------
+// Exact reference: triangle vs the exact voxel box, 13-axis SAT in rationals.
+
+/// Exact grid plane `o + n·h`.
+fn qplane(o: f32, h: f32, n: i64) -> Q {
+    &Q::f(o) + &(&Q::int(n) * &Q::f(h))
+}
+
+/// Exact closed-triangle vs closed-box test (box given by exact corners).
+/// Works with doubled quantities (2c = mn + mx, 2h = mx - mn) to avoid halving.
+fn exact_touch(t: &Triangle, mn: &QV3, mx: &QV3) -> bool {
+    let tv = [QV3::f(t.a), QV3::f(t.b), QV3::f(t.c)];
+    for k in 0..3 {
+        let lo = tv.iter().map(|p| p.get(k).clone()).min().unwrap();
+        let hi = tv.iter().map(|p| p.get(k).clone()).max().unwrap();
+        if &lo > mx.get(k) || &hi < mn.get(k) {
+            return false;
+        }
+    }
+    let c2 = &(mn + mx);
+    let h2 = &(mx - mn);
+    let two = Q::int(2);
+    let v: Vec<QV3> = tv.iter().map(|p| &p.scale(&two) - c2).collect();
+    let f = [&tv[1] - &tv[0], &tv[2] - &tv[1], &tv[0] - &tv[2]];
+    let mut axes: Vec<QV3> = Vec::new();
+    for e in &f {
+        axes.push(QV3::new(Q::zero(), -e.z.clone(), e.y.clone()));
+        axes.push(QV3::new(e.z.clone(), Q::zero(), -e.x.clone()));
+        axes.push(QV3::new(-e.y.clone(), e.x.clone(), Q::zero()));
+    }
+    axes.push(f[0].cross(&f[1]));
+    for a in &axes {
+        let ps: Vec<Q> = v.iter().map(|p| a.dot(p)).collect();
+        let lo = ps.iter().min().unwrap();
+        let hi = ps.iter().max().unwrap();
+        let r = &(&(&h2.x * &a.x.abs()) + &(&h2.y * &a.y.abs())) + &(&h2.z * &a.z.abs());
+        if lo > &r || hi < &(-r.clone()) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Same SAT in f64 with a guard band: `Some(answer)` when every axis is
+/// decided by more than 1e-9 of its magnitude (far above f64 rounding),
+/// `None` when the exact reference must decide.
+fn f64_touch(t: &Triangle, mn: [f64; 3], mx: [f64; 3]) -> Option<bool> {
+    let tv = [t.a, t.b, t.c].map(|p| [p.x as f64, p.y as f64, p.z as f64]);
+    let mut ambiguous = false;
+    let scale =
+        tv.iter().chain([&mn, &mx]).flat_map(|p| p.iter()).fold(0f64, |m, x| m.max(x.abs()));
+    let tol1 = 1e-9 * scale;
+    for k in 0..3 {
+        let lo = tv.iter().map(|p| p[k]).fold(f64::INFINITY, f64::min);
+        let hi = tv.iter().map(|p| p[k]).fold(f64::NEG_INFINITY, f64::max);
+        let m = (lo - mx[k]).max(mn[k] - hi);
+        if m > tol1 {
+            return Some(false);
+        }
+        if m >= -tol1 {
+            ambiguous = true;
+        }
+    }
+    let c = [0, 1, 2].map(|k| 0.5 * (mn[k] + mx[k]));
+    let h = [0, 1, 2].map(|k| 0.5 * (mx[k] - mn[k]));
+    let v = tv.map(|p| [p[0] - c[0], p[1] - c[1], p[2] - c[2]]);
+    let f = [0, 1, 2].map(|i| {
+        let (a, b) = (tv[i], tv[(i + 1) % 3]);
+        [b[0] - a[0], b[1] - a[1], b[2] - a[2]]
+    });
+    let mut axes = Vec::new();
+    for e in &f {
+        axes.push([0.0, -e[2], e[1]]);
+        axes.push([e[2], 0.0, -e[0]]);
+        axes.push([-e[1], e[0], 0.0]);
+    }
+    let (e0, e1) = (f[0], f[1]);
+    axes.push([
+        e0[1] * e1[2] - e0[2] * e1[1],
+        e0[2] * e1[0] - e0[0] * e1[2],
+        e0[0] * e1[1] - e0[1] * e1[0],
+    ]);
+    for a in &axes {
+        let amag = a[0].abs() + a[1].abs() + a[2].abs();
+        let ps = v.map(|p| a[0] * p[0] + a[1] * p[1] + a[2] * p[2]);
+        let lo = ps.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = ps.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let r = h[0] * a[0].abs() + h[1] * a[1].abs() + h[2] * a[2].abs();
+        let m = (lo - r).max(-hi - r);
+        let tol = 1e-9 * amag * 4.0 * scale;
+        if m > tol {
+            return Some(false);
+        }
+        if m >= -tol {
+            ambiguous = true;
+        }
+    }
+    if ambiguous {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// Counts of one comparison of a voxel set with the exact reference.
+#[derive(Default, Debug)]
+struct Cmp {
+    exact: usize,
+    got: usize,
+    misses: usize,
+    extras_rounding: usize,
+    extras_kernel_band: usize,
+    extras_out_of_band: usize,
+    exact_calls: usize,
+}
+
+/// The exact surface: for every triangle, every voxel whose exact box it touches.
+fn exact_surface(m: MeshRef<'_>, g: &Grid, calls: &mut usize) -> HashSet<[u32; 3]> {
+    let mut out = HashSet::new();
+    let h = g.voxel as f64;
+    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+    for ti in 0..m.triangle_count() {
+        let t = m.triangle(ti);
+        let (lo, hi) = (t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c));
+        // candidate range ±2 voxels around the f64 estimate: f64 error is far
+        // below a voxel, so voxels outside cannot meet the triangle's bbox
+        let mut r = [(0u32, 0u32); 3];
+        for a in 0..3 {
+            let l = ((lo.get(a) as f64 - o[a]) / h).floor() - 2.0;
+            let u = ((hi.get(a) as f64 - o[a]) / h).floor() + 2.0;
+            let d = g.dims[a] as f64 - 1.0;
+            if u < 0.0 || l > d {
+                r[a] = (1, 0);
+            } else {
+                r[a] = (l.max(0.0) as u32, u.min(d) as u32);
+            }
+        }
+        for k in r[2].0..=r[2].1 {
+            for j in r[1].0..=r[1].1 {
+                for i in r[0].0..=r[0].1 {
+                    let v = [i, j, k];
+                    let mn = [0, 1, 2].map(|a| o[a] + v[a] as f64 * h);
+                    let mx = [0, 1, 2].map(|a| o[a] + (v[a] + 1) as f64 * h);
+                    let hit = match f64_touch(&t, mn, mx) {
+                        Some(b) => b,
+                        None => {
+                            *calls += 1;
+                            let qmn = QV3::new(
+                                qplane(g.origin.x, g.voxel, i as i64),
+                                qplane(g.origin.y, g.voxel, j as i64),
+                                qplane(g.origin.z, g.voxel, k as i64),
+                            );
+                            let qmx = QV3::new(
+                                qplane(g.origin.x, g.voxel, i as i64 + 1),
+                                qplane(g.origin.y, g.voxel, j as i64 + 1),
+                                qplane(g.origin.z, g.voxel, k as i64 + 1),
+                            );
+                            exact_touch(&t, &qmn, &qmx)
+                        }
+                    };
+                    if hit {
+                        out.insert(v);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Compares a surface voxelization with the exact surface; extras are
+/// classified: touching the stored (outward-rounded) box exactly, or inside
+/// the kernel's band on the stored box (common reference), or neither (a bug).
+fn compare(m: MeshRef<'_>, g: &Grid, got: &VoxelSet) -> Cmp {
+    let mut c = Cmp::default();
+    let exact = exact_surface(m, g, &mut c.exact_calls);
+    let gotv: HashSet<[u32; 3]> = got.indices().into_iter().collect();
+    c.exact = exact.len();
+    c.got = gotv.len();
+    c.misses = exact.difference(&gotv).count();
+    let extras: Vec<[u32; 3]> = gotv.difference(&exact).cloned().collect();
+    if extras.is_empty() {
+        return c;
+    }
+    // which triangles are near each extra voxel
+    let lists: HashMap<[u32; 3], Vec<u32>> =
+        voxel::triangle_lists(m, g).unwrap().into_iter().collect();
+    for v in extras {
+        let b = g.voxel_box(v);
+        let tris = &lists[&v];
+        let stored = tris.iter().any(|&ti| {
+            let t = m.triangle(ti as usize);
+            exact_touch(&t, &QV3::f(b.min), &QV3::f(b.max))
+        });
+        if stored {
+            c.extras_rounding += 1;
+            continue;
+        }
+        let band = tris.iter().any(|&ti| {
+            let t = m.triangle(ti as usize);
+            common::reference::boxes::triangle_aabb(&t, &b).is_some_and(|r| r.default_may_differ)
+        });
+        if band {
+            c.extras_kernel_band += 1;
+        } else {
+            c.extras_out_of_band += 1;
+        }
+    }
+    c
+}
+
+fn surface(m: MeshRef<'_>, g: &Grid, plain: bool) -> VoxelSet {
+    voxel::voxelize(m, g, &Options { no_precull: plain, ..Options::default() }).unwrap().set
+}
+
+fn check_mesh(name: &str, m: MeshRef<'_>, g: &Grid) -> Cmp {
+    let s = surface(m, g, false);
+    let c = compare(m, g, &s);
+    eprintln!(
+        "VOXEL {name} dims={:?} triangles={} exact={} got={} misses={} extras_rounding={} extras_kernel_band={} extras_out_of_band={} exact_calls={}",
+        g.dims,
+        m.triangle_count(),
+        c.exact,
+        c.got,
+        c.misses,
+        c.extras_rounding,
+        c.extras_kernel_band,
+        c.extras_out_of_band,
+        c.exact_calls
+    );
+    assert_eq!(c.misses, 0, "{name}: conservative surface missed voxels");
+    assert_eq!(c.extras_out_of_band, 0, "{name}: extras outside the band");
+    // the pre-culled path is a subset of the plain kernel path
+    let plain = surface(m, g, true);
+    let pv: HashSet<[u32; 3]> = plain.indices().into_iter().collect();
+    assert!(s.indices().iter().all(|v| pv.contains(v)), "{name}: pre-cull added voxels");
+    c
+}
+
+fn shared_mesh(name: &str) -> Option<Mesh> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes").join(name);
+    if !p.exists() {
+        eprintln!("SKIP {name}: {} not present (shared meshes are optional)", p.display());
+        return None;
+    }
+    Some(Mesh::load(&p).unwrap())
+}
+
+fn fit(m: &Mesh, res: u32, pad: u32) -> Grid {
+    let (lo, hi) = m.as_ref().bounds();
+    Grid::fit(lo, hi, res, pad).unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Grid
+
+#[test]
+fn grid_planes_enclose_the_exact_planes() {
+    let mut rng = fastrand::Rng::with_seed(7);
+    let mut exact_hits = 0;
+    for case in 0..20_000 {
+        let o = match case % 4 {
+            0 => (rng.f32() - 0.5) * 10f32.powi(rng.i32(-6..7)),
+            1 => rng.i32(-100..100) as f32 * 0.125,
+            2 => f32::from_bits(rng.u32(..)) % 1e6,
+            _ => -(rng.f32() * 1e-30),
+        };
+        let h = match case % 3 {
+            0 => rng.f32() * 10f32.powi(rng.i32(-6..3)) + f32::MIN_POSITIVE,
+            1 => 2f32.powi(rng.i32(-12..4)),
+            _ => (rng.f32() + 0.5) / rng.u32(1..65536) as f32,
+        };
+        if !o.is_finite() || h.is_nan() || h <= 0.0 {
+            continue;
+        }
+        let n = rng.i64(-70_000..70_000);
+        let (lo, hi) = plane_bounds(o, h, n);
+        let e = qplane(o, h, n);
+        assert!(Q::f(lo) <= e && e <= Q::f(hi), "o={o} h={h} n={n}: [{lo}, {hi}]");
+        // tight: lo and hi are adjacent f32s, or equal when the plane is an f32
+        if lo == hi {
+            assert_eq!(Q::f(lo), e);
+            exact_hits += 1;
+        } else {
+            assert_eq!(lo.next_up(), hi, "o={o} h={h} n={n}");
+        }
+    }
+    assert!(exact_hits > 1000);
+}
+
+#[test]
+fn grid_fit_covers_the_mesh_and_validates() {
+    let lo = Vec3::new(-0.094690, 0.032987, -0.061874);
+    let hi = Vec3::new(0.061009, 0.187321, 0.058800);
+    for res in [1, 7, 64, 511, 512, 1000, 4096, 65536] {
+        for pad in [0, 1, 3] {
+            if res + 2 * pad > 65536 {
+                assert!(Grid::fit(lo, hi, res, pad).is_err());
+                continue;
+            }
+            let g = Grid::fit(lo, hi, res, pad).unwrap();
+            assert_eq!(g.dims, [res + 2 * pad; 3]);
+            for a in 0..3 {
+                assert!(qplane(g.origin.get(a), g.voxel, pad as i64) <= Q::f(lo.get(a)));
+                assert!(qplane(g.origin.get(a), g.voxel, (res + pad) as i64) >= Q::f(hi.get(a)));
+            }
+        }
+    }
+    assert!(Grid::fit(lo, hi, 0, 0).is_err());
+    assert!(Grid::fit(lo, hi, 65537, 0).is_err());
+    assert!(Grid::fit(lo, hi, 65536, 1).is_err());
+    assert!(Grid::new(Vec3::ZERO, 0.0, [4, 4, 4]).is_err());
+    assert!(Grid::new(Vec3::ZERO, f32::NAN, [4, 4, 4]).is_err());
+    assert!(Grid::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0, [4, 4, 4]).is_err());
+    assert!(Grid::new(Vec3::ZERO, 1.0, [4, 0, 4]).is_err());
+}
+
+#[test]
+fn exact_reference_agrees_with_common_reference() {
+    // on boxes whose corners are f32 numbers, exact_touch must equal the
+    // crate's exact dyadic reference (tests/common/reference/boxes.rs)
+    let mut rng = fastrand::Rng::with_seed(11);
+    let q = |rng: &mut fastrand::Rng| rng.i32(-8..9) as f32 * 0.25;
+    for _ in 0..3000 {
+        let t = Triangle::new(
+            Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng)),
+            Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng)),
+            Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng)),
+        );
+        let a = Vec3::new(q(&mut rng), q(&mut rng), q(&mut rng));
+        let b = a + Vec3::new(
+            rng.u32(0..4) as f32 * 0.25,
+            rng.u32(0..4) as f32 * 0.25,
+            rng.u32(0..4) as f32 * 0.25,
+        );
+        let bx = Aabb::new(a, b);
+        let r = common::reference::boxes::triangle_aabb_with(&t, &bx, false).unwrap().intersects;
+        assert_eq!(exact_touch(&t, &QV3::f(a), &QV3::f(b)), r, "{t:?} {bx:?}");
+        let f = f64_touch(&t, a.to_array().map(|x| x as f64), b.to_array().map(|x| x as f64));
+        if let Some(f) = f {
+            assert_eq!(f, r);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Conservative surface vs exact
+
+#[test]
+fn cube_faces_on_grid_planes() {
+    // faces at 0, 0.25 .. multiples of h = 1/8 lie exactly on grid planes
+    let m = builtin::cuboid(Vec3::splat(0.25), Vec3::splat(0.75));
+    let g = Grid::new(Vec3::ZERO, 0.125, [8, 8, 8]).unwrap();
+    let c = check_mesh("cube_on_planes", m.as_ref(), &g);
+    // the face x = 0.25 touches voxels i = 1 and 2; the box spans voxels 1..=6
+    let exact = 6 * 6 * 6 - 2 * 2 * 2;
+    assert_eq!(c.exact, exact);
+    assert_eq!(c.got, exact, "no extras when all planes are f32 numbers");
+    // the default fit of the unit cube: faces on the outermost planes
+    let m = builtin::cuboid(Vec3::ZERO, Vec3::splat(1.0));
+    let g = fit(&m, 16, 0);
+    let c = check_mesh("unit_cube_fit", m.as_ref(), &g);
+    assert_eq!(c.got, 16 * 16 * 16 - 14 * 14 * 14);
+    let g = fit(&m, 13, 2);
+    check_mesh("unit_cube_fit13_pad2", m.as_ref(), &g);
+}
+
+#[test]
+fn adversarial_triangles() {
+    // slivers, degenerate (segment, point), axis-aligned, on-plane and
+    // near-plane triangles, huge and tiny, on a non-dyadic grid
+    let mut rng = fastrand::Rng::with_seed(3);
+    let mut m = Mesh::default();
+    let g = Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap();
+    let mut add = |a: Vec3, b: Vec3, c: Vec3| {
+        let n = m.vertices.len() as u32;
+        m.vertices.extend([a, b, c]);
+        m.indices.push([n, n + 1, n + 2]);
+    };
+    let plane = |i: i64| plane_bounds(-1.1, 0.1 + 1e-7, i).0;
+    for _ in 0..300 {
+        let mut p =
+            || Vec3::new(rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0);
+        let (a, b, c) = (p(), p(), p());
+        let (choice, plane_i) = (rng.u32(0..7), rng.i64(1..20));
+        match choice {
+            0 => add(a, b, c),
+            1 => add(a, b, a + (b - a) * 0.5 + Vec3::splat(1e-6)),
+            2 => add(a, b, b),
+            3 => add(a, a, a),
+            4 => {
+                // lying on (the f32 below) a grid plane x = const
+                let x = plane(plane_i);
+                add(Vec3::new(x, a.y, a.z), Vec3::new(x, b.y, b.z), Vec3::new(x, c.y, c.z))
+            }
+            5 => {
+                let x = plane(plane_i).next_up();
+                add(Vec3::new(x, a.y, a.z), Vec3::new(x, b.y, a.z), Vec3::new(x, c.y, c.z))
+            }
+            _ => add(
+                a * 0.01,
+                a * 0.01 + Vec3::new(1e-4, 0.0, 0.0),
+                a * 0.01 + Vec3::new(0.0, 1e-4, 1e-5),
+            ),
+        }
+    }
+    check_mesh("adversarial", m.as_ref(), &g);
+}
+
+#[test]
+fn builtin_torus_and_knot() {
+    let m = builtin::torus(48, 24, 1.0, 0.35);
+    check_mesh("torus", m.as_ref(), &fit(&m, 40, 1));
+    let m = builtin::torus_knot(200, 12, 0.4);
+    check_mesh("knot", m.as_ref(), &fit(&m, 48, 0));
+}
+
+#[test]
+fn shared_meshes_surface() {
+    for (name, res) in
+        [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)]
+    {
+        let Some(m) = shared_mesh(name) else { continue };
+        let c = check_mesh(name, m.as_ref(), &fit(&m, res, 0));
+        if name == "teapot.obj" {
+            // the bottom lies on y = 0 = the grid origin plane: voxels j = 0 exist
+            assert!(c.got > 0);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Separation, solid, thin
+
+/// f64 ray parity along +x for a point; `None` when the ray passes within a
+/// guard band of an edge or vertex (then the test skips that point).
+fn inside_f64(m: MeshRef<'_>, c: [f64; 3]) -> Option<bool> {
+    let mut count = 0;
+    for ti in 0..m.triangle_count() {
+        let t = m.triangle(ti);
+        let p = [t.a, t.b, t.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
+        let (ylo, yhi) = (
+            p.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min),
+            p.iter().map(|q| q[1]).fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (zlo, zhi) = (
+            p.iter().map(|q| q[2]).fold(f64::INFINITY, f64::min),
+            p.iter().map(|q| q[2]).fold(f64::NEG_INFINITY, f64::max),
+        );
+        if c[1] < ylo || c[1] > yhi || c[2] < zlo || c[2] > zhi {
+            continue;
+        }
+        let mut w = [0f64; 3];
+        let mut scale = 0f64;
+        for e in 0..3 {
+            let (a, b) = (p[e], p[(e + 1) % 3]);
+            let t1 = (b[1] - a[1]) * (c[2] - a[2]);
+            let t2 = (b[2] - a[2]) * (c[1] - a[1]);
+            w[(e + 2) % 3] = t1 - t2;
+            scale = scale.max(t1.abs()).max(t2.abs());
+        }
+        let tol = 1e-9 * scale.max(1e-300);
+        if w.iter().any(|x| x.abs() <= tol) {
+            if (w.iter().all(|&x| x >= -tol)) || (w.iter().all(|&x| x <= tol)) {
+                return None;
+            }
+            continue;
+        }
+        if !(w.iter().all(|&x| x > 0.0) || w.iter().all(|&x| x < 0.0)) {
+            continue;
+        }
+        let area = w[0] + w[1] + w[2];
+        let x = (w[0] * p[0][0] + w[1] * p[1][0] + w[2] * p[2][0]) / area;
+        if (x - c[0]).abs() <= 1e-9 * (x.abs() + c[0].abs()) {
+            return None;
+        }
+        if x > c[0] {
+            count += 1;
+        }
+    }
+    Some(count % 2 == 1)
+}
+
+/// Inside/outside of every voxel centre (`None` = ambiguous, skipped), by
+/// +x ray parity; triangles are binned by the (j, k) rows their y-z bounding
+/// box covers, so each centre only meets the triangles of its row.
+fn classify(m: MeshRef<'_>, g: &Grid) -> Vec<([u32; 3], Option<bool>)> {
+    use rayon::prelude::*;
+    let [nx, ny, nz] = g.dims;
+    let h = g.voxel as f64;
+    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); (ny * nz) as usize];
+    for ti in 0..m.triangle_count() {
+        let t = m.triangle(ti);
+        let (lo, hi) = (t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c));
+        let r = |a: usize, d: u32| {
+            let l = (((lo.get(a) as f64 - o[a]) / h) - 0.5).floor().max(0.0) as i64;
+            let u = ((((hi.get(a) as f64 - o[a]) / h) - 0.5).ceil() as i64).min(d as i64 - 1);
+            (l, u)
+        };
+        let (jy, ky) = (r(1, ny), r(2, nz));
+        for k in ky.0..=ky.1 {
+            for j in jy.0..=jy.1 {
+                rows[(k * ny as i64 + j) as usize].push(ti as u32);
+            }
+        }
+    }
+    (0..nz)
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut out = Vec::new();
+            for j in 0..ny {
+                let list = &rows[(k * ny + j) as usize];
+                let idx: Vec<[u32; 3]> = list.iter().map(|&t| m.indices[t as usize]).collect();
+                let sub = MeshRef { vertices: m.vertices, indices: &idx };
+                for i in 0..nx {
+                    let r = if idx.is_empty() {
+                        Some(false)
+                    } else {
+                        inside_f64(sub, g.center_f64([i, j, k]))
+                    };
+                    out.push(([i, j, k], r));
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Flood fill from the grid's outside border through voxels not in `wall`,
+/// 26- or 6-connected. Returns the reached set as a dense bool vector.
+fn flood(g: &Grid, wall: &VoxelSet, conn26: bool) -> Vec<bool> {
+    let [nx, ny, nz] = g.dims.map(|d| d as i64);
+    let idx = |v: [i64; 3]| ((v[2] * ny + v[1]) * nx + v[0]) as usize;
+    let mut seen = vec![false; (nx * ny * nz) as usize];
+    let mut stack = Vec::new();
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                let border =
+                    i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1;
+                if border && !wall.get([i as u32, j as u32, k as u32]) {
+                    seen[idx([i, j, k])] = true;
+                    stack.push([i, j, k]);
+                }
+            }
+        }
+    }
+    while let Some(v) = stack.pop() {
+        for dz in -1..=1i64 {
+            for dy in -1..=1i64 {
+                for dx in -1..=1i64 {
+                    let nz_ = (dx != 0) as u32 + (dy != 0) as u32 + (dz != 0) as u32;
+                    if nz_ == 0 || (!conn26 && nz_ != 1) {
+                        continue;
+                    }
+                    let w = [v[0] + dx, v[1] + dy, v[2] + dz];
+                    if w[0] < 0 || w[1] < 0 || w[2] < 0 || w[0] >= nx || w[1] >= ny || w[2] >= nz {
+                        continue;
+                    }
+                    let id = idx(w);
+                    if !seen[id] && !wall.get([w[0] as u32, w[1] as u32, w[2] as u32]) {
+                        seen[id] = true;
+                        stack.push(w);
+                    }
+                }
+            }
+        }
+    }
+    seen
+}
+
+fn closed_meshes() -> Vec<(String, Mesh, u32)> {
+    let mut v = vec![
+        ("torus".to_string(), builtin::torus(48, 24, 1.0, 0.35), 32),
+        ("knot".to_string(), builtin::torus_knot(200, 12, 0.4), 40),
+    ];
+    for (n, r) in [("spot.obj", 32), ("armadillo.obj", 32)] {
+        if let Some(m) = shared_mesh(n) {
+            v.push((n.to_string(), m, r));
+        }
+    }
+    v
+}
+
+#[test]
+fn surfaces_separate_and_solid_matches_exact_inside() {
+    for (name, m, res) in closed_meshes() {
+        let g = fit(&m, res, 1);
+        let cls = classify(m.as_ref(), &g);
+        let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
+        let thin =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() })
+                .unwrap()
+                .set;
+        let solid =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
+                .unwrap()
+                .set;
+        // thin ⊆ surface ⊆ solid
+        assert!(thin.indices().iter().all(|&v| surf.get(v)), "{name}: thin ⊄ surface");
+        assert!(surf.indices().iter().all(|&v| solid.get(v)), "{name}: surface ⊄ solid");
+        let out26 = flood(&g, &surf, true);
+        let out6 = flood(&g, &thin, false);
+        let nx = g.dims[0] as usize;
+        let ny = g.dims[1] as usize;
+        let mut skipped = 0;
+        let (mut inside, mut agree, mut disagree) = (0, 0, 0);
+        for (v, c) in &cls {
+            let id = (v[2] as usize * ny + v[1] as usize) * nx + v[0] as usize;
+            match c {
+                None => skipped += 1,
+                Some(true) => {
+                    inside += 1;
+                    assert!(!out26[id], "{name}: 26-flood reached inside centre {v:?}");
+                    assert!(
+                        !out6[id],
+                        "{name}: 6-flood through thin surface reached inside centre {v:?}"
+                    );
+                    if solid.get(*v) {
+                        agree += 1
+                    } else {
+                        disagree += 1
+                    }
+                }
+                Some(false) => {
+                    // an outside centre may be in the solid only as a surface voxel
+                    if !solid.get(*v) || surf.get(*v) {
+                        agree += 1
+                    } else {
+                        disagree += 1
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "VOXEL solid {name} dims={:?} inside_centres={inside} agree={agree} disagree={disagree} skipped_ambiguous={skipped} surface={} thin={} solid={}",
+            g.dims, surf.count(), thin.count(), solid.count()
+        );
+        assert!(inside > 0);
+        assert_eq!(disagree, 0, "{name}: solid disagrees with exact inside/outside");
+    }
+}
+
+#[test]
+fn solid_agreement_on_open_meshes() {
+    // not watertight: report the agreement figure (and require ≥ 99%)
+    for (name, res) in [("bunny.obj", 32), ("teapot.obj", 32), ("dragon.obj", 32)] {
+        let Some(m) = shared_mesh(name) else { continue };
+        let g = fit(&m, res, 1);
+        let cls = classify(m.as_ref(), &g);
+        let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
+        let solid =
+            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
+                .unwrap()
+                .set;
+        let (mut agree, mut total) = (0usize, 0usize);
+        for (v, c) in &cls {
+            if surf.get(*v) {
+                continue; // surface voxels are in the solid by definition
+            }
+            if let Some(c) = c {
+                total += 1;
+                if solid.get(*v) == *c {
+                    agree += 1;
+                }
+            }
+        }
+        let pct = 100.0 * agree as f64 / total as f64;
+        eprintln!("VOXEL solid-agreement {name} dims={:?} non-surface centres={total} agree={agree} ({pct:.2}%) vs +x ray parity", g.dims);
+        assert!(pct >= 95.0, "{name}: agreement {pct}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Determinism, storage, formats
+
+fn with_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(f)
+}
+
+#[test]
+fn same_voxels_for_any_thread_count_and_storage() {
+    let m = builtin::torus_knot(300, 16, 0.4);
+    let g = fit(&m, 96, 2);
+    for mode in [Mode::Surface, Mode::Thin, Mode::Solid] {
+        let run = |st: Storage| {
+            voxel::voxelize(m.as_ref(), &g, &Options { mode, storage: st, ..Options::default() })
+                .unwrap()
+                .set
+        };
+        let a = with_threads(1, || run(Storage::Dense));
+        let b = with_threads(2, || run(Storage::Dense));
+        let c = with_threads(3, || run(Storage::Dense));
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+        if mode != Mode::Solid {
+            let s1 = with_threads(1, || run(Storage::Sparse));
+            let s2 = with_threads(2, || run(Storage::Sparse));
+            assert_eq!(s1, s2);
+            assert_eq!(s1.indices(), a.indices());
+            assert_eq!(s1.count(), a.count());
+        }
+    }
+}
+
+#[test]
+fn sparse_8192_grid_is_proportional_to_surface() {
+    // an 8192³ grid holding a torus ~400 voxels across: storage is a few
+    // bricks, not the 64 GiB a dense grid would need
+    let m = builtin::torus(64, 32, 1.0, 0.35);
+    let h = 1.0 / 128.0;
+    let g = Grid::new(Vec3::splat(-2.0), h, [8192; 3]).unwrap();
+    let v = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap();
+    assert!(matches!(v.set, VoxelSet::Sparse(_)));
+    let n = v.set.count();
+    assert!(n > 50_000);
+    // ≤ 72 bytes per non-empty 8³ brick, and the surface fills bricks well
+    assert!(v.set.heap_bytes() < 72 * n as usize / 4, "heap {}", v.set.heap_bytes());
+    eprintln!("VOXEL sparse torus in 8192³: voxels={n} heap_bytes={}", v.set.heap_bytes());
+    // the same voxels as a dense run of the 512³ window the torus lies in
+    let sub = Grid::new(g.origin, g.voxel, [512, 512, 512]).unwrap();
+    let d = voxel::voxelize(m.as_ref(), &sub, &Options::default()).unwrap().set;
+    assert_eq!(d.indices(), v.set.indices());
+}
+
+#[test]
+fn triangle_lists_match_surface() {
+    let m = builtin::torus(32, 16, 1.0, 0.35);
+    let g = fit(&m, 24, 1);
+    let s = surface(m.as_ref(), &g, false);
+    let l = voxel::triangle_lists(m.as_ref(), &g).unwrap();
+    let lv: Vec<[u32; 3]> = l.iter().map(|x| x.0).collect();
+    assert_eq!(lv, s.indices());
+    for (v, tris) in &l {
+        let b = g.voxel_box(*v);
+        for &t in tris {
+            assert!(widephase::overlap::triangle_aabb_conservative(
+                &m.as_ref().triangle(t as usize),
+                &b
+            ));
+        }
+    }
+}
+
+#[test]
+fn formats_round_trip() {
+    let dir = std::env::temp_dir().join(format!("wp-voxel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = builtin::torus_knot(200, 12, 0.4);
+    let g = fit(&m, 40, 1);
+    let s = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
+    let idx = s.indices();
+    // binvox
+    let p = dir.join("a.binvox");
+    formats::write_atomic(&p, |w| formats::write_binvox(w, &g, &s)).unwrap();
+    let d = formats::read_binvox(&std::fs::read(&p).unwrap()).unwrap();
+    assert_eq!(d.dims, g.dims);
+    assert_eq!(d.voxels, idx);
+    assert_eq!(d.origin.unwrap(), g.origin.to_array());
+    assert!((d.voxel.unwrap() - g.voxel as f64).abs() < 1e-6 * g.voxel as f64);
+    // binvox of a non-cubic grid is refused, and leaves no file behind
+    let g2 = Grid::new(g.origin, g.voxel, [40, 41, 42]).unwrap();
+    let s2 = voxel::voxelize(m.as_ref(), &g2, &Options::default()).unwrap().set;
+    let p2 = dir.join("b.binvox");
+    assert!(formats::write_atomic(&p2, |w| formats::write_binvox(w, &g2, &s2)).is_err());
+    assert!(!p2.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+    // npy both layouts
+    for dense in [false, true] {
+        let p = dir.join(format!("a{dense}.npy"));
+        formats::write_atomic(&p, |w| formats::write_npy(w, &s2, dense)).unwrap();
+        let d = formats::read_npy(&std::fs::read(&p).unwrap(), g2.dims).unwrap();
+        assert_eq!(d.dims, g2.dims);
+        assert_eq!(d.voxels, s2.indices());
+    }
+    // vox, tiled: 300³ needs 2×2×2 models
+    let g3 = fit(&m, 300, 0);
+    let s3 = voxel::voxelize(m.as_ref(), &g3, &Options::default()).unwrap().set;
+    let p = dir.join("a.vox");
+    formats::write_atomic(&p, |w| formats::write_vox(w, &s3)).unwrap();
+    let d = formats::read_vox(&std::fs::read(&p).unwrap()).unwrap();
+    assert_eq!(d.voxels, s3.indices());
+    // png: decodes, three panels
+    let p = dir.join("a.png");
+    formats::write_atomic(&p, |w| formats::write_png(w, &s3)).unwrap();
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
+    let r = dec.read_info().unwrap();
+    assert!(r.info().width > 600 && r.info().height > 200);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Mesh input
+
+#[test]
+fn mesh_errors_name_the_problem() {
+    use voxel::mesh::{parse_obj, parse_ply, parse_stl};
+    let e = parse_obj(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "m.obj").unwrap_err().to_string();
+    assert!(e.contains("m.obj:4") && e.contains("out of range"), "{e}");
+    let e = parse_obj(b"v 0 0 0\nv 1 x 0\n", "m.obj").unwrap_err().to_string();
+    assert!(e.contains("m.obj:2") && e.contains("\"x\""), "{e}");
+    let e = parse_obj(b"v 0 0 nan\n", "m.obj").unwrap_err().to_string();
+    assert!(e.contains("m.obj:1") && e.contains("not finite"), "{e}");
+    let e = parse_obj(b"v 0 0 0\nf 1 1\n", "m.obj").unwrap_err().to_string();
+    assert!(e.contains("m.obj:2") && e.contains("2 corners"), "{e}");
+    let m = parse_obj(b"# empty\nv 0 0 0\n", "m.obj").unwrap();
+    let e = m.as_ref().validate("m.obj").unwrap_err().to_string();
+    assert!(e.contains("no triangles"), "{e}");
+    // quads, slashes and negative indices
+    let m =
+        parse_obj(b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1/1/1 2//2 -2 -1\n", "q.obj").unwrap();
+    assert_eq!(m.indices, vec![[0, 1, 2], [0, 2, 3]]);
+    // buffers
+    let nan = [0.0, 0.0, 0.0, 1.0, f32::NAN, 0.0, 0.0, 1.0, 0.0];
+    let e = MeshRef::from_slices(&nan, &[0, 1, 2]).unwrap_err().to_string();
+    assert!(e.contains("vertex 1") && e.contains("triangle 0"), "{e}");
+    // STL ascii and binary
+    let ascii = b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+    let m = parse_stl(ascii, "t.stl").unwrap();
+    assert_eq!(m.indices.len(), 1);
+    let mut bin = vec![0u8; 80];
+    bin.extend_from_slice(&1u32.to_le_bytes());
+    for f in [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0] {
+        bin.extend_from_slice(&f.to_le_bytes());
+    }
+    bin.extend_from_slice(&[0, 0]);
+    let m = parse_stl(&bin, "b.stl").unwrap();
+    assert_eq!(m.indices.len(), 1);
+    assert_eq!(m.vertices.len(), 3);
+    let e = parse_stl(b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0\n", "bad.stl")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.stl"), "{e}");
+    // PLY ascii
+    let ply = b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    let m = parse_ply(ply, "t.ply").unwrap();
+    assert_eq!(m.indices, vec![[0, 1, 2]]);
+    let bad = b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n";
+    let e = parse_ply(bad, "bad.ply").unwrap_err().to_string();
+    assert!(e.contains("bad.ply") && e.contains("face 0") && e.contains('7'), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_widephase")).args(args).output().unwrap()
+}
+
+#[test]
+fn cli_builtin_json_and_errors() {
+    let dir = std::env::temp_dir().join(format!("wp-voxel-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("t.binvox");
+    let png = dir.join("t.png");
+    let o = cli(&[
+        "voxelize",
+        "builtin:torus",
+        "--res",
+        "48",
+        "--out",
+        out.to_str().unwrap(),
+        "--preview",
+        png.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    for k in [
+        "\"triangles\":",
+        "\"voxels\":",
+        "\"load_ms\":",
+        "\"voxelize_ms\":",
+        "\"write_ms\":",
+        "\"peak_rss_mb\":",
+    ] {
+        assert!(s.contains(k), "{s}");
+    }
+    let d = formats::read_binvox(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(d.dims, [48; 3]);
+    for bad in [
+        vec!["voxelize", "builtin:torus", "--res", "0"],
+        vec!["voxelize", "builtin:torus", "--res", "65537"],
+        vec!["voxelize", "builtin:torus", "--res", "4096", "--storage", "dense"],
+        vec!["voxelize", "builtin:torus", "--res", "8", "--out", "/nonexistent-dir/x.binvox"],
+        vec!["voxelize", "/nonexistent.obj", "--res", "8"],
+        vec!["voxelize", "builtin:nothing", "--res", "8"],
+    ] {
+        let o = cli(&bad);
+        assert!(!o.status.success(), "{bad:?} succeeded");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("error"), "{bad:?}: {e}");
+    }
+    let e = String::from_utf8_lossy(&cli(&["voxelize", "builtin:torus", "--res", "0"]).stderr)
+        .to_string();
+    assert!(e.contains("--res 0"), "{e}");
+    // an unwritable target: a directory in the way; no partial file is left
+    let blocked = dir.join("blocked.binvox");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let o = cli(&["voxelize", "builtin:torus", "--res", "8", "--out", blocked.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Timing probe (not a timed test): `cargo test --release --test voxel -- --ignored --nocapture timing`.
+#[test]
+#[ignore]
+fn timing_probe() {
+    for (name, res) in [("bunny.obj", 512), ("dragon_sub4.obj", 512)] {
+        let Some(m) = shared_mesh(name) else { continue };
+        let g = fit(&m, res, 0);
+        for plain in [false, true] {
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t = std::time::Instant::now();
+                let v = voxel::voxelize(
+                    m.as_ref(),
+                    &g,
+                    &Options { no_precull: plain, ..Options::default() },
+                )
+                .unwrap();
+                best = best.min(t.elapsed().as_secs_f64() * 1e3);
+                assert!(v.set.count() > 0);
+            }
+            eprintln!(
+                "TIMING {name} {res} no_precull={plain} threads={} best_ms={best:.1}",
+                rayon::current_num_threads()
+            );
+        }
+    }
+}
