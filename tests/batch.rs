@@ -8,7 +8,6 @@ use common::rng;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
 use widephase::batch::*;
-use widephase::batch::{pairwise_map, par_pairwise_map, MapKernel};
 use widephase::overlap::{sphere_aabb, triangle_aabb, triangle_aabb_conservative};
 use widephase::pack::{LanePod, Pack, Packable};
 use widephase::{Aabb, Sphere, Triangle, Vec3};
@@ -383,4 +382,84 @@ fn frustum_culling_drivers_match_scalar_classification() {
         go::<f32x8>(k);
         go::<f32x16>(k);
     }
+}
+
+#[test]
+fn sphere_triangle_table_replays_through_pairwise_drivers() {
+    let c = common::cases::closest::sphere_triangle_cases();
+    let (s, t): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.sphere, k.tri)).unzip();
+    let want: Vec<bool> =
+        s.iter().zip(&t).map(|(a, b)| widephase::overlap::sphere_triangle(a, b)).collect();
+    all_widths::<SphereTriangle>(&s, &t, &want);
+}
+
+/// The precomputed one-ray path (with its fast path for rays without a zero
+/// direction component) against `ray_aabb` on every (table ray, table box)
+/// pair: hit bits and entry `t` bit for bit, at every width.
+#[test]
+fn ray_vs_boxes_matches_ray_aabb_on_the_table() {
+    let c = common::cases::rays::ray_aabb_cases();
+    let boxes: Vec<Aabb> = c.iter().map(|k| k.bx).collect();
+    fn go<L: LanePod>(rays: &[widephase::Ray], boxes: &[Aabb]) {
+        let pack = Pack::<Aabb, L>::new(boxes);
+        let (mut m, mut t, mut mm) = (BitMask::default(), Vec::new(), BitMask::default());
+        for ray in rays {
+            ray_vs_boxes::<L>(ray, &pack, &mut m, &mut t);
+            ray_vs_boxes_mask::<L>(ray, &pack, &mut mm);
+            assert_eq!(m, mm, "mask-only path differs, width {}", L::WIDTH);
+            for (j, b) in boxes.iter().enumerate() {
+                let h = widephase::ray::ray_aabb(ray, b);
+                assert_eq!(m.get(j), h.hit, "width {} ray {ray:?} box {j}", L::WIDTH);
+                if h.hit {
+                    assert_eq!(
+                        t[j].to_bits(),
+                        h.t.to_bits(),
+                        "width {} ray {ray:?} box {j}",
+                        L::WIDTH
+                    );
+                }
+            }
+        }
+    }
+    let rays: Vec<widephase::Ray> = c.iter().map(|k| k.ray).collect();
+    assert!(
+        rays.iter().any(|r| r.dir.x != 0.0 && r.dir.y != 0.0 && r.dir.z != 0.0),
+        "fast path exercised"
+    );
+    assert!(
+        rays.iter().any(|r| r.dir.x == 0.0 || r.dir.y == 0.0 || r.dir.z == 0.0),
+        "zero-direction path exercised"
+    );
+    go::<f32>(&rays, &boxes);
+    go::<f32x4>(&rays, &boxes);
+    go::<f32x8>(&rays, &boxes);
+    go::<f32x16>(&rays, &boxes);
+}
+
+#[test]
+fn par_many_vs_many_map_matches_brute_force() {
+    let c = common::cases::rays::ray_triangle_cases();
+    let rays: Vec<widephase::Ray> = c.iter().map(|k| k.ray).collect();
+    let tris: Vec<Triangle> = c.iter().map(|k| k.tri).collect();
+    let mut want = Vec::new();
+    for (i, r) in rays.iter().enumerate() {
+        for (j, t) in tris.iter().enumerate() {
+            let h = widephase::ray::ray_triangle(r, t);
+            if h.hit {
+                want.push((i as u32, j as u32, [h.t.to_bits(), h.u.to_bits(), h.v.to_bits()]));
+            }
+        }
+    }
+    assert!(want.len() > 10);
+    fn go<L: LanePod>(rays: &[widephase::Ray], tris: &[Triangle], want: &[(u32, u32, [u32; 3])]) {
+        let mut got = Vec::new();
+        par_many_vs_many_map::<RayTriangle, L>(rays, &Pack::new(tris), &mut got);
+        let got: Vec<_> = got
+            .iter()
+            .map(|(i, j, h)| (*i, *j, [h.t.to_bits(), h.u.to_bits(), h.v.to_bits()]))
+            .collect();
+        assert_eq!(got, want, "width {}", L::WIDTH);
+    }
+    go::<f32x4>(&rays, &tris, &want);
+    go::<f32x16>(&rays, &tris, &want);
 }
