@@ -126,7 +126,7 @@ fn fill_words<L: LanePod>(
 /// Output words each rayon task writes: 64 words = 4096 pairs. Measured with
 /// `cargo run --release --example chunking` (2 threads, 4M streaming pairs):
 /// throughput is flat from 16 to 4096 words per task (memory-bound), and 1–4
-/// words lose up to 25 % on sphere–box to scheduling; 64 sits on the plateau
+/// words lost up to 25 % on sphere–box in one of two runs; 64 sits on the plateau
 /// while still giving ≥ 16 tasks for 64k-pair inputs (see simd-notes.md).
 pub const WORDS_PER_TASK: usize = 64;
 
@@ -488,17 +488,7 @@ pub fn frustum_cull_aabbs<L: LanePod>(
     outside: &mut BitMask,
     inside: &mut BitMask,
 ) {
-    let chunks = boxes.chunks();
-    outside.reset(boxes.len());
-    inside.reset(boxes.len());
-    for (c, b) in chunks.iter().enumerate() {
-        let (o, i) = crate::overlap::frustum_aabb_masks::<L>(frustum, b);
-        let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
-        outside.words[w] |= o.bits() << s;
-        inside.words[w] |= i.bits() << s;
-    }
-    mask_tail(outside);
-    mask_tail(inside);
+    cull(boxes, outside, inside, |b| crate::overlap::frustum_aabb_masks::<L>(frustum, b));
 }
 
 /// Frustum culling of a pack of spheres: `(outside, inside)` bitmasks.
@@ -508,11 +498,20 @@ pub fn frustum_cull_spheres<L: LanePod>(
     outside: &mut BitMask,
     inside: &mut BitMask,
 ) {
-    let chunks = spheres.chunks();
-    outside.reset(spheres.len());
-    inside.reset(spheres.len());
-    for (c, s_) in chunks.iter().enumerate() {
-        let (o, i) = crate::overlap::frustum_sphere_masks::<L>(frustum, s_);
+    cull(spheres, outside, inside, |s| crate::overlap::frustum_sphere_masks::<L>(frustum, s));
+}
+
+/// Writes the `(outside, inside)` lane masks of `classify` for every chunk.
+fn cull<S: Packable, L: LanePod>(
+    pack: &Pack<S, L>,
+    outside: &mut BitMask,
+    inside: &mut BitMask,
+    classify: impl Fn(&S::Lanes<L>) -> (L::Mask, L::Mask),
+) {
+    outside.reset(pack.len());
+    inside.reset(pack.len());
+    for (c, chunk) in pack.chunks().iter().enumerate() {
+        let (o, i) = classify(chunk);
         let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
         outside.words[w] |= o.bits() << s;
         inside.words[w] |= i.bits() << s;

@@ -103,6 +103,41 @@ fn run_pairwise<K: PairKernel, L: LanePod>(
     (t, out.count_ones())
 }
 
+/// Timings of one kernel's variants: `(variant, threads, (seconds, hits))`.
+type Variants = [(&'static str, usize, (f64, usize)); 5];
+
+/// Checks every variant found the scalar hit count and appends the rows, each
+/// with the roofline of its thread count.
+fn push_streaming_rows(
+    rows: &mut Vec<Row>,
+    name: &str,
+    n: usize,
+    bytes: f64,
+    variants: Variants,
+    bw1: f64,
+    bwp: f64,
+) -> Result<(), String> {
+    let hits0 = variants[0].2 .1;
+    for (variant, th, (t, hits)) in variants {
+        if hits != hits0 {
+            return Err(format!(
+                "{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"
+            ));
+        }
+        let bw = if th == 1 { bw1 } else { bwp };
+        rows.push(Row {
+            kernel: name.to_string(),
+            variant,
+            threads: th,
+            n,
+            items_per_s: n as f64 / t,
+            roofline_items_per_s: bw / bytes,
+            hits,
+        });
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn bench_kernel<K: PairKernel>(
     rows: &mut Vec<Row>,
@@ -117,32 +152,14 @@ fn bench_kernel<K: PairKernel>(
     let bytes = (core::mem::size_of::<K::A>() + core::mem::size_of::<K::B>()) as f64 + 1.0 / 8.0;
     let name = format!("{}/{}", K::NAME, tier);
     let threads = rayon::current_num_threads();
-    let variants: [(&'static str, usize, (f64, usize)); 5] = [
+    let variants: Variants = [
         ("scalar", 1, run_pairwise::<K, f32>(as_, bs, reps, false)),
         ("x4", 1, run_pairwise::<K, f32x4>(as_, bs, reps, false)),
         ("x8", 1, run_pairwise::<K, f32x8>(as_, bs, reps, false)),
         ("x16", 1, run_pairwise::<K, f32x16>(as_, bs, reps, false)),
         ("par", threads, run_pairwise::<K, f32x16>(as_, bs, reps, true)),
     ];
-    let hits0 = variants[0].2 .1;
-    for (variant, th, (t, hits)) in variants {
-        if hits != hits0 {
-            return Err(format!(
-                "{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"
-            ));
-        }
-        let bw = if th == 1 { bw1 } else { bwp };
-        rows.push(Row {
-            kernel: name.clone(),
-            variant,
-            threads: th,
-            n,
-            items_per_s: n as f64 / t,
-            roofline_items_per_s: bw / bytes,
-            hits,
-        });
-    }
-    Ok(())
+    push_streaming_rows(rows, &name, n, bytes, variants, bw1, bwp)
 }
 
 fn run_pairwise_map<K: MapKernel, L: LanePod>(
@@ -181,32 +198,14 @@ fn bench_map_kernel<K: MapKernel>(
     let bytes = (core::mem::size_of::<K::A>() + core::mem::size_of::<K::B>()) as f64;
     let name = format!("{}/{}", K::NAME, tier);
     let threads = rayon::current_num_threads();
-    let variants: [(&'static str, usize, (f64, usize)); 5] = [
+    let variants: Variants = [
         ("scalar", 1, run_pairwise_map::<K, f32>(as_, bs, reps, false)),
         ("x4", 1, run_pairwise_map::<K, f32x4>(as_, bs, reps, false)),
         ("x8", 1, run_pairwise_map::<K, f32x8>(as_, bs, reps, false)),
         ("x16", 1, run_pairwise_map::<K, f32x16>(as_, bs, reps, false)),
         ("par", threads, run_pairwise_map::<K, f32x16>(as_, bs, reps, true)),
     ];
-    let hits0 = variants[0].2 .1;
-    for (variant, th, (t, hits)) in variants {
-        if hits != hits0 {
-            return Err(format!(
-                "{name}: variant {variant} found {hits} hits, scalar {hits0}: kernel mismatch"
-            ));
-        }
-        let bw = if th == 1 { bw1 } else { bwp };
-        rows.push(Row {
-            kernel: name.clone(),
-            variant,
-            threads: th,
-            n,
-            items_per_s: n as f64 / t,
-            roofline_items_per_s: bw / bytes,
-            hits,
-        });
-    }
-    Ok(())
+    push_streaming_rows(rows, &name, n, bytes, variants, bw1, bwp)
 }
 
 /// One ray against an in-cache pack of boxes, through the precomputed-ray driver.
