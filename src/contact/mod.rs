@@ -1,0 +1,100 @@
+//! Contact generation for a physics narrow phase: manifolds (normal, depth,
+//! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`]) and
+//! triangles.
+//!
+//! Every tester is written once over [`Lane`] like the rest of the crate:
+//! `f32` is the scalar tester, `f32x4`/`f32x8`/`f32x16` test 4/8/16 pairs at
+//! once and give bit-identical manifolds in every lane.
+//!
+//! # Conventions (every tester keeps them)
+//! - The **normal** is a unit vector pointing **from A to B** (the first
+//!   argument to the second): moving B by `depth * normal` separates the pair.
+//! - Each [`ContactPoint::position`] is a point on **B's** surface (for a
+//!   penetrating pair: B's deepest point inside A along `-normal`); the matching
+//!   point on A is `position + depth * normal`.
+//! - **depth** is the penetration along the normal: positive when the shapes
+//!   overlap, zero when they touch, negative (down to `-margin`) for
+//!   *speculative* contacts of pairs closer than the margin.
+//! - A tester is given a speculative `margin >= 0` and reports a contact
+//!   (`count > 0`) exactly when the shapes are at most `margin` apart. Touching
+//!   counts (closed sets, see [contracts](crate#contracts)).
+//! - `count` is the number of valid points, `0..=MAX_CONTACTS`, as an
+//!   integer-valued float; points at index `>= count`, and the normal of a
+//!   lane with `count == 0`, are zero.
+//! - **feature ids** are integer-valued floats (exact below 2^24) naming the
+//!   pair of features that produced a point (e.g. face of A × vertex of B). They
+//!   depend only on the features, not on positions, so a solver can match
+//!   points across frames for warm starting.
+//! - Invalid inputs (NaN/∞ coordinates, negative radii, inverted boxes) give
+//!   `count == 0`, following the crate's [non-finite rule](crate#contracts).
+
+use crate::lane::Lane;
+use crate::math::V3;
+use crate::pack::{LanePod, Packable};
+use crate::shapes::pod_generic;
+
+/// Most points one manifold holds (bepu, Box2D and ODE's `dBoxBox` keep 4).
+pub const MAX_CONTACTS: usize = 4;
+
+/// One contact point of a [`Manifold`] (see the [module conventions](self)).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactPoint<L = f32> {
+    /// Point on B's surface.
+    pub position: V3<L>,
+    /// Penetration depth along the manifold normal (negative: speculative gap).
+    pub depth: L,
+    /// Integer-valued feature id, stable across frames for the same features.
+    pub feature_id: L,
+}
+
+/// A contact manifold: one normal and up to [`MAX_CONTACTS`] points.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold<L = f32> {
+    /// Unit normal from A to B.
+    pub normal: V3<L>,
+    /// Number of valid points (integer-valued).
+    pub count: L,
+    /// The points; entries at index `>= count` are zero.
+    pub points: [ContactPoint<L>; MAX_CONTACTS],
+}
+
+pod_generic!(ContactPoint, Manifold);
+
+impl Packable for Manifold {
+    type Lanes<L: LanePod> = Manifold<L>;
+    const PADDING: Self = Manifold::EMPTY;
+}
+
+impl Manifold<f32> {
+    /// No contact.
+    pub const EMPTY: Self = Manifold {
+        normal: V3 { x: 0.0, y: 0.0, z: 0.0 },
+        count: 0.0,
+        points: [ContactPoint {
+            position: V3 { x: 0.0, y: 0.0, z: 0.0 },
+            depth: 0.0,
+            feature_id: 0.0,
+        }; MAX_CONTACTS],
+    };
+
+    /// The valid points.
+    pub fn contacts(&self) -> &[ContactPoint] {
+        &self.points[..(self.count as usize).min(MAX_CONTACTS)]
+    }
+
+    /// Deepest penetration among the valid points (`None` without contact).
+    pub fn max_depth(&self) -> Option<f32> {
+        self.contacts().iter().map(|p| p.depth).reduce(f32::max)
+    }
+}
+
+impl<L: Lane> Manifold<L> {
+    /// All lanes empty.
+    pub fn empty() -> Self {
+        let z = L::splat(0.0);
+        let p = ContactPoint { position: V3::splat(z), depth: z, feature_id: z };
+        Manifold { normal: V3::splat(z), count: z, points: [p; MAX_CONTACTS] }
+    }
+}
