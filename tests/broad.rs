@@ -106,6 +106,10 @@ fn random_and_clustered_equal_brute_force() {
         }
     }
     check_self(&boxes, &brute_self(&boxes), "clustered");
+    // Enough boxes for a fine y/z grid (boxes spanning several cells, shared
+    // corners on cell boundaries).
+    let boxes = grid_boxes(&mut rng, 2500, 200, 12);
+    check_self(&boxes, &brute_self(&boxes), "grid 2500");
     // Continuous random boxes of mixed size.
     let boxes: Vec<Aabb> = (0..700)
         .map(|_| {
@@ -151,6 +155,8 @@ fn degenerate_touching_and_invalid_boxes() {
     // Every box again, so ties in min.x (the sweep key) are everywhere.
     let copy = boxes.clone();
     boxes.extend(copy);
+    let copy = boxes.clone();
+    boxes.extend(copy.iter().map(|b| Aabb::new(b.min * 0.5, b.max * 0.5)));
     let want = brute_self(&boxes);
     assert!(want.contains(&(0, 1)) && want.contains(&(0, 3)) && want.contains(&(0, 4)));
     for bad in 10..18 {

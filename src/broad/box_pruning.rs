@@ -163,12 +163,12 @@ impl<L: Lane> Probe<L> {
 }
 
 /// Scans `t` forward from `start` while `t.min_x <= probe.max_x`, calling
-/// `emit(t.id[j])` for each `j` that also overlaps the probe on y and z.
+/// `emit(j)` for each position `j` that also overlaps the probe on y and z.
 ///
 /// Precondition: every scanned box has `t.min_x >= probe.min_x` (so the other
 /// half of the x test holds), and `t` is padded ([`Sorted::pad`]).
 #[inline(always)]
-fn scan<L: Lane>(t: &Sorted, start: usize, p: &Probe<L>, mut emit: impl FnMut(u32)) {
+fn scan<L: Lane>(t: &Sorted, start: usize, p: &Probe<L>, mut emit: impl FnMut(usize)) {
     let mut j = start;
     loop {
         // if (min_x[j] > max_x[i]) break;   -- per lane, a prefix of the lanes passes
@@ -185,7 +185,7 @@ fn scan<L: Lane>(t: &Sorted, start: usize, p: &Probe<L>, mut emit: impl FnMut(u3
         let mut bits = hit.bits();
         while bits != 0 {
             let k = bits.trailing_zeros() as usize;
-            emit(t.id[j + k]);
+            emit(j + k);
             bits &= bits - 1;
         }
         if !in_x.all() {
@@ -265,22 +265,200 @@ pub(crate) fn self_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
         for i in range {
             let p = Probe::<L>::of(s, i);
             let id = s.id[i];
-            scan(s, i + 1, &p, |j| out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) }));
+            scan(s, i + 1, &p, |k| {
+                let j = s.id[k];
+                out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) })
+            });
         }
     })
+}
+
+/// Cells per axis of the y/z grid: cells about twice the mean y/z extent, at
+/// most `sqrt(n / 16)` per axis and 256; shrunk while boxes spanning several
+/// cells would make more than `3n` entries.
+fn grid_size(s: &Sorted, lo: [f32; 2], hi: [f32; 2]) -> usize {
+    let n = s.len();
+    if n < 64 {
+        return 1;
+    }
+    let (mut ey, mut ez) = (0f64, 0f64);
+    for k in 0..n {
+        ey += (s.max_y[k] - s.min_y[k]) as f64;
+        ez += (s.max_z[k] - s.min_z[k]) as f64;
+    }
+    let mean = ((ey + ez) / (2 * n) as f64).max(f64::MIN_POSITIVE);
+    let span = ((hi[0] - lo[0]) as f64).max((hi[1] - lo[1]) as f64);
+    let mut g = (span / (2.0 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
+    while g > 1 {
+        let grid = Grid::new(lo, hi, g);
+        let entries: usize = (0..n)
+            .map(|k| {
+                let (y0, y1, z0, z1) = grid.span(s, k);
+                (y1 - y0 + 1) * (z1 - z0 + 1)
+            })
+            .sum();
+        if entries <= 3 * n {
+            break;
+        }
+        g /= 2;
+    }
+    g
+}
+
+/// A `g × g` grid over the y/z bounds of the boxes. `cell` is monotone
+/// (subtraction, multiplication by a positive constant, floor and clamp all
+/// preserve order), which is all the pair rule below needs: the rounding of the
+/// cell boundaries never changes an answer, only which cell reports it.
+#[derive(Clone, Copy)]
+struct Grid {
+    lo: [f32; 2],
+    inv: [f32; 2],
+    g: usize,
+}
+
+impl Grid {
+    fn new(lo: [f32; 2], hi: [f32; 2], g: usize) -> Self {
+        let inv = |a: usize| {
+            let w = hi[a] - lo[a];
+            let i = g as f32 / w;
+            if i.is_finite() && i > 0.0 {
+                i
+            } else {
+                0.0 // zero or overflowing span: every box in cell 0 on this axis
+            }
+        };
+        Grid { lo, inv: [inv(0), inv(1)], g }
+    }
+    #[inline(always)]
+    fn cell(&self, a: usize, x: f32) -> usize {
+        // `as usize` saturates: +inf -> MAX, negative -> 0.
+        (((x - self.lo[a]) * self.inv[a]).floor() as usize).min(self.g - 1)
+    }
+    #[inline(always)]
+    fn span(&self, s: &Sorted, k: usize) -> (usize, usize, usize, usize) {
+        (
+            self.cell(0, s.min_y[k]),
+            self.cell(0, s.max_y[k]),
+            self.cell(1, s.min_z[k]),
+            self.cell(1, s.max_z[k]),
+        )
+    }
+}
+
+/// Self pair keys over a y/z grid of box-pruning regions (PhysX's "multi box
+/// pruning"): every box is copied, in x order, into each cell its y/z range
+/// touches; each cell is pruned on its own; a pair is reported only by the cell
+/// holding the corner `(max(min_y), max(min_z))` of the two boxes' y/z overlap,
+/// i.e. the cell `(max(cy0_i, cy0_j), max(cz0_i, cz0_j))` (the cell function is
+/// monotone), so each pair comes out exactly once. The scan windows shrink by
+/// about the number of cells; with one cell this is plain box pruning.
+pub(crate) fn grid_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
+    let n = s.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut lo = [f32::INFINITY; 2];
+    let mut hi = [f32::NEG_INFINITY; 2];
+    for k in 0..n {
+        lo[0] = lo[0].min(s.min_y[k]);
+        lo[1] = lo[1].min(s.min_z[k]);
+        hi[0] = hi[0].max(s.max_y[k]);
+        hi[1] = hi[1].max(s.max_z[k]);
+    }
+    let g = grid_size(s, lo, hi);
+    if g == 1 {
+        return self_pair_keys::<L>(s, chunk);
+    }
+    let grid = Grid::new(lo, hi, g);
+    let cells = g * g;
+    // Count, then scatter in x order: each cell's run stays sorted on min.x.
+    let mut start = vec![0usize; cells + 1];
+    let spans: Vec<(u16, u16, u16, u16)> = (0..n)
+        .map(|k| {
+            let (y0, y1, z0, z1) = grid.span(s, k);
+            for cy in y0..=y1 {
+                for cz in z0..=z1 {
+                    start[cy * g + cz + 1] += 1;
+                }
+            }
+            (y0 as u16, y1 as u16, z0 as u16, z1 as u16)
+        })
+        .collect();
+    for c in 0..cells {
+        start[c + 1] += start[c] + PAD; // each run followed by its sentinels
+    }
+    let total = start[cells];
+    let mut r = Sorted {
+        min_x: vec![f32::INFINITY; total],
+        max_x: vec![f32::NEG_INFINITY; total],
+        min_y: vec![f32::INFINITY; total],
+        max_y: vec![f32::NEG_INFINITY; total],
+        min_z: vec![f32::INFINITY; total],
+        max_z: vec![f32::NEG_INFINITY; total],
+        id: vec![0; total],
+    };
+    // home bit 0: the box's first y cell is this cell's; bit 1: same for z.
+    let mut home = vec![0u8; total];
+    let mut fill = start.clone();
+    for (k, &(y0, y1, z0, z1)) in spans.iter().enumerate() {
+        for cy in y0..=y1 {
+            for cz in z0..=z1 {
+                let c = cy as usize * g + cz as usize;
+                let at = fill[c];
+                fill[c] += 1;
+                r.min_x[at] = s.min_x[k];
+                r.max_x[at] = s.max_x[k];
+                r.min_y[at] = s.min_y[k];
+                r.max_y[at] = s.max_y[k];
+                r.min_z[at] = s.min_z[k];
+                r.max_z[at] = s.max_z[k];
+                r.id[at] = s.id[k];
+                home[at] = (cy == y0) as u8 | (((cz == z0) as u8) << 1);
+            }
+        }
+    }
+    let parts: Vec<Vec<u64>> = (0..cells)
+        .into_par_iter()
+        .with_min_len((cells / 64).max(1))
+        .map(|c| {
+            let mut out = Vec::new();
+            for i in start[c]..fill[c] {
+                let p = Probe::<L>::of(&r, i);
+                let (id, hi) = (r.id[i], home[i]);
+                scan(&r, i + 1, &p, |k| {
+                    // The pair belongs to this cell iff, on each axis, one of the
+                    // two boxes starts here.
+                    if hi | home[k] == 3 {
+                        let j = r.id[k];
+                        out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) });
+                    }
+                });
+            }
+            out.shrink_to_fit();
+            out
+        })
+        .collect();
+    let _ = chunk;
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in parts {
+        all.extend_from_slice(&p);
+    }
+    all
 }
 
 /// All pairs `(i, j)`, `i < j`, of boxes in `boxes` that overlap
 /// ([`aabb_aabb`](crate::overlap::aabb_aabb): closed boxes, so touching boxes
 /// pair; invalid boxes — inverted, NaN, infinite extent — never pair), sorted.
 ///
-/// Box pruning over lane type `L` with `chunk` sorted boxes per rayon task. The
-/// result is identical for every `L`, `chunk` and thread count.
+/// Box pruning over lane type `L` in the regions of a y/z grid
+/// ([`grid_pair_keys`]), with `chunk` sorted boxes per rayon task when the grid
+/// has one cell. The result is identical for every `L`, `chunk` and thread
+/// count.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
     assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
     let mut s = Sorted::default();
     s.build(boxes, &mut Vec::new(), &mut Vec::new());
-    let keys = self_pair_keys::<L>(&s, chunk);
+    let keys = grid_pair_keys::<L>(&s, chunk);
     sort_pairs(&keys, boxes.len())
 }
 
@@ -315,7 +493,7 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
                 j0 += 1;
             }
             let id = sa.id[i];
-            scan(&sb, j0, &Probe::<L>::of(&sa, i), |j| out.push(pair_key(id, j)));
+            scan(&sb, j0, &Probe::<L>::of(&sa, i), |k| out.push(pair_key(id, sb.id[k])));
         }
     });
     let second = par_chunks(sb.len(), chunk, |range, out| {
@@ -328,7 +506,7 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
                 i0 += 1;
             }
             let id = sb.id[j];
-            scan(&sa, i0, &Probe::<L>::of(&sb, j), |i| out.push(pair_key(i, id)));
+            scan(&sa, i0, &Probe::<L>::of(&sb, j), |k| out.push(pair_key(sa.id[k], id)));
         }
     });
     pairs.extend_from_slice(&second);

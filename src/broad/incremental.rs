@@ -21,7 +21,7 @@
 //! instead of swapping endpoints one by one we re-sort the moved boxes, so the
 //! cost does not grow with how far a box moved.
 
-use super::box_pruning::{self_pair_keys, sort_key, Sorted};
+use super::box_pruning::{grid_pair_keys, sort_key, Sorted};
 use super::radix::sort_by_key_u32;
 use super::NativeLane;
 use crate::shapes::Aabb;
@@ -190,7 +190,7 @@ impl BroadPhase {
             self.sorted.push(&boxes[k as u32 as usize], k as u32);
         }
         self.sorted.pad();
-        let keys = self_pair_keys::<NativeLane>(&self.sorted, 4096);
+        let keys = grid_pair_keys::<NativeLane>(&self.sorted, 4096);
         self.pairs = super::box_pruning::sort_pairs(&keys, self.boxes.len());
     }
 
