@@ -289,3 +289,70 @@ fn incremental_equals_rebuild() {
         }
     }
 }
+
+// ---- the `widephase pairs` command ----
+
+fn widephase() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_widephase"))
+}
+
+fn npy_f32(shape: &str, descr: &str, data: &[f32]) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    v.extend_from_slice(h.as_bytes());
+    for x in data {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v
+}
+
+#[test]
+fn cli_pairs_file_and_random() {
+    let dir = std::env::temp_dir().join(format!("wp_pairs_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let boxes = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 5.0, 5.0, 5.0, 6.0, 6.0, 6.0];
+    let input = dir.join("boxes.npy");
+    std::fs::write(&input, npy_f32("(3, 6)", "<f4", &boxes)).unwrap();
+    let out = dir.join("pairs.npy");
+    let r = widephase().args(["pairs", input.to_str().unwrap(), "--json", "--threads", "2", "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let s = String::from_utf8(r.stdout).unwrap();
+    assert!(s.contains("\"n\":3") && s.contains("\"pairs\":1") && s.contains("\"threads\":2") && s.contains("\"ms\":"), "{s}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(String::from_utf8_lossy(&bytes[..128]).contains("'<u4'") && String::from_utf8_lossy(&bytes[..128]).contains("(1, 2)"));
+    assert_eq!(&bytes[bytes.len() - 8..], &[0, 0, 0, 0, 1, 0, 0, 0]); // the corner-touching pair (0, 1)
+
+    // --random: the count equals the library's answer on the same seeded boxes.
+    let r = widephase().args(["pairs", "--random", "3000", "--seed", "5", "--json"]).output().unwrap();
+    assert!(r.status.success());
+    let want = self_pairs(&workload::sparse_boxes(3000, 5)).len();
+    assert!(String::from_utf8(r.stdout).unwrap().contains(&format!("\"pairs\":{want},")));
+
+    // Malformed inputs: a clear error naming the file, non-zero exit, no output file.
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("magic.npy", b"not numpy at all".to_vec(), "magic"),
+        ("dtype.npy", npy_f32("(3, 6)", "<f8", &boxes), "float32"),
+        ("shape.npy", npy_f32("(3, 5)", "<f4", &boxes[..15]), "(N, 6)"),
+        ("short.npy", npy_f32("(4, 6)", "<f4", &boxes), "bytes"),
+        ("nan.npy", npy_f32("(3, 6)", "<f4", &[boxes[..7].to_vec(), vec![f32::NAN], boxes[8..].to_vec()].concat()), "NaN"),
+        ("absurd.npy", npy_f32("(99999999999, 6)", "<f4", &boxes), "limit"),
+    ];
+    for (name, bytes, what) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let o = dir.join(format!("{name}.out.npy"));
+        let r = widephase().args(["pairs", p.to_str().unwrap(), "--out", o.to_str().unwrap()]).output().unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success(), "{name} accepted");
+        assert!(err.contains(name) && err.contains(what), "{name}: {err}");
+        assert!(!o.exists(), "{name}: output written");
+    }
+    let r = widephase().args(["pairs", "--random", "0"]).output().unwrap();
+    assert!(!r.status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}
