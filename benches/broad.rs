@@ -74,7 +74,10 @@ fn all_pairs(c: &mut Criterion, dist: &str, label: &str, boxes: &[Aabb], expect:
         g.sample_size(10);
     }
     let chunk = (boxes.len() / 16).clamp(256, 1 << 16);
-    let run = |name: &str, g: &mut criterion::BenchmarkGroup<_>, p: &rayon::ThreadPool, f: &(dyn Fn() -> usize + Sync)| {
+    let run = |name: &str,
+               g: &mut criterion::BenchmarkGroup<_>,
+               p: &rayon::ThreadPool,
+               f: &(dyn Fn() -> usize + Sync)| {
         assert_eq!(p.install(f), want, "{dist}/{label}/{name}");
         g.bench_function(name, |b| b.iter(|| p.install(|| black_box(f()))));
     };

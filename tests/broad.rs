@@ -2,6 +2,7 @@
 //! (`overlap::aabb_aabb` over all pairs), at every lane width, chunk size and
 //! thread count.
 
+use wide::{f32x16, f32x4, f32x8};
 use widephase::broad::{
     bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, workload, BroadPhase,
     Handle,
@@ -9,7 +10,6 @@ use widephase::broad::{
 use widephase::overlap::aabb_aabb;
 use widephase::workload::SplitMix;
 use widephase::{Aabb, Vec3};
-use wide::{f32x16, f32x4, f32x8};
 
 fn bx(min: [f32; 3], max: [f32; 3]) -> Aabb {
     Aabb::new(Vec3::new(min[0], min[1], min[2]), Vec3::new(max[0], max[1], max[2]))
@@ -45,10 +45,26 @@ fn check_self(boxes: &[Aabb], want: &[(u32, u32)], what: &str) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
             for chunk in [1, 7, 64, 1 << 20] {
-                assert_eq!(self_pairs_with::<f32>(boxes, chunk), want, "{what}: f32 chunk {chunk} t{threads}");
-                assert_eq!(self_pairs_with::<f32x4>(boxes, chunk), want, "{what}: x4 chunk {chunk} t{threads}");
-                assert_eq!(self_pairs_with::<f32x8>(boxes, chunk), want, "{what}: x8 chunk {chunk} t{threads}");
-                assert_eq!(self_pairs_with::<f32x16>(boxes, chunk), want, "{what}: x16 chunk {chunk} t{threads}");
+                assert_eq!(
+                    self_pairs_with::<f32>(boxes, chunk),
+                    want,
+                    "{what}: f32 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x4>(boxes, chunk),
+                    want,
+                    "{what}: x4 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x8>(boxes, chunk),
+                    want,
+                    "{what}: x8 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x16>(boxes, chunk),
+                    want,
+                    "{what}: x16 chunk {chunk} t{threads}"
+                );
             }
             assert_eq!(self_pairs(boxes), want, "{what}: default t{threads}");
         });
@@ -61,9 +77,21 @@ fn check_bipartite(a: &[Aabb], b: &[Aabb], what: &str) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
             for chunk in [1, 5, 1 << 20] {
-                assert_eq!(bipartite_pairs_with::<f32>(a, b, chunk), want, "{what}: f32 chunk {chunk}");
-                assert_eq!(bipartite_pairs_with::<f32x8>(a, b, chunk), want, "{what}: x8 chunk {chunk}");
-                assert_eq!(bipartite_pairs_with::<f32x16>(a, b, chunk), want, "{what}: x16 chunk {chunk}");
+                assert_eq!(
+                    bipartite_pairs_with::<f32>(a, b, chunk),
+                    want,
+                    "{what}: f32 chunk {chunk}"
+                );
+                assert_eq!(
+                    bipartite_pairs_with::<f32x8>(a, b, chunk),
+                    want,
+                    "{what}: x8 chunk {chunk}"
+                );
+                assert_eq!(
+                    bipartite_pairs_with::<f32x16>(a, b, chunk),
+                    want,
+                    "{what}: x16 chunk {chunk}"
+                );
             }
             assert_eq!(bipartite_pairs(a, b), want, "{what}: default");
         });
@@ -145,7 +173,7 @@ fn degenerate_touching_and_invalid_boxes() {
         bx([-inf, 0.0, 0.0], [1.0, 1.0, 1.0]), // infinite extent: invalid
         bx([0.0, 0.0, 0.0], [inf, 1.0, 1.0]),
         bx([-big, -big, -big], [big, big, big]), // extent overflows to inf: invalid
-        bx([-big, 0.0, 0.0], [0.0, 1.0, 1.0]), // huge but finite: pairs
+        bx([-big, 0.0, 0.0], [0.0, 1.0, 1.0]),   // huge but finite: pairs
         bx([big / 2.0, 0.0, 0.0], [big, 1.0, 1.0]),
         bx([big / 2.0, 1.0, 1.0], [big / 2.0, 1.0, 1.0]), // touches the previous at a corner
         bx([1e-38, 1e-38, 1e-38], [1e-38, 1e-38, 1e-38]), // subnormal-scale point
@@ -253,7 +281,8 @@ fn incremental_equals_rebuild() {
         }
         for step in 0..60 {
             // A few ops per frame (the incremental path), sometimes many (the rebuild path).
-            let ops = if step % 10 == 9 { 300 } else { 1 + (rng.next_u64() % (4 + round * 8)) as usize };
+            let ops =
+                if step % 10 == 9 { 300 } else { 1 + (rng.next_u64() % (4 + round * 8)) as usize };
             for _ in 0..ops {
                 let r = rng.next_u64() % 10;
                 if r < 6 && !handles.is_empty() {
@@ -315,20 +344,42 @@ fn npy_f32(shape: &str, descr: &str, data: &[f32]) -> Vec<u8> {
 fn cli_pairs_file_and_random() {
     let dir = std::env::temp_dir().join(format!("wp_pairs_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let boxes = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 5.0, 5.0, 5.0, 6.0, 6.0, 6.0];
+    let boxes =
+        [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 5.0, 5.0, 5.0, 6.0, 6.0, 6.0];
     let input = dir.join("boxes.npy");
     std::fs::write(&input, npy_f32("(3, 6)", "<f4", &boxes)).unwrap();
     let out = dir.join("pairs.npy");
-    let r = widephase().args(["pairs", input.to_str().unwrap(), "--json", "--threads", "2", "--out", out.to_str().unwrap()]).output().unwrap();
+    let r = widephase()
+        .args([
+            "pairs",
+            input.to_str().unwrap(),
+            "--json",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let s = String::from_utf8(r.stdout).unwrap();
-    assert!(s.contains("\"n\":3") && s.contains("\"pairs\":1") && s.contains("\"threads\":2") && s.contains("\"ms\":"), "{s}");
+    assert!(
+        s.contains("\"n\":3")
+            && s.contains("\"pairs\":1")
+            && s.contains("\"threads\":2")
+            && s.contains("\"ms\":"),
+        "{s}"
+    );
     let bytes = std::fs::read(&out).unwrap();
-    assert!(String::from_utf8_lossy(&bytes[..128]).contains("'<u4'") && String::from_utf8_lossy(&bytes[..128]).contains("(1, 2)"));
+    assert!(
+        String::from_utf8_lossy(&bytes[..128]).contains("'<u4'")
+            && String::from_utf8_lossy(&bytes[..128]).contains("(1, 2)")
+    );
     assert_eq!(&bytes[bytes.len() - 8..], &[0, 0, 0, 0, 1, 0, 0, 0]); // the corner-touching pair (0, 1)
 
     // --random: the count equals the library's answer on the same seeded boxes.
-    let r = widephase().args(["pairs", "--random", "3000", "--seed", "5", "--json"]).output().unwrap();
+    let r =
+        widephase().args(["pairs", "--random", "3000", "--seed", "5", "--json"]).output().unwrap();
     assert!(r.status.success());
     let want = self_pairs(&workload::sparse_boxes(3000, 5)).len();
     assert!(String::from_utf8(r.stdout).unwrap().contains(&format!("\"pairs\":{want},")));
@@ -339,14 +390,25 @@ fn cli_pairs_file_and_random() {
         ("dtype.npy", npy_f32("(3, 6)", "<f8", &boxes), "float32"),
         ("shape.npy", npy_f32("(3, 5)", "<f4", &boxes[..15]), "(N, 6)"),
         ("short.npy", npy_f32("(4, 6)", "<f4", &boxes), "bytes"),
-        ("nan.npy", npy_f32("(3, 6)", "<f4", &[boxes[..7].to_vec(), vec![f32::NAN], boxes[8..].to_vec()].concat()), "NaN"),
+        (
+            "nan.npy",
+            npy_f32(
+                "(3, 6)",
+                "<f4",
+                &[boxes[..7].to_vec(), vec![f32::NAN], boxes[8..].to_vec()].concat(),
+            ),
+            "NaN",
+        ),
         ("absurd.npy", npy_f32("(99999999999, 6)", "<f4", &boxes), "limit"),
     ];
     for (name, bytes, what) in cases {
         let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         let o = dir.join(format!("{name}.out.npy"));
-        let r = widephase().args(["pairs", p.to_str().unwrap(), "--out", o.to_str().unwrap()]).output().unwrap();
+        let r = widephase()
+            .args(["pairs", p.to_str().unwrap(), "--out", o.to_str().unwrap()])
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(!r.status.success(), "{name} accepted");
         assert!(err.contains(name) && err.contains(what), "{name}: {err}");

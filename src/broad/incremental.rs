@@ -246,7 +246,11 @@ impl BroadPhase {
             super::box_pruning::scan_full::<NativeLane>(s, start, &q, |e| {
                 // A pair of two moved boxes is found twice: keep it from the lower handle.
                 if e != d && (!dirty[e as usize] || d < e) {
-                    out.push(if d < e { ((d as u64) << 32) | e as u64 } else { ((e as u64) << 32) | d as u64 });
+                    out.push(if d < e {
+                        ((d as u64) << 32) | e as u64
+                    } else {
+                        ((e as u64) << 32) | d as u64
+                    });
                 }
             });
         }

@@ -513,16 +513,16 @@ pub fn read_npy_f32_rows(bytes: &[u8], cols: usize, max_rows: usize) -> Result<V
         }
         v => return Err(format!("unsupported .npy version {v}")),
     };
-    let header = bytes
-        .get(start..start.saturating_add(hl))
-        .ok_or("truncated .npy header")?;
+    let header = bytes.get(start..start.saturating_add(hl)).ok_or("truncated .npy header")?;
     let header = std::str::from_utf8(header).map_err(|_| "npy header is not text")?;
     let field = |name: &str| -> Result<&str, String> {
         let at = header
             .find(&format!("'{name}'"))
             .ok_or_else(|| format!("npy header has no '{name}'"))?;
         let rest = header[at + name.len() + 2..].trim_start();
-        rest.strip_prefix(':').map(str::trim_start).ok_or_else(|| format!("npy header: bad '{name}'"))
+        rest.strip_prefix(':')
+            .map(str::trim_start)
+            .ok_or_else(|| format!("npy header: bad '{name}'"))
     };
     let descr = field("descr")?;
     if !(descr.starts_with("'<f4'") || descr.starts_with("\"<f4\"")) {
