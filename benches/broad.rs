@@ -127,7 +127,7 @@ impl Scene {
     fn advance(&mut self) {
         let n = self.boxes.len();
         let stride = n / self.moving;
-        let s = if self.frame % 2 == 0 { self.step } else { -self.step };
+        let s = if self.frame.is_multiple_of(2) { self.step } else { -self.step };
         let d = Vec3::new(s, -s, s);
         let offset = (self.frame / 2) % stride.max(1);
         for k in 0..self.moving {
@@ -185,7 +185,11 @@ fn bench_broad(c: &mut Criterion) {
             100_000 => Some(1_144_045),
             _ => None,
         };
-        all_pairs(c, "terdiman", &label, &workload::terdiman_boxes(n, 42), expect);
+        // At 1M Terdiman's fixed-size world holds 114M pairs (density grows with
+        // n): not a broad-phase workload, so 1M runs the ~4 overlaps/box set only.
+        if n <= 100_000 {
+            all_pairs(c, "terdiman", &label, &workload::terdiman_boxes(n, 42), expect);
+        }
         all_pairs(c, "sparse4", &label, &workload::sparse_boxes(n, 7), None);
     }
     for (label, n) in sizes() {

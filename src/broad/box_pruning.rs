@@ -247,7 +247,7 @@ pub(crate) fn sort_pairs(keys: &[u64], n_a: usize) -> Vec<(u32, u32)> {
         for &x in &v {
             h[((x >> shift) & 2047) as usize] += 1;
         }
-        if !h.iter().any(|&c| c == v.len()) {
+        if !h.contains(&v.len()) {
             let mut sum = 0;
             for c in h.iter_mut() {
                 let t = *c;

@@ -3,7 +3,7 @@
 //! ```text
 //! pairs():                                   (only if something changed)
 //!   D = handles inserted, updated or removed since the last call
-//!   if |D| > n/4: full rebuild (box pruning)                       O(n + P)
+//!   if |D| > n/16: full rebuild (grid box pruning)               O(n + P)
 //!   else:
 //!     drop D from the sorted arrays; sort D's new boxes; merge     O(n + |D| log |D|)
 //!     prefix_max[k] = max(max_x[0..=k])                            O(n)
@@ -159,7 +159,7 @@ impl BroadPhase {
     /// All overlapping pairs `(i, j)`, `i < j`, of live handle indices, sorted.
     pub fn pairs(&mut self) -> &[(u32, u32)] {
         if !self.dirty_list.is_empty() || !self.built {
-            if !self.built || self.dirty_list.len() * 4 > self.sorted.len().max(16) {
+            if !self.built || self.dirty_list.len() * 16 > self.sorted.len().max(64) {
                 self.rebuild();
             } else {
                 self.repair();

@@ -24,7 +24,7 @@ pub(crate) fn sort_by_key_u32(v: &mut Vec<u64>, tmp: &mut Vec<u64>) {
     tmp.resize(n, 0);
     for (p, &(shift, bits)) in PASSES.iter().enumerate() {
         let h = &mut hist[p];
-        if h.iter().any(|&c| c as usize == n) {
+        if h.contains(&(n as u32)) {
             continue; // every item has the same digit: the pass is the identity
         }
         let mut sum = 0u32;
