@@ -78,6 +78,7 @@
 
 pub mod batch;
 pub mod bounding;
+pub mod broad;
 pub mod closest;
 pub mod contact;
 pub mod convert;

@@ -34,6 +34,29 @@ enum Command {
     },
     /// Voxelize a mesh (OBJ/STL/PLY or builtin:torus) into binvox, vox or npy.
     Voxelize(VoxelizeArgs),
+    /// All overlapping pairs of N boxes (box pruning): count, time and rate.
+    Pairs(PairsArgs),
+}
+
+#[derive(clap::Args)]
+struct PairsArgs {
+    /// N×6 little-endian float32 .npy, rows min.x,min.y,min.z,max.x,max.y,max.z.
+    boxes: Option<std::path::PathBuf>,
+    /// Use N seeded random boxes (about 4 overlaps per box) instead of a file.
+    #[arg(long)]
+    random: Option<usize>,
+    /// Seed for --random.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the sorted pairs as a uint32 (P, 2) .npy.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object (n, pairs, ms for the query alone, threads).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -111,6 +134,14 @@ fn main() -> ExitCode {
         Command::Bench { quick, json, filter } => {
             cli::bench::run(cli::bench::BenchOptions { quick, json, filter })
         }
+        Command::Pairs(a) => cli::pairs::run(cli::pairs::PairsOptions {
+            boxes: a.boxes,
+            random: a.random,
+            seed: a.seed,
+            out: a.out,
+            threads: a.threads,
+            json: a.json,
+        }),
         Command::Voxelize(a) => {
             use widephase::voxel::{Mode, Storage};
             cli::voxelize::run(cli::voxelize::VoxelizeOptions {

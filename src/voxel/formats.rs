@@ -493,3 +493,83 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     wr.write_image_data(&img).map_err(std::io::Error::other)?;
     wr.finish().map_err(std::io::Error::other)
 }
+
+/// Reads a 2-D little-endian `float32` `.npy` array with `cols` columns
+/// (NumPy format 1.0–3.0, C order) and returns its rows, flattened.
+///
+/// Every malformation is an error naming the problem: missing magic, an
+/// unsupported version, a header that is not a dict with `descr`,
+/// `fortran_order` and `shape`, a dtype other than `<f4`, Fortran order, a shape
+/// other than `(rows, cols)`, more than `max_rows` rows, or a data section whose
+/// length is not `rows · cols · 4`.
+pub fn read_npy_f32_rows(bytes: &[u8], cols: usize, max_rows: usize) -> Result<Vec<f32>, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (missing \\x93NUMPY magic)".into());
+    }
+    let (hl, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
+        2 | 3 if bytes.len() >= 12 => {
+            (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12)
+        }
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let header = bytes.get(start..start.saturating_add(hl)).ok_or("truncated .npy header")?;
+    let header = std::str::from_utf8(header).map_err(|_| "npy header is not text")?;
+    let field = |name: &str| -> Result<&str, String> {
+        let at = header
+            .find(&format!("'{name}'"))
+            .ok_or_else(|| format!("npy header has no '{name}'"))?;
+        let rest = header[at + name.len() + 2..].trim_start();
+        rest.strip_prefix(':')
+            .map(str::trim_start)
+            .ok_or_else(|| format!("npy header: bad '{name}'"))
+    };
+    let descr = field("descr")?;
+    if !(descr.starts_with("'<f4'") || descr.starts_with("\"<f4\"")) {
+        let d: String = descr.chars().take_while(|&c| c != ',').collect();
+        return Err(format!("dtype {d} is not little-endian float32 ('<f4')"));
+    }
+    if !field("fortran_order")?.starts_with("False") {
+        return Err("Fortran-order arrays are not supported (use C order)".into());
+    }
+    let shape = field("shape")?;
+    let inner = shape
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or("npy header: shape is not a tuple")?;
+    let dims: Vec<u64> = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse::<u64>().map_err(|_| format!("npy header: bad shape entry {t:?}")))
+        .collect::<Result<_, _>>()?;
+    if dims.len() != 2 || dims[1] != cols as u64 {
+        return Err(format!("shape ({inner}) is not (N, {cols})"));
+    }
+    if dims[0] > max_rows as u64 {
+        return Err(format!("{} rows is more than the limit of {max_rows}", dims[0]));
+    }
+    let rows = dims[0] as usize;
+    let data = &bytes[start + hl..];
+    if data.len() != rows * cols * 4 {
+        return Err(format!(
+            "data is {} bytes, shape ({rows}, {cols}) of float32 needs {}",
+            data.len(),
+            rows * cols * 4
+        ));
+    }
+    Ok(data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Writes `rows` as a little-endian `uint32` `.npy` array of shape `(N, 2)`.
+pub fn write_npy_u32_pairs(w: &mut dyn Write, rows: &[(u32, u32)]) -> std::io::Result<()> {
+    let header =
+        format!("{{'descr': '<u4', 'fortran_order': False, 'shape': ({}, 2), }}", rows.len());
+    npy_header(w, &header)?;
+    let mut buf = Vec::with_capacity(rows.len() * 8);
+    for &(a, b) in rows {
+        buf.extend_from_slice(&a.to_le_bytes());
+        buf.extend_from_slice(&b.to_le_bytes());
+    }
+    w.write_all(&buf)
+}

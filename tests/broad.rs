@@ -1,0 +1,420 @@
+//! Broad phase: box pruning and the incremental broad phase against brute force
+//! (`overlap::aabb_aabb` over all pairs), at every lane width, chunk size and
+//! thread count.
+
+use wide::{f32x16, f32x4, f32x8};
+use widephase::broad::{
+    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, workload, BroadPhase,
+    Handle,
+};
+use widephase::overlap::aabb_aabb;
+use widephase::workload::SplitMix;
+use widephase::{Aabb, Vec3};
+
+fn bx(min: [f32; 3], max: [f32; 3]) -> Aabb {
+    Aabb::new(Vec3::new(min[0], min[1], min[2]), Vec3::new(max[0], max[1], max[2]))
+}
+
+fn brute_self(boxes: &[Aabb]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if aabb_aabb(&boxes[i], &boxes[j]) {
+                out.push((i as u32, j as u32));
+            }
+        }
+    }
+    out
+}
+
+fn brute_bipartite(a: &[Aabb], b: &[Aabb]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            if aabb_aabb(x, y) {
+                out.push((i as u32, j as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Every lane width, several chunk sizes, 1–3 threads: all must equal `want`.
+fn check_self(boxes: &[Aabb], want: &[(u32, u32)], what: &str) {
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            for chunk in [1, 7, 64, 1 << 20] {
+                assert_eq!(
+                    self_pairs_with::<f32>(boxes, chunk),
+                    want,
+                    "{what}: f32 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x4>(boxes, chunk),
+                    want,
+                    "{what}: x4 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x8>(boxes, chunk),
+                    want,
+                    "{what}: x8 chunk {chunk} t{threads}"
+                );
+                assert_eq!(
+                    self_pairs_with::<f32x16>(boxes, chunk),
+                    want,
+                    "{what}: x16 chunk {chunk} t{threads}"
+                );
+            }
+            assert_eq!(self_pairs(boxes), want, "{what}: default t{threads}");
+        });
+    }
+}
+
+fn check_bipartite(a: &[Aabb], b: &[Aabb], what: &str) {
+    let want = brute_bipartite(a, b);
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            for chunk in [1, 5, 1 << 20] {
+                assert_eq!(
+                    bipartite_pairs_with::<f32>(a, b, chunk),
+                    want,
+                    "{what}: f32 chunk {chunk}"
+                );
+                assert_eq!(
+                    bipartite_pairs_with::<f32x8>(a, b, chunk),
+                    want,
+                    "{what}: x8 chunk {chunk}"
+                );
+                assert_eq!(
+                    bipartite_pairs_with::<f32x16>(a, b, chunk),
+                    want,
+                    "{what}: x16 chunk {chunk}"
+                );
+            }
+            assert_eq!(bipartite_pairs(a, b), want, "{what}: default");
+        });
+    }
+}
+
+/// Random boxes with coordinates on a coarse grid so that equal and touching
+/// coordinates are common; some zero-size.
+fn grid_boxes(rng: &mut SplitMix, n: usize, cells: u64, max_ext: u64) -> Vec<Aabb> {
+    (0..n)
+        .map(|_| {
+            let mut min = [0.0; 3];
+            let mut max = [0.0; 3];
+            for k in 0..3 {
+                let m = (rng.next_u64() % cells) as f32;
+                min[k] = m;
+                max[k] = m + (rng.next_u64() % (max_ext + 1)) as f32;
+            }
+            bx(min, max)
+        })
+        .collect()
+}
+
+#[test]
+fn random_and_clustered_equal_brute_force() {
+    let mut rng = SplitMix(1);
+    for round in 0..6 {
+        let n = [0, 1, 2, 17, 300, 900][round];
+        let boxes = grid_boxes(&mut rng, n, 40, 6);
+        check_self(&boxes, &brute_self(&boxes), &format!("grid n={n}"));
+    }
+    // Clustered: everything in a few tight clumps (long scans, many pairs).
+    let mut boxes = Vec::new();
+    for c in 0..4 {
+        let base = c as f32 * 50.0;
+        for _ in 0..150 {
+            let p = rng.p(base, base + 3.0);
+            let e = rng.p(0.0, 1.0);
+            boxes.push(Aabb::new(p, p + e));
+        }
+    }
+    check_self(&boxes, &brute_self(&boxes), "clustered");
+    // Enough boxes for a fine y/z grid (boxes spanning several cells, shared
+    // corners on cell boundaries).
+    let boxes = grid_boxes(&mut rng, 2500, 200, 12);
+    check_self(&boxes, &brute_self(&boxes), "grid 2500");
+    // Continuous random boxes of mixed size.
+    let boxes: Vec<Aabb> = (0..700)
+        .map(|_| {
+            let p = rng.p(-100.0, 100.0);
+            let e = rng.p(0.0, 1.0) * (rng.f() * 30.0);
+            Aabb::new(p, p + e)
+        })
+        .collect();
+    check_self(&boxes, &brute_self(&boxes), "mixed sizes");
+}
+
+#[test]
+fn degenerate_touching_and_invalid_boxes() {
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let big = f32::MAX;
+    let mut boxes = vec![
+        bx([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]),
+        bx([1.0, 0.0, 0.0], [2.0, 1.0, 1.0]), // face contact with 0 on the sweep axis
+        bx([0.0, 1.0, 0.0], [1.0, 2.0, 1.0]), // face contact on y
+        bx([1.0, 1.0, 1.0], [2.0, 2.0, 2.0]), // corner contact with 0
+        bx([1.0, 1.0, 0.0], [2.0, 2.0, 1.0]), // edge contact with 0
+        bx([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]), // identical to 0
+        bx([0.5, 0.5, 0.5], [0.5, 0.5, 0.5]), // a point inside 0
+        bx([1.0, 1.0, 1.0], [1.0, 1.0, 1.0]), // a point at the shared corner
+        bx([2.0, 0.0, 0.0], [2.0, 0.0, 0.0]), // a point on 1's far face
+        bx([-0.0, -0.0, -0.0], [0.0, 0.0, 0.0]), // -0 and +0: the same point
+        bx([0.0, 0.0, 0.0], [-1.0, 1.0, 1.0]), // inverted on x: never pairs
+        bx([0.0, 0.0, 0.0], [1.0, 1.0, -1.0]), // inverted on z
+        bx([nan, 0.0, 0.0], [1.0, 1.0, 1.0]), // NaN min.x (the sort key)
+        bx([0.0, 0.0, 0.0], [1.0, nan, 1.0]),
+        bx([nan, nan, nan], [nan, nan, nan]),
+        bx([-inf, 0.0, 0.0], [1.0, 1.0, 1.0]), // infinite extent: invalid
+        bx([0.0, 0.0, 0.0], [inf, 1.0, 1.0]),
+        bx([-big, -big, -big], [big, big, big]), // extent overflows to inf: invalid
+        bx([-big, 0.0, 0.0], [0.0, 1.0, 1.0]),   // huge but finite: pairs
+        bx([big / 2.0, 0.0, 0.0], [big, 1.0, 1.0]),
+        bx([big / 2.0, 1.0, 1.0], [big / 2.0, 1.0, 1.0]), // touches the previous at a corner
+        bx([1e-38, 1e-38, 1e-38], [1e-38, 1e-38, 1e-38]), // subnormal-scale point
+        bx([f32::MIN_POSITIVE, 0.0, 0.0], [1.0, 1e-45, 1e-45]),
+        bx([-1.0, -1.0, -1.0], [-f32::MIN_POSITIVE, 0.0, 0.0]),
+    ];
+    // Every box again, so ties in min.x (the sweep key) are everywhere.
+    let copy = boxes.clone();
+    boxes.extend(copy);
+    let copy = boxes.clone();
+    boxes.extend(copy.iter().map(|b| Aabb::new(b.min * 0.5, b.max * 0.5)));
+    let want = brute_self(&boxes);
+    assert!(want.contains(&(0, 1)) && want.contains(&(0, 3)) && want.contains(&(0, 4)));
+    for bad in 10..18 {
+        assert!(want.iter().all(|&(i, j)| i != bad && j != bad), "invalid box {bad} paired");
+    }
+    check_self(&boxes, &want, "degenerate");
+    // Every lane position of the scan: a row of boxes touching the first one's
+    // far face, behind k boxes that do not overlap it on y.
+    for k in 0..40 {
+        let mut row = vec![bx([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])];
+        for _ in 0..k {
+            row.push(bx([0.5, 5.0, 0.0], [0.6, 6.0, 1.0]));
+        }
+        row.push(bx([1.0, 1.0, 1.0], [3.0, 3.0, 3.0]));
+        row.push(bx([1.0, 1.1, 1.0], [3.0, 3.0, 3.0]));
+        check_self(&row, &brute_self(&row), &format!("row k={k}"));
+    }
+}
+
+#[test]
+fn huge_coordinates() {
+    let mut rng = SplitMix(7);
+    let boxes: Vec<Aabb> = (0..500)
+        .map(|_| {
+            let p = rng.p(-1.0, 1.0) * 1e37;
+            let e = rng.p(0.0, 1.0) * 2e36;
+            Aabb::new(p, p + e)
+        })
+        .collect();
+    check_self(&boxes, &brute_self(&boxes), "huge");
+}
+
+#[test]
+fn bipartite_equals_brute_force() {
+    let mut rng = SplitMix(3);
+    let a = grid_boxes(&mut rng, 400, 30, 5);
+    let b = grid_boxes(&mut rng, 333, 30, 5);
+    check_bipartite(&a, &b, "grid");
+    check_bipartite(&a, &[], "empty b");
+    check_bipartite(&[], &b, "empty a");
+    // Equal min.x across the sets must give each pair exactly once.
+    let same: Vec<Aabb> = a.iter().map(|x| bx([x.min.x, 0.0, 0.0], [x.max.x, 1.0, 1.0])).collect();
+    check_bipartite(&same, &same, "same set");
+    let mut odd = a.clone();
+    odd[3] = bx([f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]);
+    odd[9] = bx([5.0, 0.0, 0.0], [4.0, 9.0, 9.0]);
+    check_bipartite(&odd, &b, "invalid");
+}
+
+#[test]
+fn terdiman_reference_count() {
+    // The "Box pruning revisited" test set: 11,811 pairs at 10k boxes.
+    let boxes = workload::terdiman_boxes(10_000, 42);
+    let got = self_pairs(&boxes);
+    assert_eq!(got.len(), 11_811);
+    let sample = &boxes[..2000];
+    check_self(sample, &brute_self(sample), "terdiman 2k");
+}
+
+/// The live boxes indexed by handle, dead slots as NaN boxes (never pair).
+fn rebuild_reference(slots: &[Option<Aabb>]) -> Vec<(u32, u32)> {
+    let nan = bx([f32::NAN; 3], [f32::NAN; 3]);
+    let boxes: Vec<Aabb> = slots.iter().map(|s| s.unwrap_or(nan)).collect();
+    self_pairs_with::<f32>(&boxes, 1 << 20)
+}
+
+#[test]
+fn incremental_equals_rebuild() {
+    let mut rng = SplitMix(11);
+    for round in 0..4 {
+        let mut bp = BroadPhase::new();
+        let mut slots: Vec<Option<Aabb>> = Vec::new();
+        let mut handles: Vec<Handle> = Vec::new();
+        let random_box = |rng: &mut SplitMix| {
+            let r = rng.next_u64() % 50;
+            if r == 0 {
+                bx([f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0])
+            } else if r == 1 {
+                bx([3.0, 0.0, 0.0], [2.0, 1.0, 1.0])
+            } else {
+                let m = [0, 1, 2].map(|_| (rng.next_u64() % 60) as f32 * 0.5);
+                let e = [0, 1, 2].map(|_| (rng.next_u64() % 5) as f32 * 0.5);
+                bx(m, [m[0] + e[0], m[1] + e[1], m[2] + e[2]])
+            }
+        };
+        for _ in 0..400 {
+            let b = random_box(&mut rng);
+            let h = bp.insert(b);
+            if slots.len() <= h.index() as usize {
+                slots.resize(h.index() as usize + 1, None);
+            }
+            slots[h.index() as usize] = Some(b);
+            handles.push(h);
+        }
+        for step in 0..60 {
+            // A few ops per frame (the incremental path), sometimes many (the rebuild path).
+            let ops =
+                if step % 10 == 9 { 300 } else { 1 + (rng.next_u64() % (4 + round * 8)) as usize };
+            for _ in 0..ops {
+                let r = rng.next_u64() % 10;
+                if r < 6 && !handles.is_empty() {
+                    let h = handles[(rng.next_u64() % handles.len() as u64) as usize];
+                    // Small motion mostly; sometimes a jump across the world.
+                    let old = slots[h.index() as usize].unwrap();
+                    let b = if r < 4 && old.is_valid() {
+                        let d = Vec3::new(0.5, -0.5, 0.0) * ((rng.next_u64() % 3) as f32 - 1.0);
+                        Aabb::new(old.min + d, old.max + d)
+                    } else {
+                        random_box(&mut rng)
+                    };
+                    bp.update(h, b);
+                    slots[h.index() as usize] = Some(b);
+                } else if r < 8 && !handles.is_empty() {
+                    let k = (rng.next_u64() % handles.len() as u64) as usize;
+                    let h = handles.swap_remove(k);
+                    bp.remove(h);
+                    slots[h.index() as usize] = None;
+                } else {
+                    let b = random_box(&mut rng);
+                    let h = bp.insert(b);
+                    if slots.len() <= h.index() as usize {
+                        slots.resize(h.index() as usize + 1, None);
+                    }
+                    slots[h.index() as usize] = Some(b);
+                    handles.push(h);
+                }
+            }
+            let want = rebuild_reference(&slots);
+            assert_eq!(bp.pairs(), &want[..], "round {round} step {step}");
+            assert_eq!(bp.len(), handles.len());
+        }
+    }
+}
+
+// ---- the `widephase pairs` command ----
+
+fn widephase() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_widephase"))
+}
+
+fn npy_f32(shape: &str, descr: &str, data: &[f32]) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    v.extend_from_slice(h.as_bytes());
+    for x in data {
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v
+}
+
+#[test]
+fn cli_pairs_file_and_random() {
+    let dir = std::env::temp_dir().join(format!("wp_pairs_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let boxes =
+        [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 5.0, 5.0, 5.0, 6.0, 6.0, 6.0];
+    let input = dir.join("boxes.npy");
+    std::fs::write(&input, npy_f32("(3, 6)", "<f4", &boxes)).unwrap();
+    let out = dir.join("pairs.npy");
+    let r = widephase()
+        .args([
+            "pairs",
+            input.to_str().unwrap(),
+            "--json",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let s = String::from_utf8(r.stdout).unwrap();
+    assert!(
+        s.contains("\"n\":3")
+            && s.contains("\"pairs\":1")
+            && s.contains("\"threads\":2")
+            && s.contains("\"ms\":"),
+        "{s}"
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(
+        String::from_utf8_lossy(&bytes[..128]).contains("'<u4'")
+            && String::from_utf8_lossy(&bytes[..128]).contains("(1, 2)")
+    );
+    assert_eq!(&bytes[bytes.len() - 8..], &[0, 0, 0, 0, 1, 0, 0, 0]); // the corner-touching pair (0, 1)
+
+    // --random: the count equals the library's answer on the same seeded boxes.
+    let r =
+        widephase().args(["pairs", "--random", "3000", "--seed", "5", "--json"]).output().unwrap();
+    assert!(r.status.success());
+    let want = self_pairs(&workload::sparse_boxes(3000, 5)).len();
+    assert!(String::from_utf8(r.stdout).unwrap().contains(&format!("\"pairs\":{want},")));
+
+    // Malformed inputs: a clear error naming the file, non-zero exit, no output file.
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("magic.npy", b"not numpy at all".to_vec(), "magic"),
+        ("dtype.npy", npy_f32("(3, 6)", "<f8", &boxes), "float32"),
+        ("shape.npy", npy_f32("(3, 5)", "<f4", &boxes[..15]), "(N, 6)"),
+        ("short.npy", npy_f32("(4, 6)", "<f4", &boxes), "bytes"),
+        (
+            "nan.npy",
+            npy_f32(
+                "(3, 6)",
+                "<f4",
+                &[boxes[..7].to_vec(), vec![f32::NAN], boxes[8..].to_vec()].concat(),
+            ),
+            "NaN",
+        ),
+        ("absurd.npy", npy_f32("(99999999999, 6)", "<f4", &boxes), "limit"),
+    ];
+    for (name, bytes, what) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let o = dir.join(format!("{name}.out.npy"));
+        let r = widephase()
+            .args(["pairs", p.to_str().unwrap(), "--out", o.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success(), "{name} accepted");
+        assert!(err.contains(name) && err.contains(what), "{name}: {err}");
+        assert!(!o.exists(), "{name}: output written");
+    }
+    let r = widephase().args(["pairs", "--random", "0"]).output().unwrap();
+    assert!(!r.status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}
