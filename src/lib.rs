@@ -77,6 +77,7 @@
 #![warn(clippy::all)]
 
 pub mod batch;
+pub mod bvh;
 pub mod bounding;
 pub mod closest;
 pub mod contact;
