@@ -4,6 +4,8 @@
 use super::{better, Bvh, Stack, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
+use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
+#[cfg(doc)]
 use crate::ray::ray_triangle;
 use crate::shapes::{Aabb, Ray, Triangle};
 use crate::voxel::MeshRef;
@@ -158,7 +160,7 @@ impl MeshBvh {
         let mut best: Option<RayHit> = None;
         let mut best_t = ray.t_max;
         self.bvh.ray_visit(ray, stack, &mut best_t, |leaf, best_t| {
-            let h = ray_triangle(&rw, &self.packs[leaf as usize]);
+            let h = ray_triangle_precomp(&rw, &self.packs[leaf as usize]);
             let mut m = h.hit.bits();
             if m != 0 {
                 let (ts, us, vs) = (h.t.to_array(), h.u.to_array(), h.v.to_array());
@@ -189,7 +191,7 @@ impl MeshBvh {
         let mut found = false;
         let mut t_max = ray.t_max;
         self.bvh.ray_visit(ray, stack, &mut t_max, |leaf, _| {
-            found = ray_triangle(&rw, &self.packs[leaf as usize]).hit.any();
+            found = ray_triangle_precomp(&rw, &self.packs[leaf as usize]).hit.any();
             found
         });
         found
@@ -217,12 +219,8 @@ impl MeshBvh {
     }
 }
 
+/// The per-ray shear of the watertight test, splat over a leaf pack.
 #[inline(always)]
-fn splat_ray(r: &Ray) -> Ray<W> {
-    Ray {
-        origin: V3::broadcast(r.origin),
-        dir: V3::broadcast(r.dir),
-        t_min: W::splat(r.t_min),
-        t_max: W::splat(r.t_max),
-    }
+fn splat_ray(r: &Ray) -> RayTrianglePrecomp<W> {
+    RayTrianglePrecomp::new(r).splat::<W>()
 }
