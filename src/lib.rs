@@ -77,8 +77,8 @@
 #![warn(clippy::all)]
 
 pub mod batch;
-pub mod bvh;
 pub mod bounding;
+pub mod bvh;
 pub mod closest;
 pub mod contact;
 pub mod convert;

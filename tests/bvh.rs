@@ -167,7 +167,8 @@ fn gen_tris(r: &mut Rng, n: usize) -> Vec<Triangle> {
                 Triangle::new(c + point(r, -e, e), c + point(r, -e, e), c + point(r, -e, e))
             }
             _ => {
-                let mut t = Triangle::new(point(r, -2.0, 2.0), point(r, -2.0, 2.0), point(r, -2.0, 2.0));
+                let mut t =
+                    Triangle::new(point(r, -2.0, 2.0), point(r, -2.0, 2.0), point(r, -2.0, 2.0));
                 t.b.y = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][r.usize(0..3)];
                 t
             }
@@ -184,9 +185,13 @@ fn box_queries_equal_brute_force() {
         let boxes = gen_boxes(&mut r, n, round % 2 == 0);
         let bvh = Bvh::new(&boxes);
         for _ in 0..200 {
-            let q = { let f = r.u32(0..5); gen_box(&mut r, f) };
+            let q = {
+                let f = r.u32(0..5);
+                gen_box(&mut r, f)
+            };
             assert_eq!(bvh.overlap_aabb(&q), brute_aabb(&boxes, &q), "aabb query {q:?}");
-            let s = Sphere::new(point(&mut r, -10.0, 10.0), [0.0, 0.5, 3.0, f32::NAN][r.usize(0..4)]);
+            let s =
+                Sphere::new(point(&mut r, -10.0, 10.0), [0.0, 0.5, 3.0, f32::NAN][r.usize(0..4)]);
             assert_eq!(bvh.overlap_sphere(&s), brute_sphere(&boxes, &s), "sphere query {s:?}");
             let ray = gen_ray(&mut r, 10.0);
             assert_eq!(bvh.pick(&ray), brute_pick(&boxes, &ray), "pick {ray:?}");
@@ -236,7 +241,10 @@ fn box_refit_equals_rebuild() {
         // move every box; some become NaN, and NaN ones come back
         for b in boxes.iter_mut() {
             if !b.is_valid() || r.u32(0..50) == 0 {
-                *b = { let f = r.u32(0..5); gen_box(&mut r, f) };
+                *b = {
+                    let f = r.u32(0..5);
+                    gen_box(&mut r, f)
+                };
             } else {
                 let d = point(&mut r, -3.0, 3.0);
                 *b = Aabb::new(b.min + d, b.max + d);
@@ -245,7 +253,10 @@ fn box_refit_equals_rebuild() {
         bvh.refit(&boxes);
         let fresh = Bvh::new(&boxes);
         for _ in 0..150 {
-            let q = { let f = r.u32(0..5); gen_box(&mut r, f) };
+            let q = {
+                let f = r.u32(0..5);
+                gen_box(&mut r, f)
+            };
             let want = brute_aabb(&boxes, &q);
             assert_eq!(bvh.overlap_aabb(&q), want, "step {step}");
             assert_eq!(fresh.overlap_aabb(&q), want);
@@ -309,11 +320,8 @@ fn mesh_closest_hit_agrees_with_exact_reference() {
             }
             checked += 1;
             let got = bvh.closest_hit(&ray);
-            let best = exact
-                .iter()
-                .filter(|e| e.hit)
-                .map(|e| e.t.clone().expect("finite t_min"))
-                .min();
+            let best =
+                exact.iter().filter(|e| e.hit).map(|e| e.t.clone().expect("finite t_min")).min();
             match (got, best) {
                 (None, None) => {}
                 (Some(h), Some(et)) => {
@@ -332,7 +340,10 @@ fn mesh_closest_hit_agrees_with_exact_reference() {
                     let mine = e.t.clone().unwrap().to_f64();
                     assert!((mine - et).abs() <= 1e-5 * scale.max(et.abs()) + 1e-30);
                 }
-                (g, b) => panic!("hit/miss differs: bvh {g:?}, exact {:?} ({ray:?})", b.map(|q: Q| q.to_f64())),
+                (g, b) => panic!(
+                    "hit/miss differs: bvh {g:?}, exact {:?} ({ray:?})",
+                    b.map(|q: Q| q.to_f64())
+                ),
             }
         }
     }
@@ -379,13 +390,19 @@ fn rays_through_shared_edges_and_vertices_never_leak() {
             targets.push((p + q) * 0.5); // exact: sums of 2^-10-grid values
         }
     }
-    targets.extend(verts.iter().filter(|p| {
-        p.x > 0.5 && p.y > 0.5 && p.x < k as f32 - 0.5 && p.y < k as f32 - 0.5
-    }));
+    targets.extend(
+        verts
+            .iter()
+            .filter(|p| p.x > 0.5 && p.y > 0.5 && p.x < k as f32 - 0.5 && p.y < k as f32 - 0.5),
+    );
     let mut tested = 0;
     for target in targets {
         // keep interior targets (boundary edges have one triangle only)
-        if target.x < 0.2 || target.y < 0.2 || target.x > k as f32 - 0.2 || target.y > k as f32 - 0.2 {
+        if target.x < 0.2
+            || target.y < 0.2
+            || target.x > k as f32 - 0.2
+            || target.y > k as f32 - 0.2
+        {
             continue;
         }
         for _ in 0..3 {
@@ -394,7 +411,11 @@ fn rays_through_shared_edges_and_vertices_never_leak() {
             // or vertex instead of grazing a silhouette (where a touch is inside
             // the kernel's ulp band and may legitimately be missed)
             let o = target
-                + Vec3::new(grid(&mut r, 8, 2), grid(&mut r, 8, 2), 10.0 + grid(&mut r, 8, 0).abs());
+                + Vec3::new(
+                    grid(&mut r, 8, 2),
+                    grid(&mut r, 8, 2),
+                    10.0 + grid(&mut r, 8, 0).abs(),
+                );
             let o = Vec3::new(
                 (o.x * 4.0).round() / 4.0,
                 (o.y * 4.0).round() / 4.0,
@@ -558,10 +579,12 @@ fn raycast_cli_validates_input_and_reports() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8_lossy(&out.stdout);
-    for key in ["\"n\":", "\"rays\":5000", "\"hits\":", "\"ms\":", "\"build_ms\":", "\"threads\":2"] {
+    for key in ["\"n\":", "\"rays\":5000", "\"hits\":", "\"ms\":", "\"build_ms\":", "\"threads\":2"]
+    {
         assert!(s.contains(key), "{key} missing in {s}");
     }
-    let hits: usize = s.split("\"hits\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    let hits: usize =
+        s.split("\"hits\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
     assert!(hits > 500 && hits < 5000, "{hits}");
     let rb = std::fs::read(&rays_npy).unwrap();
     let hb = std::fs::read(&hits_npy).unwrap();
@@ -573,7 +596,8 @@ fn raycast_cli_validates_input_and_reports() {
         .count();
     assert_eq!(finite, hits);
     // unwritable dump path: error, no output file
-    let out = cli(&["raycast", "builtin:torus", "--rays", "10", "--dump-rays", "/nonexistent-dir/r.npy"]);
+    let out =
+        cli(&["raycast", "builtin:torus", "--rays", "10", "--dump-rays", "/nonexistent-dir/r.npy"]);
     assert!(!out.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }

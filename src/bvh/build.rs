@@ -65,7 +65,8 @@ pub(super) fn build(boxes: &[Aabb]) -> Bvh {
         .collect();
     let input = Input { boxes, cent };
     let mut prims: Vec<u32> = (0..n as u32).collect();
-    let mut bvh = Bvh { nodes: Vec::new(), leaves: Vec::new(), prims: Vec::new(), boxes: Vec::new() };
+    let mut bvh =
+        Bvh { nodes: Vec::new(), leaves: Vec::new(), prims: Vec::new(), boxes: Vec::new() };
     if n == 0 {
         return bvh;
     }
@@ -247,4 +248,3 @@ fn median_split(inp: &Input, ids: &mut [u32]) -> usize {
     });
     mid
 }
-

@@ -4,9 +4,9 @@
 use super::{better, Bvh, Stack, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
-use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
 #[cfg(doc)]
 use crate::ray::ray_triangle;
+use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
 use crate::shapes::{Aabb, Ray, Triangle};
 use crate::voxel::MeshRef;
 use rayon::prelude::*;

@@ -55,6 +55,7 @@ use crate::math::{Vec3, V3};
 use crate::overlap::{aabb_aabb, sphere_aabb};
 use crate::ray::{ray_aabb, ray_aabb_conservative_precomp, RayPrecomp};
 use crate::shapes::{Aabb, Ray, Sphere};
+use crate::workload::SplitMix;
 use rayon::prelude::*;
 use wide::f32x8;
 
@@ -398,6 +399,29 @@ impl Bvh {
     }
 }
 
+/// The ray-casting benchmark's ray set (used by `widephase raycast` and
+/// `benches/bvh.rs`, and dumped for peers by `--dump-rays`): `n` rays, origins
+/// uniform on the sphere of radius `|hi - lo|` (the box diagonal) about the box
+/// center, each aimed at a point uniform in the box; `dir = target - origin`
+/// (not normalized, so a hit's `t` lies in `[0, 1]`). Deterministic in `seed`.
+pub fn random_rays(lo: Vec3, hi: Vec3, n: usize, seed: u64) -> Vec<Ray> {
+    let c = (lo + hi) * 0.5;
+    let ext = hi - lo;
+    let r = ext.length();
+    let mut rng = SplitMix(seed);
+    (0..n)
+        .map(|_| {
+            // Uniform direction on the sphere: z uniform in [-1, 1], angle uniform.
+            let z = 2.0 * rng.f() - 1.0;
+            let phi = core::f32::consts::TAU * rng.f();
+            let s = (1.0 - z * z).max(0.0).sqrt();
+            let o = c + Vec3::new(s * phi.cos(), s * phi.sin(), z) * r;
+            let target = lo + Vec3::new(ext.x * rng.f(), ext.y * rng.f(), ext.z * rng.f());
+            Ray::new(o, target - o)
+        })
+        .collect()
+}
+
 /// Whether `(t, id)` beats the current best (smaller `t`, ties: smaller id).
 #[inline(always)]
 pub(crate) fn better(t: f32, id: u32, best_t: f32, best: Option<(u32, f32)>) -> bool {
@@ -423,9 +447,8 @@ pub(crate) fn refit_nodes(nodes: &mut [Node], leaf_box: impl Fn(u32) -> Aabb) {
                 node_box[ch as usize]
             };
             total = union_valid(total, &b);
-            for (k, v) in [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z]
-                .into_iter()
-                .enumerate()
+            for (k, v) in
+                [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z].into_iter().enumerate()
             {
                 lanes[k][s] = v;
             }

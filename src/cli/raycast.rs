@@ -6,10 +6,8 @@ use super::CliResult;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use widephase::bvh::MeshBvh;
+use widephase::bvh::{random_rays, MeshBvh};
 use widephase::voxel::{builtin, formats::write_atomic, Mesh};
-use widephase::workload::SplitMix;
-use widephase::{Ray, Vec3};
 
 /// Most rays in one run (24 bytes each in memory, plus the `.npy` dump).
 pub const MAX_RAYS: usize = 100_000_000;
@@ -25,32 +23,11 @@ pub struct RaycastOptions {
     pub dump_hits: Option<PathBuf>,
 }
 
-/// The benchmark ray set: `n` rays, origins uniform on the sphere of radius
-/// `|hi - lo|` (the box diagonal) about the box center, each aimed at a point
-/// uniform in the box; `dir = target - origin` (not normalized, so a hit's `t`
-/// lies in `[0, 1]`). Deterministic in `seed`.
-pub fn random_rays(lo: Vec3, hi: Vec3, n: usize, seed: u64) -> Vec<Ray> {
-    let c = (lo + hi) * 0.5;
-    let ext = hi - lo;
-    let r = ext.length();
-    let mut rng = SplitMix(seed);
-    (0..n)
-        .map(|_| {
-            // Uniform direction on the sphere: z uniform in [-1, 1], angle uniform.
-            let z = 2.0 * rng.f() - 1.0;
-            let phi = core::f32::consts::TAU * rng.f();
-            let s = (1.0 - z * z).max(0.0).sqrt();
-            let o = c + Vec3::new(s * phi.cos(), s * phi.sin(), z) * r;
-            let target = lo + Vec3::new(ext.x * rng.f(), ext.y * rng.f(), ext.z * rng.f());
-            Ray::new(o, target - o)
-        })
-        .collect()
-}
-
 /// Writes a little-endian float32 `.npy` array of the given shape.
 fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> CliResult {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    let shape_s = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let shape_s =
+        if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
     let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_s}, }}");
     // Pad so that magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
     while (10 + header.len() + 1) % 64 != 0 {
