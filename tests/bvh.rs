@@ -9,7 +9,7 @@ use common::exact::Q;
 use common::reference::rays as reference;
 use common::rng::{self, grid, grid_point, point, Rng};
 use widephase::bvh::{Bvh, MeshBvh, RayHit};
-use widephase::overlap::{aabb_aabb, sphere_aabb};
+use widephase::overlap::{aabb_aabb, sphere_aabb, sphere_triangle, triangle_aabb};
 use widephase::ray::{ray_aabb, ray_triangle};
 use widephase::{Aabb, Ray, Sphere, Triangle, Vec3};
 
@@ -284,6 +284,19 @@ fn mesh_rays_equal_brute_force() {
             assert!(same_hit(got, want), "n {n} ray {ray:?}: bvh {got:?} brute {want:?}");
             assert!(same_hit(bvh.closest_hit_with(&ray, &mut stack), want));
             assert_eq!(bvh.any_hit(&ray), want.is_some(), "any-hit {ray:?}");
+        }
+        for _ in 0..100 {
+            let q = {
+                let f = r.u32(0..5);
+                gen_box(&mut r, f)
+            };
+            let want: Vec<u32> =
+                (0..n as u32).filter(|&i| triangle_aabb(&tris[i as usize], &q)).collect();
+            assert_eq!(bvh.overlap_aabb(&q), want, "triangle-box query {q:?}");
+            let s = Sphere::new(point(&mut r, -9.0, 9.0), [0.0, 0.7, 4.0, f32::NAN][r.usize(0..4)]);
+            let want: Vec<u32> =
+                (0..n as u32).filter(|&i| sphere_triangle(&s, &tris[i as usize])).collect();
+            assert_eq!(bvh.overlap_sphere(&s), want, "triangle-sphere query {s:?}");
         }
     }
 }

@@ -4,10 +4,11 @@
 use super::{better, Bvh, Stack, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
+use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
 #[cfg(doc)]
 use crate::ray::ray_triangle;
 use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
-use crate::shapes::{Aabb, Ray, Triangle};
+use crate::shapes::{Aabb, Ray, Sphere, Triangle};
 use crate::voxel::MeshRef;
 use rayon::prelude::*;
 
@@ -51,6 +52,8 @@ pub struct MeshBvh {
     packs: Vec<Triangle<W>>,
     /// Triangle id per pack lane (`u32::MAX` in padding lanes).
     ids: Vec<[u32; MAX_LEAF]>,
+    /// The triangles by id (for the volume queries).
+    tris: Vec<Triangle>,
 }
 
 fn tri_box(t: &Triangle) -> Aabb {
@@ -79,7 +82,7 @@ impl MeshBvh {
     pub fn new(tris: &[Triangle]) -> Self {
         let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
         let bvh = Bvh::new(&boxes);
-        let mut m = MeshBvh { bvh, packs: Vec::new(), ids: Vec::new() };
+        let mut m = MeshBvh { bvh, packs: Vec::new(), ids: Vec::new(), tris: tris.to_vec() };
         m.fill_packs(tris);
         m
     }
@@ -142,6 +145,39 @@ impl MeshBvh {
         let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
         self.bvh.refit(&boxes);
         self.fill_packs(tris);
+        self.tris.copy_from_slice(tris);
+    }
+
+    /// Ids (ascending) of the triangles that touch or overlap the closed box
+    /// `q` ([`triangle_aabb`]). Candidates come from the tree over the
+    /// triangles' bounding boxes ([`Bvh::overlap_aabb`]), which loses none:
+    /// `triangle_aabb` decides the box-face axes by exact comparisons, so it
+    /// never reports a triangle whose bounding box misses `q`.
+    pub fn overlap_aabb(&self, q: &Aabb) -> Vec<u32> {
+        let mut ids = self.bvh.overlap_aabb(q);
+        ids.retain(|&i| triangle_aabb(&self.tris[i as usize], q));
+        ids
+    }
+
+    /// Ids (ascending) of the triangles that touch or overlap the closed ball
+    /// `s` ([`sphere_triangle`]). Candidates: the triangles whose bounding box
+    /// passes the conservative [`sphere_aabb_conservative`] (a superset of the
+    /// exact test, so rounding in the closest-point computation cannot make a
+    /// reported triangle's box look separated).
+    pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
+        let sw = Sphere::<W> { center: V3::broadcast(s.center), radius: W::splat(s.radius) };
+        let mut out = Vec::new();
+        self.bvh.visit(
+            &mut Vec::new(),
+            |n| sphere_aabb_conservative(&sw, &n.bounds).bits(),
+            |p| {
+                if sphere_triangle(s, &self.tris[p as usize]) {
+                    out.push(p);
+                }
+            },
+        );
+        out.sort_unstable();
+        out
     }
 
     /// The closest hit: the smallest `t` over every triangle [`ray_triangle`]

@@ -29,7 +29,9 @@
 //!   kernel [`aabb_aabb`] / [`sphere_aabb`] says "overlap": node tests use the
 //!   same kernel on a containing box, and both kernels are monotone in the box
 //!   (rounded subtraction and products are monotone), so no node containing a
-//!   reported primitive is culled;
+//!   reported primitive is culled; on a mesh, [`MeshBvh::overlap_aabb`] and
+//!   [`MeshBvh::overlap_sphere`] report exactly the triangles the scalar
+//!   `triangle_aabb` / `sphere_triangle` accept;
 //! - rays ([`MeshBvh::closest_hit`], [`MeshBvh::any_hit`], [`Bvh::pick`]) test
 //!   nodes with the **conservative** slab test, which never misses a box the
 //!   exact ray segment touches, so a ray through an edge or vertex shared by two
@@ -315,7 +317,7 @@ impl Bvh {
     /// Depth-first traversal: `node_mask` says which children of a node to
     /// enter (bit per slot), `prim` is called for every primitive of an entered leaf.
     #[inline]
-    fn visit(
+    pub(crate) fn visit(
         &self,
         stack: &mut Vec<u32>,
         mut node_mask: impl FnMut(&Node) -> u64,

@@ -59,8 +59,10 @@ pub fn run(o: RaycastOptions) -> CliResult {
     if o.rays == 0 || o.rays > MAX_RAYS {
         return Err(format!("--rays {} is out of range: must be 1..={MAX_RAYS}", o.rays).into());
     }
-    if o.threads == Some(0) {
-        return Err("--threads must be at least 1".into());
+    if let Some(t) = o.threads {
+        if t == 0 || t > 1024 {
+            return Err(format!("--threads {t} is out of range: must be 1..=1024").into());
+        }
     }
     for p in o.dump_rays.iter().chain(o.dump_hits.iter()) {
         check_out_dir(p)?;
