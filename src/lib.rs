@@ -79,6 +79,7 @@
 pub mod batch;
 pub mod bounding;
 pub mod broad;
+pub mod bvh;
 pub mod closest;
 pub mod contact;
 pub mod convert;

@@ -36,6 +36,8 @@ enum Command {
     Voxelize(VoxelizeArgs),
     /// All overlapping pairs of N boxes (box pruning): count, time and rate.
     Pairs(PairsArgs),
+    /// Cast seeded random rays at a mesh (OBJ/STL/PLY or builtin:torus) through the wide BVH.
+    Raycast(RaycastArgs),
 }
 
 #[derive(clap::Args)]
@@ -57,6 +59,30 @@ struct PairsArgs {
     /// Print one JSON object (n, pairs, ms for the query alone, threads).
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args)]
+struct RaycastArgs {
+    /// Mesh file (.obj, .stl, .ply) or builtin:NAME (torus, knot, cube).
+    mesh: String,
+    /// Number of rays (origins on a sphere around the mesh, aimed into its bounding box).
+    #[arg(long)]
+    rays: usize,
+    /// Seed of the ray set.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object (n, triangles, rays, hits, ms, build_ms, mrays_per_s, threads).
+    #[arg(long)]
+    json: bool,
+    /// Write the rays as an N×6 float32 .npy (origin xyz, direction xyz).
+    #[arg(long)]
+    dump_rays: Option<std::path::PathBuf>,
+    /// Write each ray's closest-hit t as an N float32 .npy (inf for a miss).
+    #[arg(long)]
+    dump_hits: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -169,6 +195,15 @@ fn main() -> ExitCode {
                 threads: a.threads,
             })
         }
+        Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
+            mesh: a.mesh,
+            rays: a.rays,
+            seed: a.seed,
+            threads: a.threads,
+            json: a.json,
+            dump_rays: a.dump_rays,
+            dump_hits: a.dump_hits,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod demo;
 pub mod info;
 pub mod pairs;
+pub mod raycast;
 pub mod voxelize;
 
 /// Errors reported at the command-line edge.

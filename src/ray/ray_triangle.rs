@@ -117,8 +117,98 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
 /// assert!(ray_triangle(&up, &tri).hit);
 /// ```
 pub fn ray_triangle<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> RayTriangleHit<L> {
+    finish(ray, tri, shear(ray, tri))
+}
+
+/// Per-ray data of [`ray_triangle`] computed once for one ray tested against
+/// many triangles (a BVH leaf pack): the axis permutation and the shear
+/// constants `Sx, Sy, Sz` of Woop et al. With one ray the permutation is the
+/// same in every lane, so it is applied by index instead of by lane selects.
+#[derive(Clone, Copy, Debug)]
+pub struct RayTrianglePrecomp<L: Lane = f32> {
+    ray: Ray<L>,
+    /// `(kx, ky, kz)` after the winding swap.
+    k: [usize; 3],
+    /// `(Sx, Sy, Sz)`.
+    s: V3<L>,
+    dir_zero: bool,
+}
+
+impl RayTrianglePrecomp<f32> {
+    /// The shear of `ray` (the same arithmetic as inside [`ray_triangle`]).
+    pub fn new(ray: &Ray) -> Self {
+        let d = ray.dir.to_array();
+        let ad = ray.dir.abs();
+        // kz = argmax |d_i|, ties to the lower axis (as in `shear`).
+        let kz = if ad.x >= ad.y && ad.x >= ad.z {
+            0
+        } else if ad.y >= ad.z {
+            1
+        } else {
+            2
+        };
+        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+        if d[kz] < 0.0 {
+            core::mem::swap(&mut kx, &mut ky);
+        }
+        let s = V3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
+        RayTrianglePrecomp { ray: *ray, k: [kx, ky, kz], s, dir_zero: d[kz] == 0.0 }
+    }
+
+    /// The same ray in every lane, to test a pack of triangles.
+    pub fn splat<L: Lane>(&self) -> RayTrianglePrecomp<L> {
+        RayTrianglePrecomp {
+            ray: Ray {
+                origin: V3::broadcast(self.ray.origin),
+                dir: V3::broadcast(self.ray.dir),
+                t_min: L::splat(self.ray.t_min),
+                t_max: L::splat(self.ray.t_max),
+            },
+            k: self.k,
+            s: V3::broadcast(self.s),
+            dir_zero: self.dir_zero,
+        }
+    }
+}
+
+/// [`ray_triangle`] with the per-ray shear precomputed
+/// ([`RayTrianglePrecomp::new`], then [`splat`](RayTrianglePrecomp::splat) for
+/// a pack of triangles). Bit-identical to [`ray_triangle`] on the same ray.
+///
+/// ```
+/// use widephase::ray::{ray_triangle, ray_triangle_precomp, RayTrianglePrecomp};
+/// use widephase::{Ray, Triangle, Vec3};
+/// let tri = Triangle::new(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0));
+/// let ray = Ray::new(Vec3::new(0.5, 0.5, 3.0), Vec3::new(0.1, 0.0, -1.0));
+/// let pre = RayTrianglePrecomp::new(&ray);
+/// let (h, g) = (ray_triangle_precomp(&pre, &tri), ray_triangle(&ray, &tri));
+/// assert!(h.hit && h.t.to_bits() == g.t.to_bits() && h.u.to_bits() == g.u.to_bits());
+/// ```
+#[inline]
+pub fn ray_triangle_precomp<L: Lane>(
+    pre: &RayTrianglePrecomp<L>,
+    tri: &Triangle<L>,
+) -> RayTriangleHit<L> {
+    let [kx, ky, kz] = pre.k;
+    let o = pre.ray.origin;
+    let tr = |p: V3<L>| -> V3<L> {
+        let q = [p.x - o.x, p.y - o.y, p.z - o.z];
+        V3::new(q[kx] - pre.s.x * q[kz], q[ky] - pre.s.y * q[kz], pre.s.z * q[kz])
+    };
+    let sheared = Sheared {
+        a: tr(tri.a),
+        b: tr(tri.b),
+        c: tr(tri.c),
+        dir_zero: L::Mask::splat(pre.dir_zero),
+    };
+    finish(&pre.ray, tri, sheared)
+}
+
+/// The edge functions, the sign tests and `t` on sheared vertices, with the
+/// per-lane f64 fallback (shared by [`ray_triangle`] and [`ray_triangle_precomp`]).
+#[inline(always)]
+fn finish<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>, s: Sheared<L>) -> RayTriangleHit<L> {
     let zero = L::splat(0.0);
-    let s = shear(ray, tri);
     let (a, b, c) = (s.a, s.b, s.c);
     let u = c.x * b.y - c.y * b.x;
     let v = a.x * c.y - a.y * c.x;

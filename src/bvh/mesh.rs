@@ -1,0 +1,262 @@
+//! The BVH over a triangle mesh: each leaf is one `Triangle<f32x8>` pack,
+//! tested against a ray with the watertight lane-generic [`ray_triangle`].
+
+use super::{better, Bvh, Stack, EMPTY_BOX, MAX_LEAF, W};
+use crate::lane::LaneMask;
+use crate::math::{Vec3, V3};
+use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
+#[cfg(doc)]
+use crate::ray::ray_triangle;
+use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
+use crate::shapes::{Aabb, Ray, Sphere, Triangle};
+use crate::voxel::MeshRef;
+use rayon::prelude::*;
+
+/// The closest hit of a ray on a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Triangle index (into the slice or index buffer the BVH was built from).
+    pub id: u32,
+    /// Ray parameter of the hit ([`ray_triangle`]'s `t`).
+    pub t: f32,
+    /// Barycentric weight of vertex `b`.
+    pub u: f32,
+    /// Barycentric weight of vertex `c`.
+    pub v: f32,
+}
+
+/// Padding lane of a leaf pack: NaN vertices, which [`ray_triangle`] rejects
+/// (invalid triangle) without taking its fallback path.
+const PAD: f32 = f32::NAN;
+
+/// A wide BVH over triangles with closest-hit, any-hit and refit (see the
+/// [module docs](super) for the exactness argument).
+///
+/// ```
+/// use widephase::{bvh::MeshBvh, Ray, Triangle, Vec3};
+/// // two triangles sharing the diagonal of the unit square at z = 0
+/// let (a, b, c, d) = (Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y);
+/// let bvh = MeshBvh::new(&[Triangle::new(a, b, c), Triangle::new(a, c, d)]);
+/// // straight down through the shared edge at (0.5, 0.5): both triangles are hit
+/// // at t = 1; the tie goes to the smaller id
+/// let ray = Ray::new(Vec3::new(0.5, 0.5, 1.0), Vec3::new(0.0, 0.0, -1.0));
+/// let hit = bvh.closest_hit(&ray).unwrap();
+/// assert_eq!((hit.id, hit.t), (0, 1.0));
+/// assert!(bvh.any_hit(&ray));
+/// assert!(!bvh.any_hit(&Ray::new(Vec3::new(2.0, 2.0, 1.0), Vec3::new(0.0, 0.0, -1.0))));
+/// ```
+#[derive(Clone, Debug)]
+pub struct MeshBvh {
+    bvh: Bvh,
+    /// One pack per leaf (lanes past the leaf's count are `PAD`).
+    packs: Vec<Triangle<W>>,
+    /// Triangle id per pack lane (`u32::MAX` in padding lanes).
+    ids: Vec<[u32; MAX_LEAF]>,
+    /// The triangles by id (for the volume queries).
+    tris: Vec<Triangle>,
+}
+
+fn tri_box(t: &Triangle) -> Aabb {
+    let min = Vec3::new(
+        t.a.x.min(t.b.x).min(t.c.x),
+        t.a.y.min(t.b.y).min(t.c.y),
+        t.a.z.min(t.b.z).min(t.c.z),
+    );
+    let max = Vec3::new(
+        t.a.x.max(t.b.x).max(t.c.x),
+        t.a.y.max(t.b.y).max(t.c.y),
+        t.a.z.max(t.b.z).max(t.c.z),
+    );
+    // A triangle with a non-finite coordinate gets the empty box (never hit;
+    // `min` drops NaN operands, so test the vertices themselves).
+    if (t.a.is_finite() & t.b.is_finite() & t.c.is_finite()) && (Aabb { min, max }).is_valid() {
+        Aabb { min, max }
+    } else {
+        EMPTY_BOX
+    }
+}
+
+impl MeshBvh {
+    /// Builds the BVH over `tris` (triangle `i` is `tris[i]`) on the current
+    /// rayon pool; the tree does not depend on its thread count.
+    pub fn new(tris: &[Triangle]) -> Self {
+        let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
+        let bvh = Bvh::new(&boxes);
+        let mut m = MeshBvh { bvh, packs: Vec::new(), ids: Vec::new(), tris: tris.to_vec() };
+        m.fill_packs(tris);
+        m
+    }
+
+    /// Builds the BVH over an indexed mesh.
+    pub fn from_mesh(mesh: MeshRef<'_>) -> Self {
+        let tris: Vec<Triangle> = (0..mesh.triangle_count()).map(|t| mesh.triangle(t)).collect();
+        Self::new(&tris)
+    }
+
+    fn fill_packs(&mut self, tris: &[Triangle]) {
+        let bvh = &self.bvh;
+        let (packs, ids): (Vec<Triangle<W>>, Vec<[u32; MAX_LEAF]>) = bvh
+            .leaves
+            .par_iter()
+            .map(|l| {
+                let mut c = [[PAD; MAX_LEAF]; 9];
+                let mut id = [u32::MAX; MAX_LEAF];
+                for (lane, &p) in
+                    bvh.prims[l.start as usize..(l.start + l.count) as usize].iter().enumerate()
+                {
+                    let t = &tris[p as usize];
+                    for (k, v) in [t.a.x, t.a.y, t.a.z, t.b.x, t.b.y, t.b.z, t.c.x, t.c.y, t.c.z]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        c[k][lane] = v;
+                    }
+                    id[lane] = p;
+                }
+                let v3 = |k: usize| V3::new(W::new(c[k]), W::new(c[k + 1]), W::new(c[k + 2]));
+                (Triangle { a: v3(0), b: v3(3), c: v3(6) }, id)
+            })
+            .unzip();
+        self.packs = packs;
+        self.ids = ids;
+    }
+
+    /// Number of triangles.
+    pub fn len(&self) -> usize {
+        self.bvh.len()
+    }
+
+    /// Whether the mesh has no triangle.
+    pub fn is_empty(&self) -> bool {
+        self.bvh.is_empty()
+    }
+
+    /// The underlying BVH over the triangles' bounding boxes (box and sphere
+    /// queries on those boxes, node statistics, fingerprint).
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// Moves the triangles to `tris` (same count and ids) and refits the tree
+    /// bottom-up; queries then answer as a rebuild on `tris` would. Panics when
+    /// the count differs.
+    pub fn refit(&mut self, tris: &[Triangle]) {
+        assert_eq!(tris.len(), self.len(), "refit needs one triangle per id");
+        let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
+        self.bvh.refit(&boxes);
+        self.fill_packs(tris);
+        self.tris.copy_from_slice(tris);
+    }
+
+    /// Ids (ascending) of the triangles that touch or overlap the closed box
+    /// `q` ([`triangle_aabb`]). Candidates come from the tree over the
+    /// triangles' bounding boxes ([`Bvh::overlap_aabb`]), which loses none:
+    /// `triangle_aabb` decides the box-face axes by exact comparisons, so it
+    /// never reports a triangle whose bounding box misses `q`.
+    pub fn overlap_aabb(&self, q: &Aabb) -> Vec<u32> {
+        let mut ids = self.bvh.overlap_aabb(q);
+        ids.retain(|&i| triangle_aabb(&self.tris[i as usize], q));
+        ids
+    }
+
+    /// Ids (ascending) of the triangles that touch or overlap the closed ball
+    /// `s` ([`sphere_triangle`]). Candidates: the triangles whose bounding box
+    /// passes the conservative [`sphere_aabb_conservative`] (a superset of the
+    /// exact test, so rounding in the closest-point computation cannot make a
+    /// reported triangle's box look separated).
+    pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
+        let sw = Sphere::<W> { center: V3::broadcast(s.center), radius: W::splat(s.radius) };
+        let mut out = Vec::new();
+        self.bvh.visit(
+            &mut Vec::new(),
+            |n| sphere_aabb_conservative(&sw, &n.bounds).bits(),
+            |p| {
+                if sphere_triangle(s, &self.tris[p as usize]) {
+                    out.push(p);
+                }
+            },
+        );
+        out.sort_unstable();
+        out
+    }
+
+    /// The closest hit: the smallest `t` over every triangle [`ray_triangle`]
+    /// hits within `[t_min, t_max]`; ties on `t` go to the smallest id. `None`
+    /// for a miss or an invalid ray. Equals that minimum over all triangles
+    /// (brute force) for every input: nodes are culled only by the
+    /// conservative slab test.
+    pub fn closest_hit(&self, ray: &Ray) -> Option<RayHit> {
+        self.closest_hit_with(ray, &mut Vec::with_capacity(64))
+    }
+
+    /// [`closest_hit`](Self::closest_hit) with a caller-owned traversal stack
+    /// (no allocation per ray once it has grown).
+    pub fn closest_hit_with(&self, ray: &Ray, stack: &mut Stack) -> Option<RayHit> {
+        let rw = splat_ray(ray);
+        let mut best: Option<RayHit> = None;
+        let mut best_t = ray.t_max;
+        self.bvh.ray_visit(ray, stack, &mut best_t, |leaf, best_t| {
+            let h = ray_triangle_precomp(&rw, &self.packs[leaf as usize]);
+            let mut m = h.hit.bits();
+            if m != 0 {
+                let (ts, us, vs) = (h.t.to_array(), h.u.to_array(), h.v.to_array());
+                let ids = &self.ids[leaf as usize];
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if better(ts[i], ids[i], *best_t, best.map(|b| (b.id, b.t))) {
+                        best = Some(RayHit { id: ids[i], t: ts[i], u: us[i], v: vs[i] });
+                        *best_t = ts[i];
+                    }
+                }
+            }
+            false
+        });
+        best
+    }
+
+    /// Whether the ray hits any triangle within `[t_min, t_max]` (the same
+    /// answer as `closest_hit(ray).is_some()`, stopping at the first hit).
+    pub fn any_hit(&self, ray: &Ray) -> bool {
+        self.any_hit_with(ray, &mut Vec::with_capacity(64))
+    }
+
+    /// [`any_hit`](Self::any_hit) with a caller-owned traversal stack.
+    pub fn any_hit_with(&self, ray: &Ray, stack: &mut Stack) -> bool {
+        let rw = splat_ray(ray);
+        let mut found = false;
+        let mut t_max = ray.t_max;
+        self.bvh.ray_visit(ray, stack, &mut t_max, |leaf, _| {
+            found = ray_triangle_precomp(&rw, &self.packs[leaf as usize]).hit.any();
+            found
+        });
+        found
+    }
+
+    /// [`closest_hit`](Self::closest_hit) for every ray, in parallel over the
+    /// current rayon pool (answers do not depend on the thread count).
+    pub fn closest_hits(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
+        rays.par_iter()
+            .with_min_len(1024)
+            .map_init(|| Vec::with_capacity(64), |stack, r| self.closest_hit_with(r, stack))
+            .collect()
+    }
+
+    /// Number of rays that hit, over the current rayon pool (the benchmark
+    /// path: no per-ray output).
+    pub fn count_hits(&self, rays: &[Ray]) -> usize {
+        rays.par_iter()
+            .with_min_len(1024)
+            .map_init(
+                || Vec::with_capacity(64),
+                |stack, r| self.closest_hit_with(r, stack).is_some() as usize,
+            )
+            .sum()
+    }
+}
+
+/// The per-ray shear of the watertight test, splat over a leaf pack.
+#[inline(always)]
+fn splat_ray(r: &Ray) -> RayTrianglePrecomp<W> {
+    RayTrianglePrecomp::new(r).splat::<W>()
+}

@@ -1,0 +1,469 @@
+//! Bounding volume hierarchies: a wide (8 children per node) BVH over boxes
+//! ([`Bvh`]) and over triangle meshes ([`MeshBvh`]), built by parallel binned
+//! SAH and refitted after motion.
+//!
+//! **Layout.** A node stores its eight child boxes as one `Aabb<f32x8>`
+//! (structure of arrays), so a node's children are tested at once by the
+//! crate's lane-generic kernels: [`ray_aabb_conservative_precomp`] for rays,
+//! [`aabb_aabb`] and [`sphere_aabb`] for volumes. Empty slots hold an inverted
+//! box (`+∞..-∞`), which every kernel rejects. Leaves hold at most
+//! [`MAX_LEAF`] = 8 primitives; a mesh leaf is one `Triangle<f32x8>` pack, so a
+//! leaf's triangles are tested together by the watertight [`ray_triangle`].
+//!
+//! **Build.** Binned SAH (Wald, "On fast Construction of SAH-based Bounding
+//! Volume Hierarchies", 2007; 16 bins per axis, as in Embree's and parry's
+//! binned builders) produces a binary tree; the two halves of every split are
+//! built in parallel with `rayon::join`. The binary tree is then collapsed into
+//! 8-wide nodes by repeatedly opening the child of largest surface area (the
+//! usual BVH2 → BVH8 conversion, Wald et al. "Getting rid of packets", 2008).
+//! Every step depends only on the input (no thread-dependent order, no atomics),
+//! so the tree is identical for any thread count. Degenerate inputs: primitives
+//! whose box is not valid (NaN, ±∞, inverted) are kept in the tree with an empty
+//! box (so a later refit can bring them back) and are never reported; when all
+//! centroids coincide, or the recursion gets deep, the split is the object
+//! median (by centroid, ties by id), so identical boxes still build a balanced
+//! tree.
+//!
+//! **Queries** and their exactness:
+//! - box and sphere overlap report exactly the primitives for which the scalar
+//!   kernel [`aabb_aabb`] / [`sphere_aabb`] says "overlap": node tests use the
+//!   same kernel on a containing box, and both kernels are monotone in the box
+//!   (rounded subtraction and products are monotone), so no node containing a
+//!   reported primitive is culled; on a mesh, [`MeshBvh::overlap_aabb`] and
+//!   [`MeshBvh::overlap_sphere`] report exactly the triangles the scalar
+//!   `triangle_aabb` / `sphere_triangle` accept;
+//! - rays ([`MeshBvh::closest_hit`], [`MeshBvh::any_hit`], [`Bvh::pick`]) test
+//!   nodes with the **conservative** slab test, which never misses a box the
+//!   exact ray segment touches, so a ray through an edge or vertex shared by two
+//!   triangles reaches both leaves and the watertight triangle test decides.
+//!   The closest hit is the smallest `(t, id)` pair (ties on `t`: smallest
+//!   primitive id) over every primitive the scalar kernel hits, which makes the
+//!   answer independent of the tree's shape; children are visited front to back
+//!   by entry distance and culled when their conservative entry exceeds the best
+//!   `t` so far.
+//!
+//! [`ray_aabb_conservative_precomp`]: crate::ray::ray_aabb_conservative_precomp
+//! [`aabb_aabb`]: crate::overlap::aabb_aabb
+//! [`sphere_aabb`]: crate::overlap::sphere_aabb
+//! [`ray_triangle`]: crate::ray::ray_triangle
+
+mod build;
+mod mesh;
+
+pub use mesh::{MeshBvh, RayHit};
+
+use crate::lane::{Lane, LaneMask};
+use crate::math::{Vec3, V3};
+use crate::overlap::{aabb_aabb, sphere_aabb};
+use crate::ray::{ray_aabb, ray_aabb_conservative_precomp, RayPrecomp};
+use crate::shapes::{Aabb, Ray, Sphere};
+use crate::workload::SplitMix;
+use rayon::prelude::*;
+use wide::f32x8;
+
+/// Children per node (one `f32x8` lane each).
+pub const BRANCH: usize = 8;
+/// Most primitives in one leaf (one `f32x8` pack of triangles).
+pub const MAX_LEAF: usize = 8;
+
+/// The lane type of node and leaf tests.
+pub(crate) type W = f32x8;
+
+/// Child slot tag: the slot is a leaf (index into the leaf table in the low bits).
+pub(crate) const LEAF_BIT: u32 = 1 << 31;
+/// Child slot tag: the slot is empty.
+pub(crate) const EMPTY: u32 = u32::MAX;
+
+/// One wide node: eight child boxes in SoA form and what each slot holds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    pub(crate) bounds: Aabb<W>,
+    /// `EMPTY`, `LEAF_BIT | leaf`, or an index of a node (always greater than
+    /// this node's own index: nodes are laid out in preorder).
+    pub(crate) child: [u32; BRANCH],
+}
+
+/// A leaf: `count` primitive ids at `prims[start..start + count]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Leaf {
+    pub(crate) start: u32,
+    pub(crate) count: u32,
+}
+
+/// The empty box: inverted, so every kernel rejects it and it is the identity
+/// of [`union_valid`].
+pub(crate) const EMPTY_BOX: Aabb = Aabb {
+    min: Vec3::new(f32::INFINITY, f32::INFINITY, f32::INFINITY),
+    max: Vec3::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY),
+};
+
+/// `a ∪ b`, where an invalid `b` (NaN, ±∞, inverted) contributes nothing.
+#[inline]
+pub(crate) fn union_valid(a: Aabb, b: &Aabb) -> Aabb {
+    if !b.is_valid() {
+        return a;
+    }
+    Aabb {
+        min: Vec3::new(a.min.x.min(b.min.x), a.min.y.min(b.min.y), a.min.z.min(b.min.z)),
+        max: Vec3::new(a.max.x.max(b.max.x), a.max.y.max(b.max.y), a.max.z.max(b.max.z)),
+    }
+}
+
+/// Reusable traversal stack entries: (child slot value, entry `t`).
+pub(crate) type Stack = Vec<(u32, f32)>;
+
+/// A wide BVH over axis-aligned boxes: box, sphere and ray queries, self-overlap
+/// pairs, and refit after the boxes move (see the [module docs](self)).
+///
+/// ```
+/// use widephase::{bvh::Bvh, Aabb, Ray, Sphere, Vec3};
+/// let boxes: Vec<Aabb> = (0..100)
+///     .map(|i| Aabb::new(Vec3::new(i as f32, 0.0, 0.0), Vec3::new(i as f32 + 1.0, 1.0, 1.0)))
+///     .collect();
+/// let bvh = Bvh::new(&boxes);
+/// // box 10 spans x in [10, 11]: the query touches boxes 9, 10 and 11 (closed sets)
+/// let q = Aabb::new(Vec3::new(10.0, 0.5, 0.5), Vec3::new(11.0, 0.5, 0.5));
+/// assert_eq!(bvh.overlap_aabb(&q), vec![9, 10, 11]);
+/// assert_eq!(bvh.overlap_sphere(&Sphere::new(Vec3::new(50.5, 0.5, 0.5), 0.1)), vec![50]);
+/// // picking: the first box along the ray
+/// let ray = Ray::new(Vec3::new(-5.0, 0.5, 0.5), Vec3::new(1.0, 0.0, 0.0));
+/// assert_eq!(bvh.pick(&ray), Some((0, 5.0)));
+/// // neighbours touch: 99 pairs (i, i + 1)
+/// assert_eq!(bvh.self_pairs().len(), 99);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Bvh {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) leaves: Vec<Leaf>,
+    /// Primitive ids in leaf order.
+    pub(crate) prims: Vec<u32>,
+    /// Primitive boxes by id (as given; invalid ones are never reported).
+    pub(crate) boxes: Vec<Aabb>,
+}
+
+impl Bvh {
+    /// Builds the tree over `boxes` (primitive `i` is `boxes[i]`) with the
+    /// parallel binned-SAH builder on the current rayon pool. The tree does not
+    /// depend on the pool's thread count.
+    pub fn new(boxes: &[Aabb]) -> Self {
+        assert!(boxes.len() < LEAF_BIT as usize, "at most 2^31 - 1 primitives");
+        let mut bvh = build::build(boxes);
+        bvh.boxes = boxes.to_vec();
+        bvh
+    }
+
+    /// Number of primitives.
+    pub fn len(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// Whether the tree holds no primitive.
+    pub fn is_empty(&self) -> bool {
+        self.boxes.is_empty()
+    }
+
+    /// Number of wide nodes.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of leaves.
+    pub fn leaf_count(&self) -> usize {
+        self.leaves.len()
+    }
+
+    /// The primitive boxes, by id.
+    pub fn boxes(&self) -> &[Aabb] {
+        &self.boxes
+    }
+
+    /// A hash of the tree's exact structure and boxes (bit patterns), for
+    /// checking that builds with different thread counts agree.
+    pub fn fingerprint(&self) -> u64 {
+        // FNV-1a over every word of the tree.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |w: u32| {
+            h ^= w as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        for n in &self.nodes {
+            let b = &n.bounds;
+            for v in [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z] {
+                v.to_array().iter().for_each(|x| eat(x.to_bits()));
+            }
+            n.child.iter().for_each(|&c| eat(c));
+        }
+        for l in &self.leaves {
+            eat(l.start);
+            eat(l.count);
+        }
+        self.prims.iter().for_each(|&p| eat(p));
+        h
+    }
+
+    /// Moves the primitives to `boxes` (same count, same ids) and refits every
+    /// node's child boxes bottom-up; the topology is kept. Queries afterwards
+    /// give the same answers as a tree rebuilt on `boxes` (the tree may be less
+    /// tight). Panics when the count differs.
+    pub fn refit(&mut self, boxes: &[Aabb]) {
+        assert_eq!(boxes.len(), self.boxes.len(), "refit needs one box per primitive");
+        self.boxes.copy_from_slice(boxes);
+        let prim_boxes = &self.boxes;
+        let (leaves, prims) = (&self.leaves, &self.prims);
+        refit_nodes(&mut self.nodes, |leaf| {
+            let l = leaves[leaf as usize];
+            prims[l.start as usize..(l.start + l.count) as usize]
+                .iter()
+                .fold(EMPTY_BOX, |acc, &p| union_valid(acc, &prim_boxes[p as usize]))
+        });
+    }
+
+    /// Ids (ascending) of the primitives whose box overlaps `q` ([`aabb_aabb`]:
+    /// closed boxes, touching counts). An invalid `q` overlaps nothing.
+    pub fn overlap_aabb(&self, q: &Aabb) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.overlap_aabb_into(q, &mut out, &mut Vec::new());
+        out.sort_unstable();
+        out
+    }
+
+    /// [`overlap_aabb`](Self::overlap_aabb) appending to `out` in tree order
+    /// (unsorted), with a caller-owned traversal stack.
+    pub fn overlap_aabb_into(&self, q: &Aabb, out: &mut Vec<u32>, stack: &mut Vec<u32>) {
+        let qw = Aabb::<W> { min: V3::broadcast(q.min), max: V3::broadcast(q.max) };
+        self.visit(
+            stack,
+            |n| aabb_aabb(&qw, &n.bounds).bits(),
+            |p| {
+                if aabb_aabb(q, &self.boxes[p as usize]) {
+                    out.push(p);
+                }
+            },
+        );
+    }
+
+    /// Ids (ascending) of the primitives whose box overlaps the closed ball `s`
+    /// ([`sphere_aabb`]). An invalid sphere overlaps nothing.
+    pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
+        let sw = Sphere::<W> { center: V3::broadcast(s.center), radius: W::splat(s.radius) };
+        let mut out = Vec::new();
+        self.visit(
+            &mut Vec::new(),
+            |n| sphere_aabb(&sw, &n.bounds).bits(),
+            |p| {
+                if sphere_aabb(s, &self.boxes[p as usize]) {
+                    out.push(p);
+                }
+            },
+        );
+        out.sort_unstable();
+        out
+    }
+
+    /// Picking: the primitive whose box the ray enters first ([`ray_aabb`],
+    /// the box's entry `t`; a ray starting inside reports `t_min`), as
+    /// `(id, t)`. Ties on `t`: the smallest id. `None` when no box is hit or
+    /// the ray is invalid.
+    pub fn pick(&self, ray: &Ray) -> Option<(u32, f32)> {
+        self.pick_with(ray, &mut Vec::new())
+    }
+
+    /// [`pick`](Self::pick) with a caller-owned traversal stack.
+    pub fn pick_with(&self, ray: &Ray, stack: &mut Stack) -> Option<(u32, f32)> {
+        let mut best: Option<(u32, f32)> = None;
+        let mut best_t = ray.t_max;
+        let boxes = &self.boxes;
+        let leaves = &self.leaves;
+        let prims = &self.prims;
+        self.ray_visit(ray, stack, &mut best_t, |leaf, best_t| {
+            let l = leaves[leaf as usize];
+            for &p in &prims[l.start as usize..(l.start + l.count) as usize] {
+                let h = ray_aabb(ray, &boxes[p as usize]);
+                if h.hit && better(h.t, p, *best_t, best) {
+                    best = Some((p, h.t));
+                    *best_t = h.t;
+                }
+            }
+            false
+        });
+        best
+    }
+
+    /// All pairs `(i, j)`, `i < j`, of primitives whose boxes overlap
+    /// ([`aabb_aabb`]), sorted. One tree query per primitive, in parallel over
+    /// rayon; the list does not depend on the thread count.
+    pub fn self_pairs(&self) -> Vec<[u32; 2]> {
+        let n = self.boxes.len();
+        (0..n)
+            .into_par_iter()
+            .with_min_len(256)
+            .fold(
+                || (Vec::new(), Vec::new(), Vec::new()),
+                |(mut pairs, mut hits, mut stack): (Vec<[u32; 2]>, Vec<u32>, Vec<u32>), i| {
+                    hits.clear();
+                    self.overlap_aabb_into(&self.boxes[i], &mut hits, &mut stack);
+                    hits.sort_unstable();
+                    pairs.extend(hits.iter().filter(|&&j| j as usize > i).map(|&j| [i as u32, j]));
+                    (pairs, hits, stack)
+                },
+            )
+            .map(|(p, _, _)| p)
+            .reduce(Vec::new, |mut a, b| {
+                a.extend(b);
+                a
+            })
+    }
+
+    /// Depth-first traversal: `node_mask` says which children of a node to
+    /// enter (bit per slot), `prim` is called for every primitive of an entered leaf.
+    #[inline]
+    pub(crate) fn visit(
+        &self,
+        stack: &mut Vec<u32>,
+        mut node_mask: impl FnMut(&Node) -> u64,
+        mut prim: impl FnMut(u32),
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        stack.clear();
+        stack.push(0);
+        while let Some(c) = stack.pop() {
+            let node = &self.nodes[c as usize];
+            let mut m = node_mask(node);
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let ch = node.child[i];
+                if ch & LEAF_BIT != 0 {
+                    let l = self.leaves[(ch & !LEAF_BIT) as usize];
+                    for &p in &self.prims[l.start as usize..(l.start + l.count) as usize] {
+                        prim(p);
+                    }
+                } else {
+                    stack.push(ch);
+                }
+            }
+        }
+    }
+
+    /// Ordered ray traversal shared by picking and the mesh queries: children
+    /// whose conservative slab test hits with entry `<= best_t` are visited
+    /// nearest first; `leaf(leaf_index, &mut best_t)` tests a leaf, may lower
+    /// `best_t`, and returns `true` to stop (any-hit).
+    #[inline]
+    pub(crate) fn ray_visit(
+        &self,
+        ray: &Ray,
+        stack: &mut Stack,
+        best_t: &mut f32,
+        mut leaf: impl FnMut(u32, &mut f32) -> bool,
+    ) {
+        if self.nodes.is_empty() || !crate::ray::ray_valid(ray) {
+            return;
+        }
+        let pre = RayPrecomp::new(ray).splat::<W>();
+        stack.clear();
+        stack.push((0, f32::NEG_INFINITY));
+        while let Some((c, t_enter)) = stack.pop() {
+            if t_enter > *best_t {
+                continue;
+            }
+            if c & LEAF_BIT != 0 {
+                if leaf(c & !LEAF_BIT, best_t) {
+                    return;
+                }
+                continue;
+            }
+            let node = &self.nodes[c as usize];
+            let h = ray_aabb_conservative_precomp(&pre, &node.bounds);
+            let mut m = (h.hit & h.t.le(W::splat(*best_t))).bits();
+            if m == 0 {
+                continue;
+            }
+            let ts = h.t.to_array();
+            // Push the hit children farthest first, so the nearest is popped
+            // next (front-to-back order by entry t). At most 8: insertion sort.
+            let base = stack.len();
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let e = (node.child[i], ts[i]);
+                let mut k = stack.len();
+                stack.push(e);
+                while k > base && stack[k - 1].1 < e.1 {
+                    stack[k] = stack[k - 1];
+                    k -= 1;
+                }
+                stack[k] = e;
+            }
+        }
+    }
+}
+
+/// The ray-casting benchmark's ray set (used by `widephase raycast` and
+/// `benches/bvh.rs`, and dumped for peers by `--dump-rays`): `n` rays, origins
+/// uniform on the sphere of radius `|hi - lo|` (the box diagonal) about the box
+/// center, each aimed at a point uniform in the box; `dir = target - origin`
+/// (not normalized, so a hit's `t` lies in `[0, 1]`). Deterministic in `seed`.
+pub fn random_rays(lo: Vec3, hi: Vec3, n: usize, seed: u64) -> Vec<Ray> {
+    let c = (lo + hi) * 0.5;
+    let ext = hi - lo;
+    let r = ext.length();
+    let mut rng = SplitMix(seed);
+    (0..n)
+        .map(|_| {
+            // Uniform direction on the sphere: z uniform in [-1, 1], angle uniform.
+            let z = 2.0 * rng.f() - 1.0;
+            let phi = core::f32::consts::TAU * rng.f();
+            let s = (1.0 - z * z).max(0.0).sqrt();
+            let o = c + Vec3::new(s * phi.cos(), s * phi.sin(), z) * r;
+            let target = lo + Vec3::new(ext.x * rng.f(), ext.y * rng.f(), ext.z * rng.f());
+            Ray::new(o, target - o)
+        })
+        .collect()
+}
+
+/// Whether `(t, id)` beats the current best (smaller `t`, ties: smaller id).
+#[inline(always)]
+pub(crate) fn better(t: f32, id: u32, best_t: f32, best: Option<(u32, f32)>) -> bool {
+    match best {
+        None => t <= best_t,
+        Some((bid, _)) => t < best_t || (t == best_t && id < bid),
+    }
+}
+
+/// Bottom-up refit of every node's child boxes (nodes are in preorder, so
+/// children come after parents: a reverse sweep sees children first).
+pub(crate) fn refit_nodes(nodes: &mut [Node], leaf_box: impl Fn(u32) -> Aabb) {
+    let mut node_box = vec![EMPTY_BOX; nodes.len()];
+    for i in (0..nodes.len()).rev() {
+        let mut lanes = [[0.0f32; BRANCH]; 6];
+        let mut total = EMPTY_BOX;
+        for (s, &ch) in nodes[i].child.iter().enumerate() {
+            let b = if ch == EMPTY {
+                EMPTY_BOX
+            } else if ch & LEAF_BIT != 0 {
+                leaf_box(ch & !LEAF_BIT)
+            } else {
+                node_box[ch as usize]
+            };
+            total = union_valid(total, &b);
+            for (k, v) in
+                [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z].into_iter().enumerate()
+            {
+                lanes[k][s] = v;
+            }
+        }
+        nodes[i].bounds = soa_box(&lanes);
+        node_box[i] = total;
+    }
+}
+
+/// An `Aabb<W>` from six lane arrays (min x, y, z, max x, y, z).
+pub(crate) fn soa_box(l: &[[f32; BRANCH]; 6]) -> Aabb<W> {
+    Aabb {
+        min: V3::new(W::new(l[0]), W::new(l[1]), W::new(l[2])),
+        max: V3::new(W::new(l[3]), W::new(l[4]), W::new(l[5])),
+    }
+}
