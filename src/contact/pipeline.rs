@@ -21,7 +21,7 @@
 use super::{capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere};
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
-use crate::pack::{extract, transpose, LanePod, Packable};
+use crate::pack::{extract, transpose, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use rayon::prelude::*;
 use wide::f32x16;
@@ -328,4 +328,57 @@ pub fn contacts_with<L: LanePod>(
         }
     }
     out
+}
+
+/// `out[c] = T(as_[c], bs[c])` for every bundle `c` of two equal-length packs
+/// (the kernel loop of the benches: no bucketing, manifolds stay SoA).
+/// Panics if the packs differ in length.
+pub fn test_packs<T: ContactTester, L: LanePod>(
+    as_: &Pack<T::A, L>,
+    bs: &Pack<T::B, L>,
+    margin: f32,
+    out: &mut Vec<Manifold<L>>,
+) {
+    assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
+    let m = L::splat(margin);
+    out.clear();
+    out.extend(as_.chunks().iter().zip(bs.chunks()).map(|(a, b)| T::test::<L>(a, b, m)));
+}
+
+/// [`test_packs`] over rayon, [`PAIRS_PER_TASK`] pairs per task.
+pub fn par_test_packs<T: ContactTester, L: LanePod>(
+    as_: &Pack<T::A, L>,
+    bs: &Pack<T::B, L>,
+    margin: f32,
+    out: &mut Vec<Manifold<L>>,
+) {
+    assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
+    let m = L::splat(margin);
+    let per = (PAIRS_PER_TASK / L::WIDTH).max(1);
+    // every slot is overwritten: resize only when the length changes
+    if out.len() != as_.chunks().len() {
+        out.clear();
+        out.resize(as_.chunks().len(), Manifold::empty());
+    }
+    out.par_chunks_mut(per)
+        .zip(as_.chunks().par_chunks(per).zip(bs.chunks().par_chunks(per)))
+        .for_each(|(o, (a, b))| {
+            for ((o, a), b) in o.iter_mut().zip(a).zip(b) {
+                *o = T::test::<L>(a, b, m);
+            }
+        });
+}
+
+/// Number of pairs with a contact in the output of [`test_packs`] (the first
+/// `len` lanes).
+pub fn count_contacts<L: LanePod>(out: &[Manifold<L>], len: usize) -> usize {
+    let mut n = 0;
+    for (c, m) in out.iter().enumerate() {
+        for j in 0..L::WIDTH {
+            if c * L::WIDTH + j < len && m.count.lane(j) > 0.0 {
+                n += 1;
+            }
+        }
+    }
+    n
 }
