@@ -12,7 +12,7 @@ use widephase::contact::pipeline::{
     count_contacts, par_test_packs, test_packs, CapsuleCapsule, CapsuleTriangle, ContactTester,
     SphereBox, SphereCapsule, SphereSphere, SphereTriangle,
 };
-use widephase::pack::{LanePod, Pack};
+use widephase::pack::Pack;
 use widephase::workload::contact_pairs;
 
 const N: usize = 4096;

@@ -72,9 +72,15 @@ fn mesh_height(tris: &[Triangle], x: f32, z: f32) -> f32 {
 
 #[derive(Clone, Copy)]
 enum Kind {
-    Sphere { r: f32 },
+    Sphere {
+        r: f32,
+    },
     /// Half length `h` along the unit `axis`.
-    Capsule { r: f32, h: f32, axis: Vec3 },
+    Capsule {
+        r: f32,
+        h: f32,
+        axis: Vec3,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -116,7 +122,10 @@ fn bodies(n: usize) -> Vec<Body> {
     (0..n)
         .map(|i| {
             let (gx, gz) = ((i % side) as f32, (i / side) as f32);
-            let (x, z) = ((gx - side as f32 * 0.5) * 0.95 + 0.1 * r.f(), (gz - side as f32 * 0.5) * 0.95 + 0.1 * r.f());
+            let (x, z) = (
+                (gx - side as f32 * 0.5) * 0.95 + 0.1 * r.f(),
+                (gz - side as f32 * 0.5) * 0.95 + 0.1 * r.f(),
+            );
             // start 1–5 above the ground under the body
             let x = Vec3::new(x, ground_height(x, z) + 1.0 + 4.0 * r.f(), z);
             let rad = 0.2 + 0.25 * r.f();
@@ -125,10 +134,24 @@ fn bodies(n: usize) -> Vec<Body> {
                 let h = 0.3 + 0.3 * r.f();
                 let m = rad * rad * (2.0 * h + rad);
                 let i_m = m * (h * h / 3.0 + 0.4 * rad * rad);
-                Body { kind: Kind::Capsule { r: rad, h, axis }, x, v: Vec3::ZERO, w: Vec3::ZERO, inv_m: 1.0 / m, inv_i: 1.0 / i_m }
+                Body {
+                    kind: Kind::Capsule { r: rad, h, axis },
+                    x,
+                    v: Vec3::ZERO,
+                    w: Vec3::ZERO,
+                    inv_m: 1.0 / m,
+                    inv_i: 1.0 / i_m,
+                }
             } else {
                 let m = rad * rad * rad;
-                Body { kind: Kind::Sphere { r: rad }, x, v: Vec3::ZERO, w: Vec3::ZERO, inv_m: 1.0 / m, inv_i: 1.0 / (0.4 * m * rad * rad) }
+                Body {
+                    kind: Kind::Sphere { r: rad },
+                    x,
+                    v: Vec3::ZERO,
+                    w: Vec3::ZERO,
+                    inv_m: 1.0 / m,
+                    inv_i: 1.0 / (0.4 * m * rad * rad),
+                }
             }
         })
         .collect()
@@ -173,7 +196,8 @@ fn solve(bs: &mut [Body], rows: &mut [Row]) {
             let vn = vrel.dot(c.n);
             // vn > 0 separates. Speculative (depth < 0): may close the gap this
             // step, no more; penetrating: separate at a Baumgarte rate
-            let vn_min = if c.depth < 0.0 { c.depth / DT } else { BETA * (c.depth - SLOP).max(0.0) / DT };
+            let vn_min =
+                if c.depth < 0.0 { c.depth / DT } else { BETA * (c.depth - SLOP).max(0.0) / DT };
             let k = inv_mass(bs, Some(c.a), c.ra, c.n) + inv_mass(bs, c.b, c.rb, c.n);
             let dl = (vn_min - vn) / k;
             let old = c.lambda;
@@ -198,7 +222,10 @@ fn solve(bs: &mut [Body], rows: &mut [Row]) {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("usage: pile [frames] [bodies]")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("usage: pile [frames] [bodies]"))
+        .collect();
     let frames = args.first().copied().unwrap_or(240);
     let n_bodies = args.get(1).copied().unwrap_or(300);
     let tris = ground();
@@ -266,7 +293,16 @@ fn main() {
                 let on_a = p.position + m.normal * p.depth;
                 let ra = on_a - bs[a].x;
                 let rb = b.map_or(Vec3::ZERO, |b| p.position - bs[b].x);
-                rows.push(Row { a, b, ra, rb, n: m.normal, depth: p.depth, lambda: 0.0, lambda_t: 0.0 });
+                rows.push(Row {
+                    a,
+                    b,
+                    ra,
+                    rb,
+                    n: m.normal,
+                    depth: p.depth,
+                    lambda: 0.0,
+                    lambda_t: 0.0,
+                });
             }
         }
         solve(&mut bs, &mut rows);
@@ -294,12 +330,15 @@ fn main() {
 
     // nothing fell through: every centre above the ground under it, no body
     // sunk deeper than half its radius, none below the bowl's lowest point
-    let lowest_ground = tris.iter().map(|t| t.a.y.min(t.b.y).min(t.c.y)).fold(f32::INFINITY, f32::min);
+    let lowest_ground =
+        tris.iter().map(|t| t.a.y.min(t.b.y).min(t.c.y)).fold(f32::INFINITY, f32::min);
     let mut bad = 0;
     for (i, b) in bs.iter().enumerate() {
         let h = mesh_height(&tris, b.x.x, b.x.z);
         let sunk = h - b.lowest();
-        if !(b.x.y > h) || sunk > 0.5 * b.radius() + 0.5 || b.lowest() < lowest_ground - 1.0 {
+        // written so that a NaN position counts as fallen
+        let above = b.x.y > h;
+        if !above || sunk > 0.5 * b.radius() + 0.5 || b.lowest() < lowest_ground - 1.0 {
             println!("body {i} fell through: centre {:?}, ground {h}", b.x);
             bad += 1;
         }

@@ -247,12 +247,12 @@ pub fn random_collider(
             let h = r.p(-1.0, 1.0);
             Collider::Capsule(crate::Capsule::new(c - h, c + h, 0.2 + 0.4 * r.f()))
         }
-        ShapeKind::Box => {
-            Collider::Box(crate::Obb::new(c, random_rotation(r), r.p(0.25, 1.0)))
-        }
-        ShapeKind::Triangle => {
-            Collider::Triangle(Triangle::new(c + r.p(-1.5, 1.5), c + r.p(-1.5, 1.5), c + r.p(-1.5, 1.5)))
-        }
+        ShapeKind::Box => Collider::Box(crate::Obb::new(c, random_rotation(r), r.p(0.25, 1.0))),
+        ShapeKind::Triangle => Collider::Triangle(Triangle::new(
+            c + r.p(-1.5, 1.5),
+            c + r.p(-1.5, 1.5),
+            c + r.p(-1.5, 1.5),
+        )),
     }
 }
 

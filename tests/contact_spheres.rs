@@ -12,7 +12,9 @@
 //!   2 threads and every lane width.
 
 use wide::{f32x16, f32x4, f32x8};
-use widephase::closest::{closest_points_segment_triangle, sq_dist_point_obb, sq_dist_point_triangle};
+use widephase::closest::{
+    closest_points_segment_triangle, sq_dist_point_obb, sq_dist_point_triangle,
+};
 use widephase::contact::pipeline::{
     contacts_with, swap_roles, CapsuleCapsule, CapsuleTriangle, SphereBox, SphereCapsule,
     SphereSphere, SphereTriangle,
@@ -36,7 +38,10 @@ fn close3(a: Vec3, b: Vec3, tol: f32) -> bool {
 }
 
 fn bits(m: &Manifold) -> Vec<u32> {
-    bytemuck::cast_slice::<Manifold, f32>(core::slice::from_ref(m)).iter().map(|x| x.to_bits()).collect()
+    bytemuck::cast_slice::<Manifold, f32>(core::slice::from_ref(m))
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
 }
 
 // ------------------------------------------------------------ f64 references --
@@ -182,7 +187,12 @@ where
                 );
                 for (j, &i) in chunk.iter().enumerate() {
                     let got = extract::<Manifold, L>(&m, j);
-                    assert_eq!(bits(&got), bits(&want[i]), "{} width {w} lane {j} pair {i}", T::NAME);
+                    assert_eq!(
+                        bits(&got),
+                        bits(&want[i]),
+                        "{} width {w} lane {j} pair {i}",
+                        T::NAME
+                    );
                 }
             }
         }
@@ -205,7 +215,11 @@ fn check_shape(m: &Manifold, margin: f32, what: &str) {
     for (k, p) in m.points.iter().enumerate() {
         if k < n {
             assert!(p.depth >= -margin - 1e-4, "{what}: depth {} below -margin", p.depth);
-            assert!(p.feature_id.fract() == 0.0 && p.feature_id >= 0.0, "{what}: id {}", p.feature_id);
+            assert!(
+                p.feature_id.fract() == 0.0 && p.feature_id >= 0.0,
+                "{what}: id {}",
+                p.feature_id
+            );
         } else {
             assert_eq!(p.position, Vec3::ZERO, "{what}: tail point not zero");
             assert_eq!((p.depth, p.feature_id), (0.0, 0.0));
@@ -452,7 +466,10 @@ fn capsule_triangle_random() {
             twos += 1;
             assert!(m.points.iter().take(2).any(|p| close(p.depth, depth_ref as f32, TOL)));
             for p in m.contacts() {
-                assert!(sq_dist_point_triangle(p.position, t) < 1e-7, "{i}: point off the triangle");
+                assert!(
+                    sq_dist_point_triangle(p.position, t) < 1e-7,
+                    "{i}: point off the triangle"
+                );
                 // the end's point on A is the capsule's lowest point over
                 // that end: inside or on A (on it when the axis is level)
                 let pa = p.position + m.normal * p.depth;
@@ -493,7 +510,8 @@ fn analytic_spheres() {
     assert_eq!((m.count, m.normal), (1.0, Vec3::X));
     // huge coordinates
     let h = 1e12;
-    let m = contact::sphere_sphere(&Sphere::new(v(h, 0.0, 0.0), h), &Sphere::new(v(h, 0.0, h), h), 0.0);
+    let m =
+        contact::sphere_sphere(&Sphere::new(v(h, 0.0, 0.0), h), &Sphere::new(v(h, 0.0, h), h), 0.0);
     assert_eq!((m.count, m.normal), (1.0, Vec3::Z));
 }
 
@@ -505,7 +523,7 @@ fn analytic_sphere_box() {
     let m = s(v(0.0, 1.75, 0.0), 1.0);
     assert_eq!((m.normal, m.points[0].depth, m.points[0].position), (-Vec3::Y, 0.25, Vec3::Y));
     assert_eq!(m.points[0].feature_id, 6.0); // y above: 2·3
-    // edge (x and y above): distance sqrt(0.5)
+                                             // edge (x and y above): distance sqrt(0.5)
     let m = s(v(1.5, 1.5, 0.0), 1.0);
     let r = 0.5f32.sqrt();
     assert!(close3(m.normal, v(-r, -r, 0.0), 1e-6));
@@ -518,7 +536,10 @@ fn analytic_sphere_box() {
     assert_eq!(m.points[0].feature_id, 2.0 + 6.0 + 9.0);
     // centre inside, nearest the +y face: pushed out through it
     let m = s(v(0.2, 0.9, 0.0), 0.5);
-    assert_eq!((m.normal, m.points[0].position, m.points[0].feature_id), (-Vec3::Y, v(0.2, 1.0, 0.0), 6.0));
+    assert_eq!(
+        (m.normal, m.points[0].position, m.points[0].feature_id),
+        (-Vec3::Y, v(0.2, 1.0, 0.0), 6.0)
+    );
     assert!(close(m.points[0].depth, 0.6, 1e-6));
     // centre exactly at the centre: ties go to x, + side
     let m = s(Vec3::ZERO, 0.5);
@@ -527,7 +548,9 @@ fn analytic_sphere_box() {
     let r = 0.5f32.sqrt();
     let rb = Obb::new(Vec3::ZERO, [v(r, r, 0.0), v(-r, r, 0.0), Vec3::Z], Vec3::splat(1.0));
     let m = contact::sphere_box(&Sphere::new(v(0.0, 3.0, 0.0), 2.0), &rb, 0.0);
-    assert!(close3(m.normal, -Vec3::Y, 1e-6) && close(m.points[0].depth, 2.0f32.sqrt() - 1.0, 1e-5));
+    assert!(
+        close3(m.normal, -Vec3::Y, 1e-6) && close(m.points[0].depth, 2.0f32.sqrt() - 1.0, 1e-5)
+    );
     // speculative: 0.1 above the face, margin 0.2
     let m = contact::sphere_box(&Sphere::new(v(0.0, 2.1, 0.0), 1.0), &b, 0.2);
     assert!(m.count == 1.0 && close(m.points[0].depth, -0.1, 1e-6));
@@ -538,25 +561,32 @@ fn analytic_sphere_box() {
 fn analytic_capsules() {
     let a = Capsule::new(v(-2.0, 0.0, 0.0), v(2.0, 0.0, 0.0), 0.5);
     // crossing at right angles
-    let m = contact::capsule_capsule(&a, &Capsule::new(v(0.5, 0.75, -2.0), v(0.5, 0.75, 2.0), 0.5), 0.0);
+    let m = contact::capsule_capsule(
+        &a,
+        &Capsule::new(v(0.5, 0.75, -2.0), v(0.5, 0.75, 2.0), 0.5),
+        0.0,
+    );
     assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, Vec3::Y, 0.25));
     assert_eq!(m.points[0].position, v(0.5, 0.25, 0.0));
     // parallel and fully overlapping: two points at B's ends
-    let m = contact::capsule_capsule(&a, &Capsule::new(v(-1.0, 0.0, 0.9), v(1.0, 0.0, 0.9), 0.5), 0.0);
+    let m =
+        contact::capsule_capsule(&a, &Capsule::new(v(-1.0, 0.0, 0.9), v(1.0, 0.0, 0.9), 0.5), 0.0);
     assert_eq!((m.count, m.normal), (2.0, Vec3::Z));
     assert!(close3(m.points[0].position, v(-1.0, 0.0, 0.4), 1e-6));
     assert!(close3(m.points[1].position, v(1.0, 0.0, 0.4), 1e-6));
     assert!(close(m.points[0].depth, 0.1, 1e-6) && close(m.points[1].depth, 0.1, 1e-6));
     assert_eq!((m.points[0].feature_id, m.points[1].feature_id), (1.0, 2.0));
     // parallel, end to end (no overlap in projection): one point
-    let m = contact::capsule_capsule(&a, &Capsule::new(v(2.5, 0.0, 0.0), v(4.0, 0.0, 0.0), 0.5), 0.0);
+    let m =
+        contact::capsule_capsule(&a, &Capsule::new(v(2.5, 0.0, 0.0), v(4.0, 0.0, 0.0), 0.5), 0.0);
     assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, Vec3::X, 0.5));
     // axes intersecting: normal ⟂ both, oriented towards B's middle
     let b = Capsule::new(v(0.0, -1.0, -0.2), v(0.0, 1.0, 0.2), 0.5);
     let m = contact::capsule_capsule(&a, &b, 0.0);
     assert!(m.count == 1.0 && m.normal.z > 0.9 && close(m.points[0].depth, 1.0, 1e-6), "{m:?}");
     // collinear overlapping axes: perpendicular fallback, unit length
-    let m = contact::capsule_capsule(&a, &Capsule::new(v(1.0, 0.0, 0.0), v(3.0, 0.0, 0.0), 0.5), 0.0);
+    let m =
+        contact::capsule_capsule(&a, &Capsule::new(v(1.0, 0.0, 0.0), v(3.0, 0.0, 0.0), 0.5), 0.0);
     assert!(m.count >= 1.0 && close(m.normal.length(), 1.0, 1e-6) && m.normal.x == 0.0);
     // zero-length capsule behaves like a sphere
     let s = Sphere::new(v(0.3, 0.8, 0.1), 0.5);
@@ -564,7 +594,9 @@ fn analytic_capsules() {
     let m1 = contact::capsule_capsule(&pc, &a, 0.0);
     let m2 = contact::sphere_capsule(&s, &a, 0.0);
     assert_eq!(m1.count, 1.0);
-    assert!(close3(m1.normal, m2.normal, 1e-6) && close(m1.points[0].depth, m2.points[0].depth, 1e-6));
+    assert!(
+        close3(m1.normal, m2.normal, 1e-6) && close(m1.points[0].depth, m2.points[0].depth, 1e-6)
+    );
     assert!(close3(m1.points[0].position, m2.points[0].position, 1e-6));
     // sphere against the end cap
     let m = contact::sphere_capsule(&Sphere::new(v(3.0, 0.0, 0.0), 1.0), &a, 0.0);
@@ -578,7 +610,10 @@ fn analytic_triangles() {
     let st = |c: Vec3| contact::sphere_triangle(&Sphere::new(c, 1.0), &t, 0.0);
     // face
     let m = st(v(1.0, 0.5, 1.0));
-    assert_eq!((m.normal, m.points[0].depth, m.points[0].position), (-Vec3::Y, 0.5, v(1.0, 0.0, 1.0)));
+    assert_eq!(
+        (m.normal, m.points[0].depth, m.points[0].position),
+        (-Vec3::Y, 0.5, v(1.0, 0.0, 1.0))
+    );
     assert_eq!(m.points[0].feature_id, 6.0);
     // edge ab (x = 0), from the side and above
     let m = st(v(-0.6, 0.8, 1.0));
@@ -659,7 +694,10 @@ fn invalid_and_degenerate_inputs() {
     }
     // negative radius = empty; NaN or negative margin = no contact
     assert_eq!(contact::sphere_sphere(&s, &Sphere::new(Vec3::ZERO, -1.0), 0.0).count, 0.0);
-    assert_eq!(contact::sphere_capsule(&s, &Capsule::new(Vec3::ZERO, Vec3::X, -0.1), 0.0).count, 0.0);
+    assert_eq!(
+        contact::sphere_capsule(&s, &Capsule::new(Vec3::ZERO, Vec3::X, -0.1), 0.0).count,
+        0.0
+    );
     assert_eq!(contact::sphere_sphere(&s, &s, nan).count, 0.0);
     assert_eq!(contact::sphere_sphere(&s, &s, -1.0).count, 0.0);
     assert_eq!(contact::capsule_capsule(&c, &c, inf).count, 0.0);
@@ -764,12 +802,17 @@ fn pipeline_matches_scalar_testers() {
     let rev: Vec<(u32, u32)> = pairs.iter().map(|&(a, b)| (b, a)).collect();
     let back = contacts(&colliders, &rev, MARGIN);
     for (i, (r, w)) in back.iter().zip(&want).enumerate() {
-        let (ka, kb) = (colliders[pairs[i].0 as usize].kind(), colliders[pairs[i].1 as usize].kind());
+        let (ka, kb) =
+            (colliders[pairs[i].0 as usize].kind(), colliders[pairs[i].1 as usize].kind());
         if ka != kb {
             // one of the two orders went through swap_roles: its inverse up
             // to the rounding of moving the points there and back
             let s = swap_roles(w);
-            assert_eq!((bits(&s)[..4].to_vec(), s.points.map(|p| (p.depth, p.feature_id))), (bits(r)[..4].to_vec(), r.points.map(|p| (p.depth, p.feature_id))), "pair {i}");
+            assert_eq!(
+                (bits(&s)[..4].to_vec(), s.points.map(|p| (p.depth, p.feature_id))),
+                (bits(r)[..4].to_vec(), r.points.map(|p| (p.depth, p.feature_id))),
+                "pair {i}"
+            );
             for (p, q) in s.points.iter().zip(&r.points) {
                 assert!(close3(p.position, q.position, 1e-5), "pair {i}");
             }

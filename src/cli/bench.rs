@@ -17,7 +17,9 @@ use widephase::batch::{
     one_vs_many, pairwise, pairwise_map, par_pairwise, par_pairwise_map, ray_vs_boxes_mask,
     BitMask, MapKernel, PairKernel,
 };
-use widephase::contact::pipeline::{self as cp, count_contacts, par_test_packs, test_packs, ContactTester};
+use widephase::contact::pipeline::{
+    self as cp, count_contacts, par_test_packs, test_packs, ContactTester,
+};
 use widephase::pack::{LanePod, Pack};
 use widephase::workload::*;
 

@@ -2,9 +2,7 @@
 //! (the approach of bepuphysics2's `CapsulePairTester`: clip B's axis against
 //! the extent of A's axis and keep both ends of the overlap).
 
-use super::util::{
-    capsule_ok, clamp01, closest_segments, fallback, manifold2, margin_ok, unit_or,
-};
+use super::util::{capsule_ok, clamp01, closest_segments, fallback, manifold2, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::lane::{Lane, LaneMask};
 use crate::math::V3;

@@ -22,9 +22,18 @@ struct SegTri<L: Lane> {
 
 /// Triangle feature of a point at parameter `t` of edge `(from, to)`.
 #[inline(always)]
-fn edge_feature<L: Lane>(t: L, from: TriangleRegion, to: TriangleRegion, edge: TriangleRegion) -> L {
+fn edge_feature<L: Lane>(
+    t: L,
+    from: TriangleRegion,
+    to: TriangleRegion,
+    edge: TriangleRegion,
+) -> L {
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
-    L::select(t.eq(zero), L::splat(from.code()), L::select(t.eq(one), L::splat(to.code()), L::splat(edge.code())))
+    L::select(
+        t.eq(zero),
+        L::splat(from.code()),
+        L::select(t.eq(one), L::splat(to.code()), L::splat(edge.code())),
+    )
 }
 
 /// The lane-generic form of [`crate::closest::closest_points_segment_triangle`]

@@ -81,7 +81,8 @@ impl Collider {
                 Aabb::new(c.a.min(c.b) - r, c.a.max(c.b) + r)
             }
             Collider::Box(b) => {
-                let e = b.axes[0].abs() * b.half.x + b.axes[1].abs() * b.half.y
+                let e = b.axes[0].abs() * b.half.x
+                    + b.axes[1].abs() * b.half.y
                     + b.axes[2].abs() * b.half.z;
                 Aabb::new(b.center - e, b.center + e)
             }

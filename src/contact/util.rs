@@ -38,7 +38,11 @@ pub(crate) fn unit_or<L: Lane>(v: V3<L>, fallback: V3<L>) -> (V3<L>, L) {
 /// The fallback normal in every lane.
 #[inline(always)]
 pub(crate) fn fallback<L: Lane>() -> V3<L> {
-    V3::new(L::splat(FALLBACK_NORMAL[0]), L::splat(FALLBACK_NORMAL[1]), L::splat(FALLBACK_NORMAL[2]))
+    V3::new(
+        L::splat(FALLBACK_NORMAL[0]),
+        L::splat(FALLBACK_NORMAL[1]),
+        L::splat(FALLBACK_NORMAL[2]),
+    )
 }
 
 /// Lanes whose margin is finite and `>= 0` (a NaN margin invalidates the pair).
