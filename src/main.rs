@@ -25,7 +25,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// One JSON object per line (fields: kernel, variant, threads, n,
-        /// items_per_s, roofline_items_per_s, hits).
+        /// items_per_s, ns_per_pair, roofline_items_per_s, hits).
         #[arg(long)]
         json: bool,
         /// Only kernels whose name contains this string.

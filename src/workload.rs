@@ -231,3 +231,48 @@ pub fn ray_triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Ray
         |ray, t| crate::ray::ray_triangle(ray, t).hit,
     )
 }
+
+/// A random collider of `kind`, of size about 1, near `c` (contact benchmarks):
+/// spheres of radius 0.2–1, capsules of half length up to 1 and radius
+/// 0.2–0.6, rotated boxes of half extents 0.25–1, triangles of size ~2.
+pub fn random_collider(
+    r: &mut SplitMix,
+    kind: crate::contact::ShapeKind,
+    c: Vec3,
+) -> crate::contact::Collider {
+    use crate::contact::{Collider, ShapeKind};
+    match kind {
+        ShapeKind::Sphere => Collider::Sphere(Sphere::new(c + r.p(-0.5, 0.5), 0.2 + 0.8 * r.f())),
+        ShapeKind::Capsule => {
+            let h = r.p(-1.0, 1.0);
+            Collider::Capsule(crate::Capsule::new(c - h, c + h, 0.2 + 0.4 * r.f()))
+        }
+        ShapeKind::Box => Collider::Box(crate::Obb::new(c, random_rotation(r), r.p(0.25, 1.0))),
+        ShapeKind::Triangle => Collider::Triangle(Triangle::new(
+            c + r.p(-1.5, 1.5),
+            c + r.p(-1.5, 1.5),
+            c + r.p(-1.5, 1.5),
+        )),
+    }
+}
+
+/// `n` pairs for the contact tester `T`: A near a random centre, B within
+/// `±spread` of it on each axis (spread 1 gives 20–50 % contacts for every
+/// pair type; one-sided triangles hit about half as often).
+pub fn contact_pairs<T: crate::contact::ContactTester>(
+    n: usize,
+    spread: f32,
+    seed: u64,
+) -> (Vec<T::A>, Vec<T::B>) {
+    use crate::contact::pipeline::ColliderShape;
+    let mut r = SplitMix(seed);
+    (0..n)
+        .map(|_| {
+            let c = r.p(0.0, 100.0);
+            let a = random_collider(&mut r, <T::A as ColliderShape>::KIND, c);
+            let d = c + r.p(-spread, spread);
+            let b = random_collider(&mut r, <T::B as ColliderShape>::KIND, d);
+            (*T::A::of(&a).expect("kind A"), *T::B::of(&b).expect("kind B"))
+        })
+        .unzip()
+}

@@ -17,6 +17,9 @@ use widephase::batch::{
     one_vs_many, pairwise, pairwise_map, par_pairwise, par_pairwise_map, ray_vs_boxes_mask,
     BitMask, MapKernel, PairKernel,
 };
+use widephase::contact::pipeline::{
+    self as cp, count_contacts, par_test_packs, test_packs, ContactTester,
+};
 use widephase::pack::{LanePod, Pack};
 use widephase::workload::*;
 
@@ -323,6 +326,65 @@ fn bench_one_vs_many<K: PairKernel>(rows: &mut Vec<Row>, a: &K::A, bs: &[K::B], 
     }
 }
 
+/// A contact tester at each width on one thread over an in-cache set (4096
+/// pairs, repeated; the manifolds stay SoA), and `par` (x16, every rayon
+/// thread) over 2^16 pairs. Every width must find the scalar contact count.
+fn bench_contact<T: ContactTester>(
+    rows: &mut Vec<Row>,
+    reps: usize,
+    seed: u64,
+) -> Result<(), String> {
+    const MARGIN: f32 = 0.05;
+    fn go<T: ContactTester, L: LanePod>(
+        as_: &[T::A],
+        bs: &[T::B],
+        reps: usize,
+        par: bool,
+    ) -> (f64, usize) {
+        let (pa, pb) = (Pack::<T::A, L>::new(as_), Pack::<T::B, L>::new(bs));
+        let mut out = Vec::new();
+        let inner = if par { 4 } else { 32 };
+        let t = best_time(reps, || {
+            for _ in 0..inner {
+                if par {
+                    par_test_packs::<T, L>(black_box(&pa), &pb, MARGIN, &mut out);
+                } else {
+                    test_packs::<T, L>(black_box(&pa), &pb, MARGIN, &mut out);
+                }
+                black_box(&out);
+            }
+        });
+        (t / inner as f64, count_contacts(&out, as_.len()))
+    }
+    let (a, b) = widephase::workload::contact_pairs::<T>(4096, 1.0, seed);
+    let (pa, pb) = widephase::workload::contact_pairs::<T>(1 << 16, 1.0, seed + 1);
+    let threads = rayon::current_num_threads();
+    let res = [
+        ("scalar", 1, a.len(), go::<T, f32>(&a, &b, reps, false)),
+        ("x4", 1, a.len(), go::<T, f32x4>(&a, &b, reps, false)),
+        ("x8", 1, a.len(), go::<T, f32x8>(&a, &b, reps, false)),
+        ("x16", 1, a.len(), go::<T, f32x16>(&a, &b, reps, false)),
+        ("par", threads, pa.len(), go::<T, f32x16>(&pa, &pb, reps, true)),
+    ];
+    let scalar_par = go::<T, f32>(&pa, &pb, 1, false).1;
+    for (variant, th, n, (t, hits)) in res {
+        let want = if variant == "par" { scalar_par } else { res[0].3 .1 };
+        if hits != want {
+            return Err(format!("{}: {variant} found {hits} contacts, scalar {want}", T::NAME));
+        }
+        rows.push(Row {
+            kernel: T::NAME.to_string(),
+            variant,
+            threads: th,
+            n,
+            items_per_s: n as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits,
+        });
+    }
+    Ok(())
+}
+
 /// Runs the benchmark and prints the table (or JSON lines).
 pub fn run(opt: BenchOptions) -> CliResult {
     // Streaming runs read at least 256 MiB (quick) / 512 MiB of shape data per
@@ -405,15 +467,30 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_ray_one_vs_many(&mut rows, &r[0], &b, reps * 3);
     }
 
+    // Contact manifolds, one line per pair type (`contact_<a>_<b>` rows).
+    if keep("contact") {
+        bench_contact::<cp::SphereSphere>(&mut rows, reps, 41)?;
+        bench_contact::<cp::SphereCapsule>(&mut rows, reps, 43)?;
+        bench_contact::<cp::SphereBox>(&mut rows, reps, 45)?;
+        bench_contact::<cp::SphereTriangle>(&mut rows, reps, 47)?;
+        bench_contact::<cp::CapsuleCapsule>(&mut rows, reps, 49)?;
+        bench_contact::<cp::CapsuleTriangle>(&mut rows, reps, 51)?;
+        // lead: add box rows
+        // bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
+        // bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
+        // bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
+    }
+
     if opt.json {
         for r in &rows {
             println!(
-                "{{\"kernel\":\"{}\",\"variant\":\"{}\",\"threads\":{},\"n\":{},\"items_per_s\":{:.0},\"roofline_items_per_s\":{},\"hits\":{}}}",
+                "{{\"kernel\":\"{}\",\"variant\":\"{}\",\"threads\":{},\"n\":{},\"items_per_s\":{:.0},\"ns_per_pair\":{:.3},\"roofline_items_per_s\":{},\"hits\":{}}}",
                 r.kernel,
                 r.variant,
                 r.threads,
                 r.n,
                 r.items_per_s,
+                1e9 / r.items_per_s,
                 if r.roofline_items_per_s.is_finite() { format!("{:.0}", r.roofline_items_per_s) } else { "null".into() },
                 r.hits
             );

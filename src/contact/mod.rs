@@ -28,6 +28,24 @@
 //! - Invalid inputs (NaN/∞ coordinates, negative radii, inverted boxes) give
 //!   `count == 0`, following the crate's [non-finite rule](crate#contracts).
 
+mod capsule_capsule;
+mod capsule_triangle;
+pub mod pipeline;
+mod sphere_box;
+mod sphere_capsule;
+mod sphere_sphere;
+mod sphere_triangle;
+mod util;
+
+pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
+pub use capsule_triangle::capsule_triangle;
+pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};
+pub use sphere_box::sphere_box;
+pub use sphere_capsule::sphere_capsule;
+pub use sphere_sphere::sphere_sphere;
+pub use sphere_triangle::sphere_triangle;
+pub use util::FALLBACK_NORMAL;
+
 use crate::lane::Lane;
 use crate::math::V3;
 use crate::pack::{LanePod, Packable};

@@ -1,0 +1,385 @@
+//! The narrow-phase pipeline: candidate pairs from a broad phase → buckets by
+//! shape-type pair → SoA bundles as wide as the SIMD register → the wide
+//! testers → one [`Manifold`] per input pair, in input order (the structure of
+//! bepuphysics2's narrow phase: `CollisionBatcher` groups pairs by type into
+//! bundles for the `*PairTester`s).
+//!
+//! **Canonical order.** Shape kinds are ordered `Sphere < Capsule < Box <
+//! Triangle`; every tester takes its pair in that order (`sphere_box`, never
+//! `box_sphere`). A pair given the other way round is tested swapped and its
+//! manifold converted back by [`swap_roles`] — written once for every pair
+//! type.
+//!
+//! **Determinism.** Each manifold depends only on its own pair (the testers are
+//! bit-identical in every lane), and results are written back by pair index,
+//! so the output is the same for any thread count, lane width or bucket
+//! layout; `tests/contact_spheres.rs` checks it against the scalar testers.
+//!
+//! **Adding a pair type** is one row of the [`contact_testers!`] table below
+//! (the bench table in `src/cli/bench.rs` takes one more line).
+
+use super::{capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere};
+use super::{sphere_triangle, Manifold};
+use crate::math::Vec3;
+use crate::pack::{extract, transpose, LanePod, Pack, Packable};
+use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
+use rayon::prelude::*;
+use wide::f32x16;
+
+/// The shape of one body in the narrow phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Collider {
+    /// A sphere.
+    Sphere(Sphere),
+    /// A capsule.
+    Capsule(Capsule),
+    /// An oriented box.
+    Box(Obb),
+    /// A triangle (one triangle of a static mesh; one-sided, see
+    /// [`sphere_triangle`](super::sphere_triangle)).
+    Triangle(Triangle),
+}
+
+/// The kind of a [`Collider`], in canonical pair order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ShapeKind {
+    /// [`Collider::Sphere`].
+    Sphere = 0,
+    /// [`Collider::Capsule`].
+    Capsule = 1,
+    /// [`Collider::Box`].
+    Box = 2,
+    /// [`Collider::Triangle`].
+    Triangle = 3,
+}
+
+impl ShapeKind {
+    /// Number of kinds.
+    pub const COUNT: usize = 4;
+}
+
+impl Collider {
+    /// The collider's kind.
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Collider::Sphere(_) => ShapeKind::Sphere,
+            Collider::Capsule(_) => ShapeKind::Capsule,
+            Collider::Box(_) => ShapeKind::Box,
+            Collider::Triangle(_) => ShapeKind::Triangle,
+        }
+    }
+
+    /// The tight axis-aligned bounding box, for the broad phase (NaN
+    /// coordinates for invalid shapes, which then overlap nothing).
+    pub fn aabb(&self) -> Aabb {
+        match self {
+            Collider::Sphere(s) => {
+                Aabb::new(s.center - Vec3::splat(s.radius), s.center + Vec3::splat(s.radius))
+            }
+            Collider::Capsule(c) => {
+                let r = Vec3::splat(c.radius);
+                Aabb::new(c.a.min(c.b) - r, c.a.max(c.b) + r)
+            }
+            Collider::Box(b) => {
+                let e = b.axes[0].abs() * b.half.x
+                    + b.axes[1].abs() * b.half.y
+                    + b.axes[2].abs() * b.half.z;
+                Aabb::new(b.center - e, b.center + e)
+            }
+            Collider::Triangle(t) => Aabb::new(t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c)),
+        }
+    }
+}
+
+/// A shape type a [`Collider`] can hold.
+pub trait ColliderShape: Packable {
+    /// Its kind.
+    const KIND: ShapeKind;
+    /// The shape, when `c` holds this kind.
+    fn of(c: &Collider) -> Option<&Self>;
+}
+
+macro_rules! collider_shape {
+    ($($t:ident => $v:ident),*) => {$(
+        impl ColliderShape for $t {
+            const KIND: ShapeKind = ShapeKind::$v;
+            #[inline]
+            fn of(c: &Collider) -> Option<&Self> {
+                match c {
+                    Collider::$v(s) => Some(s),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+collider_shape!(Sphere => Sphere, Capsule => Capsule, Obb => Box, Triangle => Triangle);
+
+/// A lane-generic contact tester for one pair type, in canonical order
+/// (`A::KIND <= B::KIND`).
+pub trait ContactTester: Send + Sync {
+    /// First shape.
+    type A: ColliderShape;
+    /// Second shape.
+    type B: ColliderShape;
+    /// Bench and report name, `contact_<a>_<b>`.
+    const NAME: &'static str;
+    /// The tester: lane `j` of the result is the manifold of lane `j` of `a`
+    /// and `b`.
+    fn test<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+        margin: L,
+    ) -> Manifold<L>;
+}
+
+/// The pair-type table. One row per tester: `Name: A, B => function, "label";`
+/// It defines the tester types, [`PAIR_TYPES`] and the pipeline's dispatch.
+macro_rules! contact_testers {
+    ($($(#[$doc:meta])* $name:ident: $a:ident, $b:ident => $f:path, $label:literal;)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $name;
+            impl ContactTester for $name {
+                type A = $a;
+                type B = $b;
+                const NAME: &'static str = $label;
+                #[inline(always)]
+                fn test<L: LanePod>(a: &$a<L>, b: &$b<L>, margin: L) -> Manifold<L> {
+                    $f(a, b, margin)
+                }
+            }
+        )*
+
+        /// Names of the implemented pair types, in table order.
+        pub const PAIR_TYPES: &[&str] = &[$($label),*];
+
+        /// Runs the bucket of canonical pair type `(ka, kb)`; `false` when the
+        /// table has no tester for it (its manifolds stay empty).
+        fn dispatch<L: LanePod>(
+            ka: ShapeKind,
+            kb: ShapeKind,
+            job: &Job<'_>,
+            bucket: &[u32],
+            out: &mut [Manifold],
+        ) -> bool {
+            $(
+                if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
+                    run_bucket::<$name, L>(job, bucket, out);
+                    return true;
+                }
+            )*
+            false
+        }
+    };
+}
+
+contact_testers! {
+    /// [`sphere_sphere`](super::sphere_sphere).
+    SphereSphere: Sphere, Sphere => sphere_sphere, "contact_sphere_sphere";
+    /// [`sphere_capsule`](super::sphere_capsule).
+    SphereCapsule: Sphere, Capsule => sphere_capsule, "contact_sphere_capsule";
+    /// [`sphere_box`](super::sphere_box).
+    SphereBox: Sphere, Obb => sphere_box, "contact_sphere_box";
+    /// [`sphere_triangle`](super::sphere_triangle).
+    SphereTriangle: Sphere, Triangle => sphere_triangle, "contact_sphere_triangle";
+    /// [`capsule_capsule`](super::capsule_capsule).
+    CapsuleCapsule: Capsule, Capsule => capsule_capsule, "contact_capsule_capsule";
+    /// [`capsule_triangle`](super::capsule_triangle).
+    CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
+    // lead: add box rows (until then capsule–box, box–box and box–triangle
+    // pairs, like triangle–triangle pairs, get empty manifolds):
+    // CapsuleBox: Capsule, Obb => super::capsule_box, "contact_capsule_box";
+    // BoxBox: Obb, Obb => super::box_box, "contact_box_box";
+    // BoxTriangle: Obb, Triangle => super::box_triangle, "contact_box_triangle";
+}
+
+/// The manifold of the pair `(B, A)` from the manifold `m` of `(A, B)`: the
+/// normal flips, and each point moves by `depth·normal` from B's surface onto
+/// A's (the module conventions put the matching point on A there). Depths and
+/// feature ids are unchanged; an empty manifold stays empty.
+///
+/// ```
+/// use widephase::contact::{pipeline::swap_roles, sphere_sphere};
+/// use widephase::{Sphere, Vec3};
+/// let (a, b) = (Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::new(1.5, 0.0, 0.0), 1.0));
+/// let ab = sphere_sphere(&a, &b, 0.0);
+/// assert_eq!(swap_roles(&ab), sphere_sphere(&b, &a, 0.0));
+/// ```
+pub fn swap_roles(m: &Manifold) -> Manifold {
+    let mut r = *m;
+    let n = m.contacts().len();
+    if n == 0 {
+        return r;
+    }
+    // 0 - n rather than -n: a zero component stays +0, as a tester computing
+    // the swapped pair directly would give it
+    r.normal = Vec3::ZERO - m.normal;
+    for p in &mut r.points[..n] {
+        p.position += m.normal * p.depth;
+    }
+    r
+}
+
+/// Pairs per rayon task: enough work (≥ 64 bundles of 16) to amortise the
+/// task, small enough to balance two threads on a few thousand pairs.
+pub const PAIRS_PER_TASK: usize = 1024;
+
+/// What every bucket needs to see.
+struct Job<'a> {
+    colliders: &'a [Collider],
+    pairs: &'a [(u32, u32)],
+    margin: f32,
+}
+
+/// Tests the pairs `bucket` (indices into `job.pairs`, all of `T`'s type in
+/// either order) in bundles of `L::WIDTH` and writes their manifolds to `out`.
+fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: &mut [Manifold]) {
+    let w = L::WIDTH;
+    let margin = L::splat(job.margin);
+    let results: Vec<Manifold> = bucket
+        .par_chunks(PAIRS_PER_TASK)
+        .flat_map_iter(|task| {
+            let mut res = Vec::with_capacity(task.len());
+            let mut sa = vec![<T::A as Packable>::PADDING; w];
+            let mut sb = vec![<T::B as Packable>::PADDING; w];
+            let mut swapped = vec![false; w];
+            for bundle in task.chunks(w) {
+                for (j, &pi) in bundle.iter().enumerate() {
+                    let (i0, i1) = job.pairs[pi as usize];
+                    let (c0, c1) = (&job.colliders[i0 as usize], &job.colliders[i1 as usize]);
+                    // canonical: A's kind first; equal kinds keep the given order
+                    let swap = c0.kind() > c1.kind();
+                    let (ca, cb) = if swap { (c1, c0) } else { (c0, c1) };
+                    sa[j] = *T::A::of(ca).expect("bucketed by kind");
+                    sb[j] = *T::B::of(cb).expect("bucketed by kind");
+                    swapped[j] = swap;
+                }
+                for j in bundle.len()..w {
+                    sa[j] = <T::A as Packable>::PADDING;
+                    sb[j] = <T::B as Packable>::PADDING;
+                }
+                let a = transpose::<T::A, L>(&sa);
+                let b = transpose::<T::B, L>(&sb);
+                let m = T::test::<L>(&a, &b, margin);
+                for (j, &swap) in swapped.iter().enumerate().take(bundle.len()) {
+                    let mj = extract::<Manifold, L>(&m, j);
+                    res.push(if swap { swap_roles(&mj) } else { mj });
+                }
+            }
+            res
+        })
+        .collect();
+    for (&pi, m) in bucket.iter().zip(results) {
+        out[pi as usize] = m;
+    }
+}
+
+/// One manifold per pair of `pairs` (indices into `colliders`), in input
+/// order, with speculative `margin`, at the widest lanes (`f32x16`) over
+/// rayon. See the [module docs](self) and the [conventions](super): the
+/// normal points from `colliders[pair.0]` to `colliders[pair.1]`.
+///
+/// Pair types without a tester (triangle–triangle; and, until the box testers
+/// are added to the table, capsule–box, box–box, box–triangle) get
+/// [`Manifold::EMPTY`]. Panics if a pair indexes past `colliders`.
+///
+/// ```
+/// use widephase::contact::{contacts, Collider};
+/// use widephase::{Sphere, Triangle, Vec3};
+/// let ground = Triangle::new(Vec3::new(-4.0, 0.0, -4.0), Vec3::new(0.0, 0.0, 4.0), Vec3::new(4.0, 0.0, -4.0));
+/// let bodies = [
+///     Collider::Triangle(ground),
+///     Collider::Sphere(Sphere::new(Vec3::new(0.0, 0.9, 0.0), 1.0)),
+/// ];
+/// // (triangle, sphere): tested as sphere–triangle, returned for the given order
+/// let m = contacts(&bodies, &[(0, 1)], 0.0);
+/// assert_eq!((m[0].count, m[0].normal, m[0].points[0].depth), (1.0, Vec3::Y, 0.100000024));
+/// ```
+pub fn contacts(colliders: &[Collider], pairs: &[(u32, u32)], margin: f32) -> Vec<Manifold> {
+    contacts_with::<f32x16>(colliders, pairs, margin)
+}
+
+/// [`contacts`] at lane width `L` (every width gives the same manifolds).
+pub fn contacts_with<L: LanePod>(
+    colliders: &[Collider],
+    pairs: &[(u32, u32)],
+    margin: f32,
+) -> Vec<Manifold> {
+    let n = colliders.len();
+    let mut buckets: [Vec<u32>; ShapeKind::COUNT * ShapeKind::COUNT] = Default::default();
+    for (i, &(a, b)) in pairs.iter().enumerate() {
+        assert!(
+            (a as usize) < n && (b as usize) < n,
+            "pair {i} = ({a}, {b}) indexes past the {n} colliders"
+        );
+        let (ka, kb) = (colliders[a as usize].kind(), colliders[b as usize].kind());
+        let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
+        buckets[lo as usize * ShapeKind::COUNT + hi as usize].push(i as u32);
+    }
+    let mut out = vec![Manifold::EMPTY; pairs.len()];
+    let job = Job { colliders, pairs, margin };
+    const KINDS: [ShapeKind; 4] =
+        [ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Triangle];
+    for (key, bucket) in buckets.iter().enumerate() {
+        if !bucket.is_empty() {
+            let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
+            dispatch::<L>(ka, kb, &job, bucket, &mut out);
+        }
+    }
+    out
+}
+
+/// `out[c] = T(as_[c], bs[c])` for every bundle `c` of two equal-length packs
+/// (the kernel loop of the benches: no bucketing, manifolds stay SoA).
+/// Panics if the packs differ in length.
+pub fn test_packs<T: ContactTester, L: LanePod>(
+    as_: &Pack<T::A, L>,
+    bs: &Pack<T::B, L>,
+    margin: f32,
+    out: &mut Vec<Manifold<L>>,
+) {
+    assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
+    let m = L::splat(margin);
+    out.clear();
+    out.extend(as_.chunks().iter().zip(bs.chunks()).map(|(a, b)| T::test::<L>(a, b, m)));
+}
+
+/// [`test_packs`] over rayon, [`PAIRS_PER_TASK`] pairs per task.
+pub fn par_test_packs<T: ContactTester, L: LanePod>(
+    as_: &Pack<T::A, L>,
+    bs: &Pack<T::B, L>,
+    margin: f32,
+    out: &mut Vec<Manifold<L>>,
+) {
+    assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
+    let m = L::splat(margin);
+    let per = (PAIRS_PER_TASK / L::WIDTH).max(1);
+    // every slot is overwritten: resize only when the length changes
+    if out.len() != as_.chunks().len() {
+        out.clear();
+        out.resize(as_.chunks().len(), Manifold::empty());
+    }
+    out.par_chunks_mut(per)
+        .zip(as_.chunks().par_chunks(per).zip(bs.chunks().par_chunks(per)))
+        .for_each(|(o, (a, b))| {
+            for ((o, a), b) in o.iter_mut().zip(a).zip(b) {
+                *o = T::test::<L>(a, b, m);
+            }
+        });
+}
+
+/// Number of pairs with a contact in the output of [`test_packs`] (the first
+/// `len` lanes).
+pub fn count_contacts<L: LanePod>(out: &[Manifold<L>], len: usize) -> usize {
+    let mut n = 0;
+    for (c, m) in out.iter().enumerate() {
+        for j in 0..L::WIDTH {
+            if c * L::WIDTH + j < len && m.count.lane(j) > 0.0 {
+                n += 1;
+            }
+        }
+    }
+    n
+}
