@@ -98,3 +98,5 @@ impl<L: Lane> Manifold<L> {
         Manifold { normal: V3::splat(z), count: z, points: [p; MAX_CONTACTS] }
     }
 }
+
+pub mod box_box;
