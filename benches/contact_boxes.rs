@@ -11,6 +11,7 @@ use std::hint::black_box;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::box_box::box_box;
 use widephase::contact::Manifold;
+use widephase::overlap::obb_obb_contact;
 use widephase::pack::{LanePod, Pack};
 use widephase::workload::{obb_pairs, SplitMix};
 use widephase::{Obb, Vec3};
@@ -121,6 +122,16 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     g.bench_function("x4", |bch| bch.iter(|| run(&p4.0, &p4.1, black_box(&mut o4))));
     g.bench_function("x8", |bch| bch.iter(|| run(&p8.0, &p8.1, black_box(&mut o8))));
     g.bench_function("x16", |bch| bch.iter(|| run(&p16.0, &p16.1, black_box(&mut o16))));
+    // the SAT alone (axis, normal, depth), to show the clipping's share
+    g.bench_function("x16_sat_only", |bch| {
+        bch.iter(|| {
+            let mut n = f32x16::splat(0.0);
+            for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {
+                n += obb_obb_contact(x, y).depth;
+            }
+            black_box(n)
+        })
+    });
     #[cfg(feature = "peers")]
     {
         let mut p = peer::box_box(a, b, MARGIN);

@@ -109,8 +109,11 @@ struct Candidate<L: Lane> {
 fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L) {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);
-    let ta = (-h - p) / d;
-    let tb = (h - p) / d;
+    // one division per slab (the crossings only need to be deterministic,
+    // not correctly rounded; a zero `d` is handled by `parallel`)
+    let inv = L::splat(1.0) / d;
+    let ta = (-h - p) * inv;
+    let tb = (h - p) * inv;
     let parallel = d.eq(zero);
     let inside = p.abs().le(h);
     let enter = L::select(parallel, L::select(inside, -inf, inf), ta.min(tb));
@@ -216,21 +219,13 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
 
     let neg_margin = -margin;
     let rel = |p: V3<L>| p - c_r;
-    let xy: [(L, L); 4] = core::array::from_fn(|k| (rel(verts[k]).dot(u), rel(verts[k]).dot(v)));
+    let uv = |p: V3<L>| (rel(p).dot(u), rel(p).dot(v));
+    let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2]), uv(verts[3])];
 
     // Candidates 0..8: per incident edge k, the entry point (vertex k or a
     // crossing) and the exit crossing.
     let no = <L::Mask as LaneMask>::splat(false);
-    let blank = Candidate {
-        x: zero,
-        y: zero,
-        on_incident: V3::splat(zero),
-        depth: zero,
-        local_id: zero,
-        valid: no,
-    };
-    let mut cand = [blank; 13];
-    for k in 0..4 {
+    let edge_candidates = |k: usize| -> [Candidate<L>; 2] {
         let k2 = (k + 1) % 4;
         let (p0, p1) = (verts[k], verts[k2]);
         let (x0, y0) = xy[k];
@@ -259,48 +254,48 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
         let edge = p1 - p0;
         let kf = L::splat(k as f32);
         let crossing_id = |s: L| L::splat(4.0 + 4.0 * k as f32) + s;
-        for (slot, t, side, extra) in [
-            (2 * k, t0, s0, <L::Mask as LaneMask>::splat(true)),
-            (2 * k + 1, t1, s1, t1.lt(one)),
-        ] {
+        let at = |t: L, side: L, extra: L::Mask| {
             let p = p0 + edge * t;
             let depth = -(rel(p).dot(n));
-            cand[slot] = Candidate {
+            Candidate {
                 x: x0 + dx * t,
                 y: y0 + dy * t,
                 on_incident: p,
                 depth,
                 local_id: L::select(side.lt(zero), kf, crossing_id(side)),
                 valid: nonempty & extra & depth.ge(neg_margin),
-            };
-        }
-    }
+            }
+        };
+        [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
+    };
+    let [e0, e1, e2, e3] = [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
     // Candidates 8..12: reference corners inside the incident face (projected
     // along n), depth measured to the incident face plane along n.
-    let cos = n.dot(n_i); // < 0: the incident face is the most anti-parallel
+    // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
+    let inv_cos = one / n.dot(n_i);
     // Inside test in the incident face's own frame (robust for zero extents,
     // where a 2D winding test of the projected quad would be degenerate).
-    let corner_signs = [(1.0f32, 1.0f32), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)];
-    for (m, (su, sv)) in corner_signs.into_iter().enumerate() {
+    let corner = |m: usize, su: f32, sv: f32| {
         let (cx, cy) = (hu * L::splat(su), hv * L::splat(sv));
         let q = c_r + u * cx + v * cy;
-        let depth = (q - c_i).dot(n_i) / cos;
+        let depth = (q - c_i).dot(n_i) * inv_cos;
         let on_incident = q - n * depth;
         let w = on_incident - c_i;
         let inside = w.dot(a1).abs().le(h1) & w.dot(a2).abs().le(h2);
-        cand[8 + m] = Candidate {
+        Candidate {
             x: cx,
             y: cy,
             on_incident,
             depth,
             local_id: L::splat(20.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
-        };
-    }
+        }
+    };
+    let corners = [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
     // Candidate 12: the incident box's support vertex along -n, used only when
     // clipping left nothing (its depth is the SAT depth).
     let mut any = no;
-    for c in &cand[..12] {
+    for c in e0.iter().chain(&e1).chain(&e2).chain(&e3).chain(&corners) {
         any = any | c.valid;
     }
     let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
@@ -314,7 +309,7 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
     // vertex's projection into the reference face (the pair is then not a true
     // face contact; the depth stays the SAT depth, a lower bound of the gap).
     let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
-    cand[12] = Candidate {
+    let fallback = Candidate {
         x: svx,
         y: svy,
         on_incident: V3::select(ref_is_a, sv, on_ref - n * sv_depth),
@@ -323,43 +318,26 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
         valid: !any,
     };
 
+    let cand = [
+        e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], corners[0], corners[1], corners[2],
+        corners[3], fallback,
+    ];
     let chosen = reduce4(&cand);
-    let mut m = Manifold::empty();
-    m.normal = normal;
-    let mut count = zero;
-    for (slot, c) in chosen.iter().enumerate() {
+    let point = |c: &Candidate<L>| {
         let on_ref = c.on_incident + n * c.depth;
-        let p = ContactPoint {
-            position: V3::select(ref_is_a, c.on_incident, on_ref),
-            depth: c.depth,
-            feature_id: id_base + c.local_id,
-        };
-        m.points[slot] = select_point(c.valid, &p, &m.points[slot]);
-        count = count + L::select(c.valid, one, zero);
-    }
-    m.count = count;
+        ContactPoint {
+            position: V3::select(c.valid & ref_is_a, c.on_incident, V3::select(c.valid, on_ref, V3::splat(zero))),
+            depth: L::select(c.valid, c.depth, zero),
+            feature_id: L::select(c.valid, id_base + c.local_id, zero),
+        }
+    };
+    let count_of = |c: &Candidate<L>| L::select(c.valid, one, zero);
+    let m = Manifold {
+        normal,
+        count: count_of(&chosen[0]) + count_of(&chosen[1]) + count_of(&chosen[2]) + count_of(&chosen[3]),
+        points: [point(&chosen[0]), point(&chosen[1]), point(&chosen[2]), point(&chosen[3])],
+    };
     m
-}
-
-#[inline(always)]
-fn select_point<L: Lane>(m: L::Mask, t: &ContactPoint<L>, f: &ContactPoint<L>) -> ContactPoint<L> {
-    ContactPoint {
-        position: V3::select(m, t.position, f.position),
-        depth: L::select(m, t.depth, f.depth),
-        feature_id: L::select(m, t.feature_id, f.feature_id),
-    }
-}
-
-#[inline(always)]
-fn select_cand<L: Lane>(m: L::Mask, t: &Candidate<L>, f: &Candidate<L>) -> Candidate<L> {
-    Candidate {
-        x: L::select(m, t.x, f.x),
-        y: L::select(m, t.y, f.y),
-        on_incident: V3::select(m, t.on_incident, f.on_incident),
-        depth: L::select(m, t.depth, f.depth),
-        local_id: L::select(m, t.local_id, f.local_id),
-        valid: (m & t.valid) | f.valid.and_not(m),
-    }
 }
 
 /// Reduces the candidates to at most 4, packed to the front (Jolt's
@@ -367,55 +345,64 @@ fn select_cand<L: Lane>(m: L::Mask, t: &Candidate<L>, f: &Candidate<L>) -> Candi
 /// positive and the largest negative triangle area with those two. Ties go
 /// to the lowest candidate index, so the choice is deterministic.
 #[inline(always)]
-fn reduce4<L: Lane>(cand: &[Candidate<L>]) -> [Candidate<L>; MAX_CONTACTS] {
+fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
-    let no = <L::Mask as LaneMask>::splat(false);
-    let blank = Candidate {
-        x: zero,
-        y: zero,
-        on_incident: V3::splat(zero),
-        depth: zero,
-        local_id: zero,
-        valid: no,
-    };
+    let none = L::splat(-1.0);
+    // Passes track only (score, index, x, y); the chosen points are gathered
+    // once at the end (fewer blends than carrying whole candidates).
     // deepest
-    let mut p0 = blank;
+    let (mut i0, mut x0, mut y0) = (none, zero, zero);
     let mut best = L::splat(f32::NEG_INFINITY);
-    for c in cand {
-        let take = c.valid & (c.depth.gt(best) | !p0.valid);
+    for (k, c) in cand.iter().enumerate() {
+        let take = c.valid & (c.depth.gt(best) | i0.lt(zero));
         best = L::select(take, c.depth, best);
-        p0 = select_cand(take, c, &p0);
+        i0 = L::select(take, L::splat(k as f32), i0);
+        x0 = L::select(take, c.x, x0);
+        y0 = L::select(take, c.y, y0);
     }
     // farthest from p0 (distance > 0)
-    let mut p1 = blank;
+    let (mut i1, mut x1, mut y1) = (none, zero, zero);
     let mut best = zero;
-    for c in cand {
-        let (dx, dy) = (c.x - p0.x, c.y - p0.y);
+    for (k, c) in cand.iter().enumerate() {
+        let (dx, dy) = (c.x - x0, c.y - y0);
         let d2 = dx * dx + dy * dy;
-        let take = c.valid & p0.valid & d2.gt(best);
+        let take = c.valid & d2.gt(best);
         best = L::select(take, d2, best);
-        p1 = select_cand(take, c, &p1);
+        i1 = L::select(take, L::splat(k as f32), i1);
+        x1 = L::select(take, c.x, x1);
+        y1 = L::select(take, c.y, y1);
     }
-    // largest areas on either side of p0→p1
-    let (ex, ey) = (p1.x - p0.x, p1.y - p0.y);
-    let mut p2 = blank;
-    let mut p3 = blank;
+    // largest areas on either side of p0→p1 (none when there is no p1: the
+    // edge vector is then zero and so are the areas)
+    let (ex, ey) = (x1 - x0, y1 - y0);
+    let (mut i2, mut i3) = (none, none);
     let (mut best_pos, mut best_neg) = (zero, zero);
-    for c in cand {
-        let area = ex * (c.y - p0.y) - ey * (c.x - p0.x);
-        let ok = c.valid & p1.valid;
-        let take = ok & area.gt(best_pos);
+    for (k, c) in cand.iter().enumerate() {
+        let area = ex * (c.y - y0) - ey * (c.x - x0);
+        let take = c.valid & area.gt(best_pos);
         best_pos = L::select(take, area, best_pos);
-        p2 = select_cand(take, c, &p2);
-        let take = ok & area.lt(best_neg);
+        i2 = L::select(take, L::splat(k as f32), i2);
+        let take = c.valid & area.lt(best_neg);
         best_neg = L::select(take, area, best_neg);
-        p3 = select_cand(take, c, &p3);
+        i3 = L::select(take, L::splat(k as f32), i3);
     }
     // pack: p3 moves into slot 2 when there is no p2
-    let slot2 = select_cand(p2.valid, &p2, &p3);
-    let mut slot3 = p3;
-    slot3.valid = p2.valid & p3.valid;
-    [p0, p1, slot2, slot3]
+    let has2 = i2.ge(zero);
+    let slot2 = L::select(has2, i2, i3);
+    let slot3 = L::select(has2, i3, none);
+    let gather = |idx: L| {
+        let mut out = cand[12];
+        out.valid = idx.eq(L::splat(12.0));
+        for (k, c) in cand[..12].iter().enumerate() {
+            let m = idx.eq(L::splat(k as f32));
+            out.on_incident = V3::select(m, c.on_incident, out.on_incident);
+            out.depth = L::select(m, c.depth, out.depth);
+            out.local_id = L::select(m, c.local_id, out.local_id);
+            out.valid = out.valid | m;
+        }
+        out
+    };
+    [gather(i0), gather(i1), gather(slot2), gather(slot3)]
 }
 
 /// Manifold for an edge axis `axis = 6 + 3i + j` (edge of A along `A_i`, of B
