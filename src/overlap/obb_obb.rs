@@ -174,21 +174,30 @@ pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     // axis, three divisions instead of forty-five).
     let mut best = (inf, zero, V3::splat(zero), L::splat(1.0));
     let mut edge = best;
-    for (k, (l, m)) in axes15(a, b).into_iter().enumerate() {
+    let axes = axes15(a, b);
+    // Faces and edges in two loops with their own running minimum, so the
+    // state stays in registers (one loop choosing a `&mut` slot per axis kept
+    // it on the stack).
+    let mut visit = |slot: &mut (L, L, V3<L>, L), k: usize, real: L::Mask| {
+        let l = axes[k].0;
         let (overlap, tl) = overlap_on(a, b, t, l);
-        let real = if k >= 6 { !is_noise_axis(l, m) } else { <L::Mask as LaneMask>::splat(true) };
         separated = separated | (overlap.lt(zero) & real);
         let len = l.length();
         let depth = overlap / len;
         // normal = L/|L|, flipped to point from A to B (t·L >= 0)
         let signed = V3::select(tl.lt(zero), -l, l);
-        let slot = if k < 6 { &mut best } else { &mut edge };
         // if (real && depth < slot.depth) slot = (depth, k, normal);
         let take = depth.lt(slot.0) & real;
         slot.0 = L::select(take, depth, slot.0);
         slot.1 = L::select(take, L::splat(k as f32), slot.1);
         slot.2 = V3::select(take, signed, slot.2);
         slot.3 = L::select(take, len, slot.3);
+    };
+    for k in 0..6 {
+        visit(&mut best, k, <L::Mask as LaneMask>::splat(true));
+    }
+    for k in 6..15 {
+        visit(&mut edge, k, !is_noise_axis(axes[k].0, axes[k].1));
     }
     // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
     let use_edge = edge.0.lt(best.0 - L::splat(OBB_EDGE_AXIS_BIAS) * best.0.abs());
