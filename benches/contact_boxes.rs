@@ -42,7 +42,10 @@ fn resting_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Obb>) {
             // B above A's +y face (in A's frame), then into world
             let lift = ha.y + hb.y - 0.02 + 0.035 * r.f();
             let slide = r.p(-1.0, 1.0);
-            let c = a.center + a.axes[0] * (slide.x * ha.x) + a.axes[1] * lift + a.axes[2] * (slide.z * ha.z);
+            let c = a.center
+                + a.axes[0] * (slide.x * ha.x)
+                + a.axes[1] * lift
+                + a.axes[2] * (slide.z * ha.z);
             let b_axes = [
                 a.axes[0] * axes[0].x + a.axes[1] * axes[0].y + a.axes[2] * axes[0].z,
                 a.axes[0] * axes[1].x + a.axes[1] * axes[1].y + a.axes[2] * axes[1].z,

@@ -62,7 +62,7 @@ fn obb(c: [f32; 3], axes: [Vec3; 3], h: [f32; 3]) -> Obb {
 
 fn random_axes(r: &mut SplitMix) -> [Vec3; 3] {
     let axis = [r.f() as f64 - 0.5, r.f() as f64 - 0.5, r.f() as f64 - 0.5 + 1e-3];
-    rot_axes(axis, r.f() as f64 * 6.283)
+    rot_axes(axis, r.f() as f64 * std::f64::consts::TAU)
 }
 
 /// Signed distance from `p` to the box (f64): negative inside.
@@ -134,7 +134,9 @@ fn bits(m: &Manifold) -> Vec<u32> {
     let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
     v.push(m.count.to_bits());
     for p in &m.points {
-        v.extend([p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits));
+        v.extend(
+            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
+        );
     }
     v
 }
@@ -183,7 +185,12 @@ fn widths_match<L: Lane, S: Copy>(
             let lanes: Vec<S> = idx.iter().map(|&j| cases[j]).collect();
             let m = wide(&lanes);
             for (j, &c) in idx.iter().enumerate() {
-                assert_eq!(bits(&lane_manifold(&m, j)), expect[c], "width {} lane {j} case {c}", L::WIDTH);
+                assert_eq!(
+                    bits(&lane_manifold(&m, j)),
+                    expect[c],
+                    "width {} lane {j} case {c}",
+                    L::WIDTH
+                );
             }
         }
     }
@@ -198,7 +205,8 @@ fn box_resting_face_to_face_on_bigger_box() {
     let m = box_box(&ground, &cube, 0.0);
     assert_eq!(m.count, 4.0);
     assert_eq!(m.normal, Vec3::Y);
-    let mut xs: Vec<(f32, f32)> = m.contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    let mut xs: Vec<(f32, f32)> =
+        m.contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
     xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     assert_eq!(xs, vec![(-0.5, -1.25), (-0.5, 0.75), (1.5, -1.25), (1.5, 0.75)]);
     for p in m.contacts() {
@@ -234,7 +242,11 @@ fn box_on_edge_gives_two_points_and_on_vertex_one() {
     let s2 = std::f64::consts::SQRT_2;
     // rotated 45° about z: lowest edge along z at y = c - sqrt(2)
     let c = 1.0 + s2 - 0.01;
-    let tilted = obb([0.0, c as f32, 0.0], rot_axes([0.0, 0.0, 1.0], std::f64::consts::FRAC_PI_4), [1.0, 1.0, 1.0]);
+    let tilted = obb(
+        [0.0, c as f32, 0.0],
+        rot_axes([0.0, 0.0, 1.0], std::f64::consts::FRAC_PI_4),
+        [1.0, 1.0, 1.0],
+    );
     let m = box_box(&ground, &tilted, 0.0);
     assert_eq!(m.count, 2.0);
     assert_eq!(m.normal, Vec3::Y);
@@ -256,7 +268,9 @@ fn box_on_edge_gives_two_points_and_on_vertex_one() {
     assert_eq!(m.count, 1.0);
     assert_eq!(m.normal, Vec3::Y);
     let p = m.points[0];
-    assert!((p.depth - 0.02).abs() < 1e-5 && p.position.x.abs() < 1e-5 && p.position.z.abs() < 1e-5);
+    assert!(
+        (p.depth - 0.02).abs() < 1e-5 && p.position.x.abs() < 1e-5 && p.position.z.abs() < 1e-5
+    );
     check_geometry("vertex", &m, |p| box_sd(&ground, p), |p| box_sd(&standing, p), 0.0, 1e-5);
 }
 
@@ -276,7 +290,11 @@ fn edge_edge_crossing_gives_one_point_with_known_depth() {
     let p = m.points[0];
     assert!(p.feature_id >= 4096.0, "edge id {}", p.feature_id);
     assert!((p.depth - depth).abs() < 2e-6, "depth {}", p.depth);
-    assert!((p.position.y - (cy - s2)).abs() < 2e-6 && p.position.x.abs() < 1e-6 && p.position.z.abs() < 1e-6);
+    assert!(
+        (p.position.y - (cy - s2)).abs() < 2e-6
+            && p.position.x.abs() < 1e-6
+            && p.position.z.abs() < 1e-6
+    );
     check_geometry("edge-edge", &m, |p| box_sd(&a, p), |p| box_sd(&b, p), 0.0, 1e-5);
 }
 
@@ -359,7 +377,8 @@ fn box_box_random_pairs_are_geometrically_consistent() {
         }
         // the normal's SAT overlap is (up to the face bias) the least one
         let face_axes: Vec<D3> = (0..3).flat_map(|k| [d3(a.axes[k]), d3(b.axes[k])]).collect();
-        let least = face_axes.iter().map(|&n| box_overlap_along(&a, &b, n)).fold(f64::INFINITY, f64::min);
+        let least =
+            face_axes.iter().map(|&n| box_overlap_along(&a, &b, n)).fold(f64::INFINITY, f64::min);
         assert!(sat <= least + tol, "case {i}: normal overlap {sat} > face {least}");
     }
     // representative: about half the pairs touch, a real share by edges, most

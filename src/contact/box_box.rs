@@ -47,7 +47,11 @@ pub const EDGE_EDGE_ID_BASE: f32 = 4096.0;
 
 /// Per lane `if m { t } else { f }` on a whole manifold.
 #[inline(always)]
-pub(crate) fn select_manifold<L: Lane>(m: L::Mask, t: &Manifold<L>, f: &Manifold<L>) -> Manifold<L> {
+pub(crate) fn select_manifold<L: Lane>(
+    m: L::Mask,
+    t: &Manifold<L>,
+    f: &Manifold<L>,
+) -> Manifold<L> {
     let mut out = *f;
     out.normal = V3::select(m, t.normal, f.normal);
     out.count = L::select(m, t.count, f.count);
@@ -172,7 +176,13 @@ pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
 /// Manifold for a face axis `axis ∈ 0..6` (lanes on other axes give garbage
 /// that the caller discards).
 #[inline(always)]
-fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin: L) -> Manifold<L> {
+fn face_manifold<L: Lane>(
+    a: &Obb<L>,
+    b: &Obb<L>,
+    axis: L,
+    normal: V3<L>,
+    margin: L,
+) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let ref_is_a = axis.lt(L::splat(3.0));
@@ -268,7 +278,8 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
         };
         [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
     };
-    let [e0, e1, e2, e3] = [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
+    let [e0, e1, e2, e3] =
+        [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
     // Candidates 8..12: reference corners inside the incident face (projected
     // along n), depth measured to the incident face plane along n.
     // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
@@ -291,7 +302,8 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
             valid: inside & depth.ge(neg_margin),
         }
     };
-    let corners = [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
+    let corners =
+        [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
     // Candidate 12: the incident box's support vertex along -n, used only when
     // clipping left nothing (its depth is the SAT depth).
     let mut any = no;
@@ -326,18 +338,24 @@ fn face_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>, margin
     let point = |c: &Candidate<L>| {
         let on_ref = c.on_incident + n * c.depth;
         ContactPoint {
-            position: V3::select(c.valid & ref_is_a, c.on_incident, V3::select(c.valid, on_ref, V3::splat(zero))),
+            position: V3::select(
+                c.valid & ref_is_a,
+                c.on_incident,
+                V3::select(c.valid, on_ref, V3::splat(zero)),
+            ),
             depth: L::select(c.valid, c.depth, zero),
             feature_id: L::select(c.valid, id_base + c.local_id, zero),
         }
     };
     let count_of = |c: &Candidate<L>| L::select(c.valid, one, zero);
-    let m = Manifold {
+    Manifold {
         normal,
-        count: count_of(&chosen[0]) + count_of(&chosen[1]) + count_of(&chosen[2]) + count_of(&chosen[3]),
+        count: count_of(&chosen[0])
+            + count_of(&chosen[1])
+            + count_of(&chosen[2])
+            + count_of(&chosen[3]),
         points: [point(&chosen[0]), point(&chosen[1]), point(&chosen[2]), point(&chosen[3])],
-    };
-    m
+    }
 }
 
 /// Reduces the candidates to at most 4, packed to the front (Jolt's
@@ -412,7 +430,8 @@ fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Man
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let k = axis - L::splat(6.0);
-    let i = L::select(k.lt(L::splat(3.0)), zero, L::select(k.lt(L::splat(6.0)), one, L::splat(2.0)));
+    let i =
+        L::select(k.lt(L::splat(3.0)), zero, L::select(k.lt(L::splat(6.0)), one, L::splat(2.0)));
     let j = k - i * L::splat(3.0);
     // The support edge of A along +normal and of B along -normal.
     let support = |o: &Obb<L>, dir: V3<L>, e: L| {
@@ -423,7 +442,7 @@ fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Man
             let on_edge_axis = e.eq(L::splat(m as f32));
             let s = sign(o.axes[m].dot(dir));
             sgn[m] = s;
-            p = p + o.axes[m] * L::select(on_edge_axis, zero, s * hs[m]);
+            p += o.axes[m] * L::select(on_edge_axis, zero, s * hs[m]);
         }
         // edge id: 4·axis + 2·[s_(axis+1) < 0] + [s_(axis+2) < 0]
         let (e0, e1) = (e.eq(zero), e.eq(one));

@@ -196,8 +196,8 @@ pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     for k in 0..6 {
         visit(&mut best, k, <L::Mask as LaneMask>::splat(true));
     }
-    for k in 6..15 {
-        visit(&mut edge, k, !is_noise_axis(axes[k].0, axes[k].1));
+    for (k, (l, m)) in axes.iter().enumerate().skip(6) {
+        visit(&mut edge, k, !is_noise_axis(*l, *m));
     }
     // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
     let use_edge = edge.0.lt(best.0 - L::splat(OBB_EDGE_AXIS_BIAS) * best.0.abs());
