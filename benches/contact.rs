@@ -9,8 +9,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::pipeline::{
-    count_contacts, par_test_packs, test_packs, CapsuleCapsule, CapsuleTriangle, ContactTester,
-    SphereBox, SphereCapsule, SphereSphere, SphereTriangle,
+    count_contacts, par_test_packs, test_packs, BoxBox, CapsuleCapsule, CapsuleTriangle,
+    ContactTester, SphereBox, SphereCapsule, SphereSphere, SphereTriangle,
 };
 use widephase::pack::Pack;
 use widephase::workload::contact_pairs;
@@ -115,6 +115,8 @@ fn bench_contact(c: &mut Criterion) {
     // one line per further pair type (lead: add box rows)
     let (a, b) = contact_pairs::<SphereCapsule>(N, 1.0, 43);
     widths::<SphereCapsule>(c, &a, &b, None);
+    let (a, b) = contact_pairs::<BoxBox>(N, 1.0, 55);
+    widths::<BoxBox>(c, &a, &b, None);
     let (a, b) = contact_pairs::<SphereBox>(N, 1.0, 45);
     widths::<SphereBox>(c, &a, &b, None);
     let (a, b) = contact_pairs::<SphereTriangle>(N, 1.0, 47);

@@ -475,10 +475,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::SphereTriangle>(&mut rows, reps, 47)?;
         bench_contact::<cp::CapsuleCapsule>(&mut rows, reps, 49)?;
         bench_contact::<cp::CapsuleTriangle>(&mut rows, reps, 51)?;
-        // lead: add box rows
-        // bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
-        // bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
-        // bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
+        bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
     }
 
     if opt.json {

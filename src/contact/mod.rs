@@ -28,6 +28,7 @@
 //! - Invalid inputs (NaN/∞ coordinates, negative radii, inverted boxes) give
 //!   `count == 0`, following the crate's [non-finite rule](crate#contracts).
 
+pub mod box_box;
 mod capsule_capsule;
 mod capsule_triangle;
 pub mod pipeline;
@@ -37,6 +38,7 @@ mod sphere_sphere;
 mod sphere_triangle;
 mod util;
 
+pub use box_box::box_box;
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
 pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};

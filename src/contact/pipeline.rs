@@ -18,7 +18,9 @@
 //! **Adding a pair type** is one row of the [`contact_testers!`] table below
 //! (the bench table in `src/cli/bench.rs` takes one more line).
 
-use super::{capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere};
+use super::{
+    box_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere,
+};
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
 use crate::pack::{extract, transpose, LanePod, Pack, Packable};
@@ -188,11 +190,10 @@ contact_testers! {
     CapsuleCapsule: Capsule, Capsule => capsule_capsule, "contact_capsule_capsule";
     /// [`capsule_triangle`](super::capsule_triangle).
     CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
-    // lead: add box rows (until then capsule–box, box–box and box–triangle
-    // pairs, like triangle–triangle pairs, get empty manifolds):
-    // CapsuleBox: Capsule, Obb => super::capsule_box, "contact_capsule_box";
-    // BoxBox: Obb, Obb => super::box_box, "contact_box_box";
-    // BoxTriangle: Obb, Triangle => super::box_triangle, "contact_box_triangle";
+    /// [`box_box`](super::box_box).
+    BoxBox: Obb, Obb => box_box, "contact_box_box";
+    // Not yet written (issue 6): capsule–box and box–triangle. Until they are,
+    // those pairs, like triangle–triangle pairs, get empty manifolds.
 }
 
 /// The manifold of the pair `(B, A)` from the manifold `m` of `(A, B)`: the

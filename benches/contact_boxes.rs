@@ -1,0 +1,159 @@
+//! Box contact manifolds (issue 6): ns per pair at each lane width on one
+//! thread, with parry3d's `contact_manifold_cuboid_cuboid` (its box–box
+//! manifold generator, the one `DefaultQueryDispatcher::contact_manifolds`
+//! dispatches to for two cuboids) as the peer in the same group
+//! (`--features peers`).
+//!
+//! `cargo bench --bench contact_boxes [--features peers]`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use wide::{f32x16, f32x4, f32x8};
+use widephase::contact::box_box::box_box;
+use widephase::contact::Manifold;
+use widephase::overlap::obb_obb_contact;
+use widephase::pack::{LanePod, Pack};
+use widephase::workload::{obb_pairs, SplitMix};
+use widephase::{Obb, Vec3};
+
+/// Pairs per iteration (fits in L2 with the output).
+const N: usize = 4096;
+/// Speculative margin used by every row.
+const MARGIN: f32 = 0.02;
+
+/// Resting/penetrating boxes as in a pile: B sits on one of A's faces, tilted
+/// by up to ~0.2 rad, penetrating up to 0.02 or hovering within the margin,
+/// slid sideways by up to its size (some overhang the rim).
+fn resting_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Obb>) {
+    let mut r = SplitMix(seed);
+    let rot = |r: &mut SplitMix, amount: f32| -> [Vec3; 3] {
+        // small rotation: Gram–Schmidt on perturbed identity axes
+        let x = (Vec3::X + r.p(-amount, amount)).try_normalize().unwrap();
+        let t = Vec3::Y + r.p(-amount, amount);
+        let y = (t - x * x.dot(t)).try_normalize().unwrap();
+        [x, y, x.cross(y)]
+    };
+    (0..n)
+        .map(|_| {
+            let ha = r.p(0.5, 2.0);
+            let hb = r.p(0.25, 1.0);
+            let a = Obb::new(r.p(-50.0, 50.0), rot(&mut r, 0.2), ha);
+            let axes = rot(&mut r, 0.2);
+            // B above A's +y face (in A's frame), then into world
+            let lift = ha.y + hb.y - 0.02 + 0.035 * r.f();
+            let slide = r.p(-1.0, 1.0);
+            let c = a.center
+                + a.axes[0] * (slide.x * ha.x)
+                + a.axes[1] * lift
+                + a.axes[2] * (slide.z * ha.z);
+            let b_axes = [
+                a.axes[0] * axes[0].x + a.axes[1] * axes[0].y + a.axes[2] * axes[0].z,
+                a.axes[0] * axes[1].x + a.axes[1] * axes[1].y + a.axes[2] * axes[1].z,
+                a.axes[0] * axes[2].x + a.axes[1] * axes[2].y + a.axes[2] * axes[2].z,
+            ];
+            (a, Obb::new(c, b_axes, hb))
+        })
+        .unzip()
+}
+
+fn run<L: LanePod>(a: &Pack<Obb, L>, b: &Pack<Obb, L>, out: &mut [Manifold<L>]) {
+    let m = L::splat(MARGIN);
+    for ((x, y), o) in a.chunks().iter().zip(b.chunks()).zip(out.iter_mut()) {
+        *o = box_box(x, y, m);
+    }
+}
+
+fn contacts<L: LanePod>(out: &[Manifold<L>]) -> usize {
+    out.iter().map(|m| (0..L::WIDTH).filter(|&i| m.count.lane(i) > 0.0).count()).sum()
+}
+
+#[cfg(feature = "peers")]
+mod peer {
+    use parry3d::math::{Matrix, Pose, Rotation, Vector};
+    use parry3d::query::details::contact_manifold_cuboid_cuboid;
+    use parry3d::query::ContactManifold;
+    use parry3d::shape::Cuboid;
+    use widephase::{Obb, Vec3};
+
+    fn v(v: Vec3) -> Vector {
+        Vector::new(v.x, v.y, v.z)
+    }
+    fn pose(o: &Obb) -> Pose {
+        let m = Matrix::from_cols(v(o.axes[0]), v(o.axes[1]), v(o.axes[2]));
+        Pose::from_parts(v(o.center), Rotation::from_mat3(&m))
+    }
+    /// Full manifold generation per pair (the manifold is cleared first so
+    /// parry cannot reuse the previous frame's contacts).
+    pub fn box_box(a: &[Obb], b: &[Obb], margin: f32) -> impl FnMut() -> usize {
+        let pairs: Vec<(Pose, Cuboid, Cuboid)> = a
+            .iter()
+            .zip(b)
+            .map(|(a, b)| {
+                (pose(a).inv_mul(&pose(b)), Cuboid::new(v(a.half)), Cuboid::new(v(b.half)))
+            })
+            .collect();
+        let mut manifold = ContactManifold::<(), ()>::new();
+        move || {
+            let mut hits = 0;
+            for (pos12, c1, c2) in &pairs {
+                manifold.clear();
+                contact_manifold_cuboid_cuboid(pos12, c1, c2, margin, &mut manifold);
+                hits += (!manifold.points.is_empty()) as usize;
+            }
+            hits
+        }
+    }
+}
+
+fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
+    let mut g = c.benchmark_group(format!("contact_box_box/{name}"));
+    g.throughput(Throughput::Elements(a.len() as u64));
+    let p1 = (Pack::<Obb, f32>::new(a), Pack::<Obb, f32>::new(b));
+    let p4 = (Pack::<Obb, f32x4>::new(a), Pack::<Obb, f32x4>::new(b));
+    let p8 = (Pack::<Obb, f32x8>::new(a), Pack::<Obb, f32x8>::new(b));
+    let p16 = (Pack::<Obb, f32x16>::new(a), Pack::<Obb, f32x16>::new(b));
+    let mut o1 = vec![Manifold::<f32>::empty(); p1.0.chunks().len()];
+    let mut o4 = vec![Manifold::<f32x4>::empty(); p4.0.chunks().len()];
+    let mut o8 = vec![Manifold::<f32x8>::empty(); p8.0.chunks().len()];
+    let mut o16 = vec![Manifold::<f32x16>::empty(); p16.0.chunks().len()];
+    run(&p1.0, &p1.1, &mut o1);
+    run(&p16.0, &p16.1, &mut o16);
+    let want = contacts(&o1);
+    assert_eq!(contacts(&o16), want);
+    eprintln!("contact_box_box/{name}: {want} of {} pairs in contact", a.len());
+    g.bench_function("scalar", |bch| bch.iter(|| run(&p1.0, &p1.1, black_box(&mut o1))));
+    g.bench_function("x4", |bch| bch.iter(|| run(&p4.0, &p4.1, black_box(&mut o4))));
+    g.bench_function("x8", |bch| bch.iter(|| run(&p8.0, &p8.1, black_box(&mut o8))));
+    g.bench_function("x16", |bch| bch.iter(|| run(&p16.0, &p16.1, black_box(&mut o16))));
+    // the SAT alone (axis, normal, depth), to show the clipping's share
+    g.bench_function("x16_sat_only", |bch| {
+        bch.iter(|| {
+            let mut n = f32x16::splat(0.0);
+            for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {
+                n += obb_obb_contact(x, y).depth;
+            }
+            black_box(n)
+        })
+    });
+    #[cfg(feature = "peers")]
+    {
+        let mut p = peer::box_box(a, b, MARGIN);
+        eprintln!("parry3d: {} of {} pairs in contact", p(), a.len());
+        g.bench_function("parry3d", |bch| bch.iter(|| black_box(p())));
+    }
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let (a, b) = resting_pairs(N, 61);
+    group(c, "resting", &a, &b);
+    let (a, b) = obb_pairs(N, 0.5, 62);
+    group(c, "random", &a, &b);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(300)).measurement_time(std::time::Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,485 @@
+//! Box–box ([`Obb`]–[`Obb`]) contact manifolds: 15-axis SAT, then reference
+//! face clipping (face axes) or closest points of two edges (edge axes).
+//!
+//! Sources: ODE `dBoxBox` and Box2D's `b2CollidePolygons` (reference face,
+//! incident face = the most anti-parallel face of the other box, clip the
+//! incident face against the reference face's side planes, keep points below
+//! the reference face), bepuphysics2 `BoxPairTester` (every lane runs every
+//! step; the candidates of the clipped polygon are the incident vertices and
+//! edge crossings inside the reference face plus the reference corners inside
+//! the incident face), Jolt `PruneContactPoints` (reduce to 4: deepest, the
+//! farthest from it, then the largest triangle on each side of that line).
+//!
+//! # Axis choice and tie rule
+//! The axis is [`obb_obb_contact`]'s: the axis of least overlap, where an edge
+//! axis must beat the best face axis by more than
+//! [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)` · |face depth|`
+//! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
+//! resting stacks keep a face normal and a stable manifold instead of flipping
+//! to a near-equivalent edge axis. Among face axes, A's win ties (lowest index).
+//!
+//! # Speculative margin
+//! A lane reports a contact when the SAT gap along the chosen axis is at most
+//! `margin` (`depth >= -margin`). The SAT gap is a lower bound on the distance
+//! (equal to it for face–face and edge–edge configurations), so a pair at most
+//! `margin` apart always gets a contact (never a miss), and a pair slightly
+//! farther diagonally (e.g. vertex–vertex) may also get one, as in bepu.
+//! Face-clipped points deeper than `-margin` are kept; if clipping leaves
+//! none (a strongly tilted box near the reference face's rim), the incident
+//! box's support vertex is reported alone, whose depth is the SAT depth.
+//!
+//! # Feature ids
+//! Face contacts: `(ref_face · 6 + inc_face) · 32 + local`, where `ref_face`
+//! is `0..6` for A's faces and `6..12` for B's (`2·axis + (1 if the face is on
+//! the negative side)`), `inc_face` the incident face `0..6`, and `local`
+//! names the point: `0..4` incident vertex `k`, `4 + 4k + s` incident edge `k`
+//! crossing reference side `s` (`+u, -u, +v, -v`), `20 + m` reference corner
+//! `m`, `24 + v` the fallback support vertex. Edge contacts:
+//! `4096 + 16·edge_A + edge_B` with `edge = 4·axis + sign bits`. Ids depend only
+//! on features, so they are stable under small motions.
+
+use super::{ContactPoint, Manifold, MAX_CONTACTS};
+use crate::overlap::obb_obb_contact;
+use crate::{Lane, LaneMask, Obb, V3};
+
+/// Base of the edge–edge feature ids (`4096 + 16·edge_A + edge_B`).
+pub const EDGE_EDGE_ID_BASE: f32 = 4096.0;
+
+/// Per lane `if m { t } else { f }` on a whole manifold.
+#[inline(always)]
+pub(crate) fn select_manifold<L: Lane>(
+    m: L::Mask,
+    t: &Manifold<L>,
+    f: &Manifold<L>,
+) -> Manifold<L> {
+    let mut out = *f;
+    out.normal = V3::select(m, t.normal, f.normal);
+    out.count = L::select(m, t.count, f.count);
+    for (o, (pt, pf)) in out.points.iter_mut().zip(t.points.iter().zip(f.points.iter())) {
+        o.position = V3::select(m, pt.position, pf.position);
+        o.depth = L::select(m, pt.depth, pf.depth);
+        o.feature_id = L::select(m, pt.feature_id, pf.feature_id);
+    }
+    out
+}
+
+/// Per lane `if m { t } else { f }` on a box.
+#[inline(always)]
+fn select_obb<L: Lane>(m: L::Mask, t: &Obb<L>, f: &Obb<L>) -> Obb<L> {
+    Obb {
+        center: V3::select(m, t.center, f.center),
+        axes: [
+            V3::select(m, t.axes[0], f.axes[0]),
+            V3::select(m, t.axes[1], f.axes[1]),
+            V3::select(m, t.axes[2], f.axes[2]),
+        ],
+        half: V3::select(m, t.half, f.half),
+    }
+}
+
+/// Per lane element `i` of `[x0, x1, x2]` given the masks `i == 0`, `i == 1`.
+#[inline(always)]
+fn pick3<L: Lane>(is0: L::Mask, is1: L::Mask, x: [L; 3]) -> L {
+    L::select(is0, x[0], L::select(is1, x[1], x[2]))
+}
+
+#[inline(always)]
+fn pick3v<L: Lane>(is0: L::Mask, is1: L::Mask, x: [V3<L>; 3]) -> V3<L> {
+    V3::select(is0, x[0], V3::select(is1, x[1], x[2]))
+}
+
+/// `+1` where `x >= 0`, else `-1` (a fixed choice at 0 keeps ids deterministic).
+#[inline(always)]
+fn sign<L: Lane>(x: L) -> L {
+    L::select(x.ge(L::splat(0.0)), L::splat(1.0), L::splat(-1.0))
+}
+
+/// One candidate point of the clipped face polygon.
+#[derive(Clone, Copy)]
+struct Candidate<L: Lane> {
+    /// Reference-face coordinates (for the reduction).
+    x: L,
+    y: L,
+    /// The point on the incident box's surface.
+    on_incident: V3<L>,
+    depth: L,
+    local_id: L,
+    valid: L::Mask,
+}
+
+/// Interval of the parameter `t` for which `p + t·d` lies in `[-h, h]`, and the
+/// reference sides (`neg_side` is the side at `-h`) where it enters and exits.
+#[inline(always)]
+fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L) {
+    let zero = L::splat(0.0);
+    let inf = L::splat(f32::INFINITY);
+    // one division per slab (the crossings only need to be deterministic,
+    // not correctly rounded; a zero `d` is handled by `parallel`)
+    let inv = L::splat(1.0) / d;
+    let ta = (-h - p) * inv;
+    let tb = (h - p) * inv;
+    let parallel = d.eq(zero);
+    let inside = p.abs().le(h);
+    let enter = L::select(parallel, L::select(inside, -inf, inf), ta.min(tb));
+    let exit = L::select(parallel, L::select(inside, inf, -inf), ta.max(tb));
+    // moving towards +h (d > 0) enters through the -h side and exits through +h
+    let up = d.gt(zero);
+    let (ps, ns) = (L::splat(pos_side), L::splat(neg_side));
+    (enter, exit, L::select(up, ns, ps), L::select(up, ps, ns))
+}
+
+/// Box–box contact manifold (see the [module docs](self) and the
+/// [conventions](super)): up to 4 points, normal from `a` to `b`.
+///
+/// **LANE-GENERIC** (`L = f32` is the scalar API): every lane runs every step
+/// and widths give bit-identical manifolds; the only branches skip a path
+/// (face clipping or edge–edge) no lane of the pack needs. Invalid lanes
+/// (non-finite values, negative half extents, negative or non-finite
+/// `margin`) give `count == 0`. Zero half extents are rectangles, segments or
+/// points and get manifolds like any box.
+///
+/// ```
+/// use widephase::{contact::box_box::box_box, Obb, Vec3};
+/// let ground = Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(5.0, 1.0, 5.0));
+/// let cube = Obb::new(Vec3::new(0.0, 1.9, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+/// let m = box_box(&ground, &cube, 0.0);
+/// assert_eq!(m.count, 4.0);
+/// assert_eq!(m.normal, Vec3::Y);
+/// for p in m.contacts() {
+///     assert!((p.depth - 0.1).abs() < 1e-6);
+///     assert!((p.position.y - 0.9).abs() < 1e-6); // on the cube's bottom face
+/// }
+/// ```
+#[inline]
+pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
+    let zero = L::splat(0.0);
+    let sat = obb_obb_contact(a, b);
+    let margin_ok = margin.is_finite() & margin.ge(zero);
+    // `depth` is NaN in invalid lanes, so the comparison also drops them.
+    let hit = margin_ok & sat.depth.ge(-margin);
+    if hit.none() {
+        return Manifold::empty();
+    }
+    let is_edge = sat.axis.ge(L::splat(6.0));
+    let empty = Manifold::empty();
+    let mut out = empty;
+    if hit.and_not(is_edge).any() {
+        out = face_manifold(a, b, sat.axis, sat.normal, margin);
+    }
+    if (hit & is_edge).any() {
+        let e = edge_manifold(a, b, sat.axis, sat.normal);
+        out = select_manifold(is_edge, &e, &out);
+    }
+    select_manifold(hit, &out, &empty)
+}
+
+/// Manifold for a face axis `axis ∈ 0..6` (lanes on other axes give garbage
+/// that the caller discards).
+#[inline(always)]
+fn face_manifold<L: Lane>(
+    a: &Obb<L>,
+    b: &Obb<L>,
+    axis: L,
+    normal: V3<L>,
+    margin: L,
+) -> Manifold<L> {
+    let zero = L::splat(0.0);
+    let one = L::splat(1.0);
+    let ref_is_a = axis.lt(L::splat(3.0));
+    let r = select_obb(ref_is_a, a, b);
+    let inc = select_obb(ref_is_a, b, a);
+    // Outward normal of the reference face, towards the incident box.
+    let n = V3::select(ref_is_a, normal, -normal);
+    let kr = L::select(ref_is_a, axis, axis - L::splat(3.0));
+    let (k0, k1) = (kr.eq(zero), kr.eq(one));
+    let hr = [r.half.x, r.half.y, r.half.z];
+    // Reference face: axis kr, tangents u = axes[kr+1], v = axes[kr+2].
+    let ax = pick3v(k0, k1, r.axes);
+    let u = pick3v(k0, k1, [r.axes[1], r.axes[2], r.axes[0]]);
+    let v = pick3v(k0, k1, [r.axes[2], r.axes[0], r.axes[1]]);
+    let hn = pick3(k0, k1, hr);
+    let hu = pick3(k0, k1, [hr[1], hr[2], hr[0]]);
+    let hv = pick3(k0, k1, [hr[2], hr[0], hr[1]]);
+    let sr = sign(ax.dot(n));
+    let c_r = r.center + ax * (sr * hn);
+
+    // Incident face: the face of `inc` most anti-parallel to n (lowest index on ties).
+    let d = [inc.axes[0].dot(n), inc.axes[1].dot(n), inc.axes[2].dot(n)];
+    let ad = [d[0].abs(), d[1].abs(), d[2].abs()];
+    let j0 = ad[0].ge(ad[1]) & ad[0].ge(ad[2]);
+    let j1 = !j0 & ad[1].ge(ad[2]);
+    let hi = [inc.half.x, inc.half.y, inc.half.z];
+    let aj = pick3v(j0, j1, inc.axes);
+    let a1 = pick3v(j0, j1, [inc.axes[1], inc.axes[2], inc.axes[0]]);
+    let a2 = pick3v(j0, j1, [inc.axes[2], inc.axes[0], inc.axes[1]]);
+    let h1 = pick3(j0, j1, [hi[1], hi[2], hi[0]]);
+    let h2 = pick3(j0, j1, [hi[2], hi[0], hi[1]]);
+    let (e1, e2) = (a1 * h1, a2 * h2);
+    let si = -sign(pick3(j0, j1, d));
+    let n_i = aj * si; // outward normal of the incident face
+    let c_i = inc.center + n_i * pick3(j0, j1, hi);
+    let verts = [c_i + e1 + e2, c_i - e1 + e2, c_i - e1 - e2, c_i + e1 - e2];
+
+    let jf = pick3(j0, j1, [zero, one, L::splat(2.0)]);
+    let ref_face = L::select(ref_is_a, zero, L::splat(6.0))
+        + kr * L::splat(2.0)
+        + L::select(sr.lt(zero), one, zero);
+    let inc_face = jf * L::splat(2.0) + L::select(si.lt(zero), one, zero);
+    let id_base = (ref_face * L::splat(6.0) + inc_face) * L::splat(32.0);
+
+    let neg_margin = -margin;
+    let rel = |p: V3<L>| p - c_r;
+    let uv = |p: V3<L>| (rel(p).dot(u), rel(p).dot(v));
+    let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2]), uv(verts[3])];
+
+    // Candidates 0..8: per incident edge k, the entry point (vertex k or a
+    // crossing) and the exit crossing.
+    let no = <L::Mask as LaneMask>::splat(false);
+    let edge_candidates = |k: usize| -> [Candidate<L>; 2] {
+        let k2 = (k + 1) % 4;
+        let (p0, p1) = (verts[k], verts[k2]);
+        let (x0, y0) = xy[k];
+        let (dx, dy) = (xy[k2].0 - x0, xy[k2].1 - y0);
+        let (enx, exx, sex, sxx) = slab(x0, dx, hu, 0.0, 1.0);
+        let (eny, exy, sey, sxy) = slab(y0, dy, hv, 2.0, 3.0);
+        // t0 = max(0, enx, eny), t1 = min(1, exx, exy); strict comparisons so a
+        // vertex on the boundary keeps its vertex id.
+        let mut t0 = zero;
+        let mut s0 = L::splat(-1.0);
+        let take = enx.gt(t0);
+        t0 = L::select(take, enx, t0);
+        s0 = L::select(take, sex, s0);
+        let take = eny.gt(t0);
+        t0 = L::select(take, eny, t0);
+        s0 = L::select(take, sey, s0);
+        let mut t1 = one;
+        let mut s1 = L::splat(-1.0);
+        let take = exx.lt(t1);
+        t1 = L::select(take, exx, t1);
+        s1 = L::select(take, sxx, s1);
+        let take = exy.lt(t1);
+        t1 = L::select(take, exy, t1);
+        s1 = L::select(take, sxy, s1);
+        let nonempty = t0.le(t1);
+        let edge = p1 - p0;
+        let kf = L::splat(k as f32);
+        let crossing_id = |s: L| L::splat(4.0 + 4.0 * k as f32) + s;
+        let at = |t: L, side: L, extra: L::Mask| {
+            let p = p0 + edge * t;
+            let depth = -(rel(p).dot(n));
+            Candidate {
+                x: x0 + dx * t,
+                y: y0 + dy * t,
+                on_incident: p,
+                depth,
+                local_id: L::select(side.lt(zero), kf, crossing_id(side)),
+                valid: nonempty & extra & depth.ge(neg_margin),
+            }
+        };
+        [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
+    };
+    let [e0, e1, e2, e3] =
+        [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
+    // Candidates 8..12: reference corners inside the incident face (projected
+    // along n), depth measured to the incident face plane along n.
+    // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
+    let inv_cos = one / n.dot(n_i);
+    // Inside test in the incident face's own frame (robust for zero extents,
+    // where a 2D winding test of the projected quad would be degenerate).
+    let corner = |m: usize, su: f32, sv: f32| {
+        let (cx, cy) = (hu * L::splat(su), hv * L::splat(sv));
+        let q = c_r + u * cx + v * cy;
+        let depth = (q - c_i).dot(n_i) * inv_cos;
+        let on_incident = q - n * depth;
+        let w = on_incident - c_i;
+        let inside = w.dot(a1).abs().le(h1) & w.dot(a2).abs().le(h2);
+        Candidate {
+            x: cx,
+            y: cy,
+            on_incident,
+            depth,
+            local_id: L::splat(20.0 + m as f32),
+            valid: inside & depth.ge(neg_margin),
+        }
+    };
+    let corners =
+        [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
+    // Candidate 12: the incident box's support vertex along -n, used only when
+    // clipping left nothing (its depth is the SAT depth).
+    let mut any = no;
+    for c in e0.iter().chain(&e1).chain(&e2).chain(&e3).chain(&corners) {
+        any = any | c.valid;
+    }
+    let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
+    let sv = inc.center
+        + inc.axes[0] * (s[0] * hi[0])
+        + inc.axes[1] * (s[1] * hi[1])
+        + inc.axes[2] * (s[2] * hi[2]);
+    let bit = |x: L, w: f32| L::select(x.lt(zero), L::splat(w), zero);
+    let (svx, svy, sv_depth) = (rel(sv).dot(u), rel(sv).dot(v), -(rel(sv).dot(n)));
+    // When B is the reference box, the reported point must lie on B: clamp the
+    // vertex's projection into the reference face (the pair is then not a true
+    // face contact; the depth stays the SAT depth, a lower bound of the gap).
+    let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
+    let fallback = Candidate {
+        x: svx,
+        y: svy,
+        on_incident: V3::select(ref_is_a, sv, on_ref - n * sv_depth),
+        depth: sv_depth,
+        local_id: L::splat(24.0) + bit(s[0], 1.0) + bit(s[1], 2.0) + bit(s[2], 4.0),
+        valid: !any,
+    };
+
+    let cand = [
+        e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], corners[0], corners[1], corners[2],
+        corners[3], fallback,
+    ];
+    let chosen = reduce4(&cand);
+    let point = |c: &Candidate<L>| {
+        let on_ref = c.on_incident + n * c.depth;
+        ContactPoint {
+            position: V3::select(
+                c.valid & ref_is_a,
+                c.on_incident,
+                V3::select(c.valid, on_ref, V3::splat(zero)),
+            ),
+            depth: L::select(c.valid, c.depth, zero),
+            feature_id: L::select(c.valid, id_base + c.local_id, zero),
+        }
+    };
+    let count_of = |c: &Candidate<L>| L::select(c.valid, one, zero);
+    Manifold {
+        normal,
+        count: count_of(&chosen[0])
+            + count_of(&chosen[1])
+            + count_of(&chosen[2])
+            + count_of(&chosen[3]),
+        points: [point(&chosen[0]), point(&chosen[1]), point(&chosen[2]), point(&chosen[3])],
+    }
+}
+
+/// Reduces the candidates to at most 4, packed to the front (Jolt's
+/// `PruneContactPoints`): the deepest; the farthest from it; the largest
+/// positive and the largest negative triangle area with those two. Ties go
+/// to the lowest candidate index, so the choice is deterministic.
+#[inline(always)]
+fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
+    let zero = L::splat(0.0);
+    let none = L::splat(-1.0);
+    // Passes track only (score, index, x, y); the chosen points are gathered
+    // once at the end (fewer blends than carrying whole candidates).
+    // deepest
+    let (mut i0, mut x0, mut y0) = (none, zero, zero);
+    let mut best = L::splat(f32::NEG_INFINITY);
+    for (k, c) in cand.iter().enumerate() {
+        let take = c.valid & (c.depth.gt(best) | i0.lt(zero));
+        best = L::select(take, c.depth, best);
+        i0 = L::select(take, L::splat(k as f32), i0);
+        x0 = L::select(take, c.x, x0);
+        y0 = L::select(take, c.y, y0);
+    }
+    // farthest from p0 (distance > 0)
+    let (mut i1, mut x1, mut y1) = (none, zero, zero);
+    let mut best = zero;
+    for (k, c) in cand.iter().enumerate() {
+        let (dx, dy) = (c.x - x0, c.y - y0);
+        let d2 = dx * dx + dy * dy;
+        let take = c.valid & d2.gt(best);
+        best = L::select(take, d2, best);
+        i1 = L::select(take, L::splat(k as f32), i1);
+        x1 = L::select(take, c.x, x1);
+        y1 = L::select(take, c.y, y1);
+    }
+    // largest areas on either side of p0→p1 (none when there is no p1: the
+    // edge vector is then zero and so are the areas)
+    let (ex, ey) = (x1 - x0, y1 - y0);
+    let (mut i2, mut i3) = (none, none);
+    let (mut best_pos, mut best_neg) = (zero, zero);
+    for (k, c) in cand.iter().enumerate() {
+        let area = ex * (c.y - y0) - ey * (c.x - x0);
+        let take = c.valid & area.gt(best_pos);
+        best_pos = L::select(take, area, best_pos);
+        i2 = L::select(take, L::splat(k as f32), i2);
+        let take = c.valid & area.lt(best_neg);
+        best_neg = L::select(take, area, best_neg);
+        i3 = L::select(take, L::splat(k as f32), i3);
+    }
+    // pack: p3 moves into slot 2 when there is no p2
+    let has2 = i2.ge(zero);
+    let slot2 = L::select(has2, i2, i3);
+    let slot3 = L::select(has2, i3, none);
+    let gather = |idx: L| {
+        let mut out = cand[12];
+        out.valid = idx.eq(L::splat(12.0));
+        for (k, c) in cand[..12].iter().enumerate() {
+            let m = idx.eq(L::splat(k as f32));
+            out.on_incident = V3::select(m, c.on_incident, out.on_incident);
+            out.depth = L::select(m, c.depth, out.depth);
+            out.local_id = L::select(m, c.local_id, out.local_id);
+            out.valid = out.valid | m;
+        }
+        out
+    };
+    [gather(i0), gather(i1), gather(slot2), gather(slot3)]
+}
+
+/// Manifold for an edge axis `axis = 6 + 3i + j` (edge of A along `A_i`, of B
+/// along `B_j`): one point at the closest points of the two support edges.
+#[inline(always)]
+fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Manifold<L> {
+    let zero = L::splat(0.0);
+    let one = L::splat(1.0);
+    let k = axis - L::splat(6.0);
+    let i =
+        L::select(k.lt(L::splat(3.0)), zero, L::select(k.lt(L::splat(6.0)), one, L::splat(2.0)));
+    let j = k - i * L::splat(3.0);
+    // The support edge of A along +normal and of B along -normal.
+    let support = |o: &Obb<L>, dir: V3<L>, e: L| {
+        let hs = [o.half.x, o.half.y, o.half.z];
+        let mut p = o.center;
+        let mut sgn = [zero; 3];
+        for m in 0..3 {
+            let on_edge_axis = e.eq(L::splat(m as f32));
+            let s = sign(o.axes[m].dot(dir));
+            sgn[m] = s;
+            p += o.axes[m] * L::select(on_edge_axis, zero, s * hs[m]);
+        }
+        // edge id: 4·axis + 2·[s_(axis+1) < 0] + [s_(axis+2) < 0]
+        let (e0, e1) = (e.eq(zero), e.eq(one));
+        let s1 = pick3(e0, e1, [sgn[1], sgn[2], sgn[0]]);
+        let s2 = pick3(e0, e1, [sgn[2], sgn[0], sgn[1]]);
+        let id = e * L::splat(4.0)
+            + L::select(s1.lt(zero), L::splat(2.0), zero)
+            + L::select(s2.lt(zero), one, zero);
+        let dirv = pick3v(e0, e1, o.axes);
+        let h = pick3(e0, e1, hs);
+        (p, dirv, h, id)
+    };
+    let (pa, da, ha, ida) = support(a, normal, i);
+    let (pb, db, hb, idb) = support(b, -normal, j);
+    // Closest points of the segments pa + s·da, |s| <= ha and pb + t·db,
+    // |t| <= hb (Ericson §5.1.9, specialised to non-parallel edges: parallel
+    // edge axes are never chosen).
+    let r = pa - pb;
+    let aa = da.dot(da);
+    let ee = db.dot(db);
+    let bb = da.dot(db);
+    let c = da.dot(r);
+    let f = db.dot(r);
+    let denom = aa * ee - bb * bb;
+    let clamp = |x: L, h: L| x.max(-h).min(h);
+    let s = L::select(denom.gt(zero), clamp((bb * f - c * ee) / denom, ha), zero);
+    let t = L::select(ee.gt(zero), clamp((bb * s + f) / ee, hb), zero);
+    let s = L::select(aa.gt(zero), clamp((bb * t - c) / aa, ha), zero);
+    let qa = pa + da * s;
+    let qb = pb + db * t;
+    let mut m = Manifold::empty();
+    m.normal = normal;
+    m.count = one;
+    m.points[0] = ContactPoint {
+        position: qb,
+        depth: (qa - qb).dot(normal),
+        feature_id: L::splat(EDGE_EDGE_ID_BASE) + ida * L::splat(16.0) + idb,
+    };
+    m
+}

@@ -1,0 +1,524 @@
+//! Box contact manifolds (issue 6): box–box, capsule–box, box–triangle.
+//!
+//! Analytic cases with known points, depths and normals; seeded random pairs
+//! checked geometrically in f64 (points on B's surface, `position +
+//! depth·normal` on A's, depths bounded by the independent SAT overlap);
+//! scalar vs every width bit-identical in every lane position; feature-id
+//! stability; speculative margin; NaN/∞ and degenerate inputs.
+
+use wide::{f32x16, f32x4, f32x8};
+use widephase::contact::box_box::box_box;
+use widephase::contact::Manifold;
+use widephase::workload::SplitMix;
+use widephase::{Lane, Obb, Vec3, V3};
+
+// ------------------------------------------------------------ helpers
+
+type D3 = [f64; 3];
+
+fn d3(v: Vec3) -> D3 {
+    [v.x as f64, v.y as f64, v.z as f64]
+}
+fn dot(a: D3, b: D3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn sub(a: D3, b: D3) -> D3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn add_s(a: D3, b: D3, s: f64) -> D3 {
+    [a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s]
+}
+fn cross(a: D3, b: D3) -> D3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn norm(a: D3) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// Rotation matrix columns for a rotation of `angle` about unit `axis` (f64,
+/// then rounded: the axes are orthonormal to f32 precision).
+fn rot_axes(axis: D3, angle: f64) -> [Vec3; 3] {
+    let l = norm(axis);
+    let k = [axis[0] / l, axis[1] / l, axis[2] / l];
+    let (s, c) = angle.sin_cos();
+    let rot = |v: D3| -> Vec3 {
+        let kv = cross(k, v);
+        let kd = dot(k, v);
+        let r = [
+            v[0] * c + kv[0] * s + k[0] * kd * (1.0 - c),
+            v[1] * c + kv[1] * s + k[1] * kd * (1.0 - c),
+            v[2] * c + kv[2] * s + k[2] * kd * (1.0 - c),
+        ];
+        Vec3::new(r[0] as f32, r[1] as f32, r[2] as f32)
+    };
+    [rot([1.0, 0.0, 0.0]), rot([0.0, 1.0, 0.0]), rot([0.0, 0.0, 1.0])]
+}
+
+const I3: [Vec3; 3] = [Vec3::X, Vec3::Y, Vec3::Z];
+
+fn obb(c: [f32; 3], axes: [Vec3; 3], h: [f32; 3]) -> Obb {
+    Obb::new(Vec3::from_array(c), axes, Vec3::from_array(h))
+}
+
+fn random_axes(r: &mut SplitMix) -> [Vec3; 3] {
+    let axis = [r.f() as f64 - 0.5, r.f() as f64 - 0.5, r.f() as f64 - 0.5 + 1e-3];
+    rot_axes(axis, r.f() as f64 * std::f64::consts::TAU)
+}
+
+/// Signed distance from `p` to the box (f64): negative inside.
+fn box_sd(b: &Obb, p: D3) -> f64 {
+    let rel = sub(p, d3(b.center));
+    let h = d3(b.half);
+    let mut out = [0.0f64; 3];
+    let mut inside = f64::NEG_INFINITY;
+    for i in 0..3 {
+        let l = dot(rel, d3(b.axes[i])).abs() - h[i];
+        out[i] = l.max(0.0);
+        inside = inside.max(l);
+    }
+    if inside > 0.0 {
+        norm(out)
+    } else {
+        inside
+    }
+}
+
+/// SAT overlap of two boxes along a unit direction (f64): `r_A + r_B - |t·n|`.
+fn box_overlap_along(a: &Obb, b: &Obb, n: D3) -> f64 {
+    let r = |o: &Obb| -> f64 { (0..3).map(|i| d3(o.half)[i] * dot(d3(o.axes[i]), n).abs()).sum() };
+    r(a) + r(b) - dot(sub(d3(b.center), d3(a.center)), n).abs()
+}
+
+fn scale(o: &Obb) -> f64 {
+    let h = d3(o.half);
+    norm(d3(o.center)).max(h[0].max(h[1]).max(h[2])).max(1.0)
+}
+
+/// Geometric checks common to every manifold: unit normal, A→B orientation,
+/// points on B, `position + depth·normal` on A, depth within margin.
+fn check_geometry(
+    label: &str,
+    m: &Manifold,
+    on_a: impl Fn(D3) -> f64,
+    on_b: impl Fn(D3) -> f64,
+    margin: f32,
+    tol: f64,
+) {
+    assert!(m.count >= 1.0 && m.count <= 4.0, "{label}: count {}", m.count);
+    let n = d3(m.normal);
+    assert!((norm(n) - 1.0).abs() < 1e-5, "{label}: normal not unit {:?}", m.normal);
+    for (k, p) in m.contacts().iter().enumerate() {
+        let pb = d3(p.position);
+        let pa = add_s(pb, n, p.depth as f64);
+        assert!(on_b(pb).abs() <= tol, "{label}: point {k} off B by {}", on_b(pb));
+        let fallback = p.feature_id < 4096.0 && p.feature_id % 32.0 >= 24.0;
+        if (p.depth < 0.0 && p.feature_id >= 4096.0) || fallback {
+            // speculative edge–edge point (closest points of the support edges
+            // clamped: vertex–edge) or the face fallback vertex (clipping left
+            // nothing): only the gap is bounded, the SAT gap along the normal
+            // never exceeds the true distance
+            assert!(on_a(pb) >= -p.depth as f64 - tol, "{label}: gap {} > distance", -p.depth);
+        } else {
+            assert!(on_a(pa).abs() <= tol, "{label}: point {k}+depth·n off A by {}", on_a(pa));
+        }
+        assert!(p.depth >= -margin - tol as f32, "{label}: depth {} below margin", p.depth);
+        assert!(p.feature_id >= 0.0 && p.feature_id.fract() == 0.0, "{label}: id");
+    }
+    for p in &m.points[m.count as usize..] {
+        assert_eq!((p.position, p.depth, p.feature_id), (Vec3::ZERO, 0.0, 0.0), "{label}: tail");
+    }
+}
+
+/// Manifold bits for comparing widths.
+fn bits(m: &Manifold) -> Vec<u32> {
+    let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
+    v.push(m.count.to_bits());
+    for p in &m.points {
+        v.extend(
+            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
+        );
+    }
+    v
+}
+
+fn pack_v3<L: Lane>(v: &[Vec3]) -> V3<L> {
+    let xs: Vec<f32> = v.iter().map(|p| p.x).collect();
+    let ys: Vec<f32> = v.iter().map(|p| p.y).collect();
+    let zs: Vec<f32> = v.iter().map(|p| p.z).collect();
+    V3 { x: L::load(&xs), y: L::load(&ys), z: L::load(&zs) }
+}
+
+fn pack_obb<L: Lane>(v: &[Obb]) -> Obb<L> {
+    Obb {
+        center: pack_v3(&v.iter().map(|o| o.center).collect::<Vec<_>>()),
+        axes: core::array::from_fn(|i| pack_v3(&v.iter().map(|o| o.axes[i]).collect::<Vec<_>>())),
+        half: pack_v3(&v.iter().map(|o| o.half).collect::<Vec<_>>()),
+    }
+}
+
+fn lane_manifold<L: Lane>(m: &Manifold<L>, i: usize) -> Manifold {
+    let mut out = Manifold::EMPTY;
+    out.normal = m.normal.lane(i);
+    out.count = m.count.lane(i);
+    for k in 0..4 {
+        out.points[k].position = m.points[k].position.lane(i);
+        out.points[k].depth = m.points[k].depth.lane(i);
+        out.points[k].feature_id = m.points[k].feature_id.lane(i);
+    }
+    out
+}
+
+/// Every case through width `L` in every lane position (other lanes hold
+/// other cases), compared bit for bit with the scalar manifold.
+fn widths_match<L: Lane, S: Copy>(
+    cases: &[S],
+    step: usize,
+    scalar: impl Fn(&S) -> Manifold,
+    wide: impl Fn(&[S]) -> Manifold<L>,
+) {
+    let n = cases.len();
+    let expect: Vec<Vec<u32>> = cases.iter().map(|c| bits(&scalar(c))).collect();
+    for i in (0..n).step_by(step) {
+        for pos in 0..L::WIDTH {
+            let idx: Vec<usize> =
+                (0..L::WIDTH).map(|j| if j == pos { i } else { (i + 7 * j + 1) % n }).collect();
+            let lanes: Vec<S> = idx.iter().map(|&j| cases[j]).collect();
+            let m = wide(&lanes);
+            for (j, &c) in idx.iter().enumerate() {
+                assert_eq!(
+                    bits(&lane_manifold(&m, j)),
+                    expect[c],
+                    "width {} lane {j} case {c}",
+                    L::WIDTH
+                );
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ box–box analytic
+
+#[test]
+fn box_resting_face_to_face_on_bigger_box() {
+    let ground = obb([0.0, 0.0, 0.0], I3, [5.0, 1.0, 5.0]);
+    let cube = obb([0.5, 1.875, -0.25], I3, [1.0, 1.0, 1.0]);
+    let m = box_box(&ground, &cube, 0.0);
+    assert_eq!(m.count, 4.0);
+    assert_eq!(m.normal, Vec3::Y);
+    let mut xs: Vec<(f32, f32)> =
+        m.contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(xs, vec![(-0.5, -1.25), (-0.5, 0.75), (1.5, -1.25), (1.5, 0.75)]);
+    for p in m.contacts() {
+        assert_eq!(p.depth, 0.125);
+        assert_eq!(p.position.y, 0.875);
+    }
+    // swapped roles: reference face on B, normal flips, points on B (the ground)
+    let m = box_box(&cube, &ground, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    for p in m.contacts() {
+        assert_eq!((p.depth, p.position.y), (0.125, 1.0));
+    }
+    check_geometry("swapped", &m, |p| box_sd(&cube, p), |p| box_sd(&ground, p), 0.0, 1e-6);
+}
+
+#[test]
+fn box_overhanging_edge_is_clipped_to_reference_face() {
+    // cube hangs half over the ground's +x rim: clipped to x <= 5
+    let ground = obb([0.0, 0.0, 0.0], I3, [5.0, 1.0, 5.0]);
+    let cube = obb([5.0, 1.5, 0.0], I3, [1.0, 0.75, 1.0]);
+    let m = box_box(&ground, &cube, 0.0);
+    assert_eq!(m.normal, Vec3::Y);
+    assert_eq!(m.count, 4.0);
+    let mut xs: Vec<f32> = m.contacts().iter().map(|p| p.position.x).collect();
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(xs, vec![4.0, 4.0, 5.0, 5.0]);
+    check_geometry("overhang", &m, |p| box_sd(&ground, p), |p| box_sd(&cube, p), 0.0, 1e-6);
+}
+
+#[test]
+fn box_on_edge_gives_two_points_and_on_vertex_one() {
+    let ground = obb([0.0, 0.0, 0.0], I3, [5.0, 1.0, 5.0]);
+    let s2 = std::f64::consts::SQRT_2;
+    // rotated 45° about z: lowest edge along z at y = c - sqrt(2)
+    let c = 1.0 + s2 - 0.01;
+    let tilted = obb(
+        [0.0, c as f32, 0.0],
+        rot_axes([0.0, 0.0, 1.0], std::f64::consts::FRAC_PI_4),
+        [1.0, 1.0, 1.0],
+    );
+    let m = box_box(&ground, &tilted, 0.0);
+    assert_eq!(m.count, 2.0);
+    assert_eq!(m.normal, Vec3::Y);
+    let mut zs: Vec<f32> = m.contacts().iter().map(|p| p.position.z).collect();
+    zs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(zs, vec![-1.0, 1.0]);
+    for p in m.contacts() {
+        assert!((p.depth - 0.01).abs() < 1e-5, "depth {}", p.depth);
+        assert!(p.position.x.abs() < 1e-5);
+    }
+    check_geometry("edge", &m, |p| box_sd(&ground, p), |p| box_sd(&tilted, p), 0.0, 1e-5);
+
+    // standing on a vertex: body diagonal vertical (rotate (1,1,1) onto y)
+    let axis = cross([1.0, 1.0, 1.0], [0.0, 1.0, 0.0]);
+    let angle = (1.0f64 / 3.0f64.sqrt()).acos();
+    let c = 1.0 + 3.0f64.sqrt() - 0.02;
+    let standing = obb([0.0, c as f32, 0.0], rot_axes(axis, angle), [1.0, 1.0, 1.0]);
+    let m = box_box(&ground, &standing, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert_eq!(m.normal, Vec3::Y);
+    let p = m.points[0];
+    assert!(
+        (p.depth - 0.02).abs() < 1e-5 && p.position.x.abs() < 1e-5 && p.position.z.abs() < 1e-5
+    );
+    check_geometry("vertex", &m, |p| box_sd(&ground, p), |p| box_sd(&standing, p), 0.0, 1e-5);
+}
+
+#[test]
+fn edge_edge_crossing_gives_one_point_with_known_depth() {
+    let q = std::f64::consts::FRAC_PI_4;
+    let s2 = std::f32::consts::SQRT_2;
+    // A: rotated 45° about z, top edge along z at y = sqrt(2)
+    let a = obb([0.0, 0.0, 0.0], rot_axes([0.0, 0.0, 1.0], q), [1.0, 1.0, 1.0]);
+    // B: rotated 45° about x, bottom edge along x at y = cy - sqrt(2)
+    let depth = 0.0625f32;
+    let cy = 2.0 * s2 - depth;
+    let b = obb([0.0, cy, 0.0], rot_axes([1.0, 0.0, 0.0], q), [1.0, 1.0, 1.0]);
+    let m = box_box(&a, &b, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert!((d3(m.normal)[1] - 1.0).abs() < 1e-6, "normal {:?}", m.normal);
+    let p = m.points[0];
+    assert!(p.feature_id >= 4096.0, "edge id {}", p.feature_id);
+    assert!((p.depth - depth).abs() < 2e-6, "depth {}", p.depth);
+    assert!(
+        (p.position.y - (cy - s2)).abs() < 2e-6
+            && p.position.x.abs() < 1e-6
+            && p.position.z.abs() < 1e-6
+    );
+    check_geometry("edge-edge", &m, |p| box_sd(&a, p), |p| box_sd(&b, p), 0.0, 1e-5);
+}
+
+#[test]
+fn parallel_edges_and_small_and_large_rotations_keep_face_normal() {
+    let ground = obb([0.0, 0.0, 0.0], I3, [5.0, 1.0, 5.0]);
+    // rotations about y keep faces parallel (all edge pairs parallel/noise)
+    for (k, angle) in [1e-4, 0.3, 1.0, 2.5].into_iter().enumerate() {
+        let b = obb([0.25, 1.9, 0.0], rot_axes([0.0, 1.0, 0.0], angle), [1.0, 1.0, 1.0]);
+        let m = box_box(&ground, &b, 0.0);
+        assert_eq!(m.count, 4.0, "angle {angle}");
+        assert!((d3(m.normal)[1] - 1.0).abs() < 1e-6);
+        for p in m.contacts() {
+            assert!((p.depth - 0.1).abs() < 1e-5, "case {k} depth {}", p.depth);
+        }
+        check_geometry("yaw", &m, |p| box_sd(&ground, p), |p| box_sd(&b, p), 0.0, 1e-5);
+    }
+    // tiny tilt about x: still the face axis (tie rule), 4 points with depths
+    // 0.1 ± sin(1e-4)
+    let b = obb([0.0, 1.9, 0.0], rot_axes([1.0, 0.0, 0.0], 1e-4), [1.0, 1.0, 1.0]);
+    let m = box_box(&ground, &b, 0.0);
+    assert_eq!(m.count, 4.0);
+    assert_eq!(m.normal, Vec3::Y);
+    for p in m.contacts() {
+        assert!((p.depth - 0.1).abs() < 1.2e-4);
+    }
+    // parallel edges of equal boxes side by side (edge–edge axes are noise):
+    // face contact with 4 points on the shared x face
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let b = obb([1.75, 0.5, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_box(&a, &b, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, Vec3::X));
+    check_geometry("side", &m, |p| box_sd(&a, p), |p| box_sd(&b, p), 0.0, 1e-6);
+}
+
+// ------------------------------------------------------------ box–box random
+
+fn random_box_pair(r: &mut SplitMix) -> (Obb, Obb) {
+    let ha = r.p(0.1, 1.5);
+    let hb = r.p(0.1, 1.5);
+    let c = r.p(-50.0, 50.0);
+    let d = r.p(-2.0, 2.0);
+    let a = Obb::new(c, random_axes(r), ha);
+    let b = Obb::new(c + d, random_axes(r), hb);
+    (a, b)
+}
+
+#[test]
+fn box_box_random_pairs_are_geometrically_consistent() {
+    let mut r = SplitMix(0xB0B0_0001);
+    let n = 20_000;
+    let margin = 0.05f32;
+    let (mut hits, mut edges, mut multi, mut fallback_deep) = (0, 0, 0, 0);
+    for i in 0..n {
+        let (a, b) = random_box_pair(&mut r);
+        let m = box_box(&a, &b, margin);
+        let sep = widephase::overlap::obb_obb(&a, &b);
+        if m.count == 0.0 {
+            assert!(!sep, "case {i}: overlapping boxes without contact");
+            continue;
+        }
+        hits += 1;
+        let tol = 2e-5 * scale(&a).max(scale(&b));
+        check_geometry(&format!("case {i}"), &m, |p| box_sd(&a, p), |p| box_sd(&b, p), margin, tol);
+        // depth never exceeds the SAT overlap along the returned normal (f64),
+        // and the deepest point reaches it for vertex/edge support
+        let sat = box_overlap_along(&a, &b, d3(m.normal));
+        let deepest = m.max_depth().unwrap() as f64;
+        assert!(deepest <= sat + tol, "case {i}: depth {deepest} > SAT {sat}");
+        if m.points[0].feature_id >= 4096.0 {
+            edges += 1;
+            assert!((deepest - sat).abs() <= tol, "case {i}: edge depth {deepest} vs SAT {sat}");
+        }
+        if m.count > 1.0 {
+            multi += 1;
+        }
+        let p0 = m.points[0];
+        if p0.feature_id < 4096.0 && p0.feature_id % 32.0 >= 24.0 && p0.depth >= 0.0 {
+            fallback_deep += 1;
+        }
+        // the normal's SAT overlap is (up to the face bias) the least one
+        let face_axes: Vec<D3> = (0..3).flat_map(|k| [d3(a.axes[k]), d3(b.axes[k])]).collect();
+        let least =
+            face_axes.iter().map(|&n| box_overlap_along(&a, &b, n)).fold(f64::INFINITY, f64::min);
+        assert!(sat <= least + tol, "case {i}: normal overlap {sat} > face {least}");
+    }
+    // representative: about half the pairs touch, a real share by edges, most
+    // face contacts with several points
+    let rate = hits as f64 / n as f64;
+    assert!((0.3..0.8).contains(&rate), "hit rate {rate}");
+    assert!(edges > hits / 50 && multi > hits / 3, "edges {edges} multi {multi} of {hits}");
+    // the single-vertex fallback is for speculative rim cases, rare when deep
+    assert!(fallback_deep * 200 <= hits, "fallback on {fallback_deep} penetrating pairs");
+    println!("box_box random: {hits} hits of {n}, {edges} edge, {multi} multi-point, {fallback_deep} deep fallbacks");
+}
+
+#[test]
+fn box_box_widths_are_bit_identical_in_every_lane() {
+    let mut r = SplitMix(0xB0B0_0002);
+    let mut cases: Vec<(Obb, Obb, f32)> = (0..600)
+        .map(|i| {
+            let (a, b) = random_box_pair(&mut r);
+            (a, b, [0.0, 0.05, 0.5][i % 3])
+        })
+        .collect();
+    // invalid and degenerate lanes mixed in
+    let (a, b, _) = cases[0];
+    let mut nan = a;
+    nan.center.x = f32::NAN;
+    let mut inf = b;
+    inf.half.y = f32::INFINITY;
+    let mut flat = b;
+    flat.half.z = 0.0;
+    cases.extend([(nan, b, 0.0), (a, inf, 0.0), (a, flat, 0.1), (a, b, f32::NAN), (a, b, -1.0)]);
+    let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
+    fn wide<L: Lane>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
+        let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
+        let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
+        let m: Vec<f32> = c.iter().map(|x| x.2).collect();
+        box_box(&pack_obb::<L>(&a), &pack_obb::<L>(&b), L::load(&m))
+    }
+    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 7, scalar, wide::<f32x16>);
+}
+
+#[test]
+fn box_box_feature_ids_survive_tiny_motion() {
+    let mut r = SplitMix(0xB0B0_0003);
+    let mut checked = 0;
+    for _ in 0..3000 {
+        let (a, b) = random_box_pair(&mut r);
+        let m0 = box_box(&a, &b, 0.0);
+        if m0.count == 0.0 || m0.max_depth().unwrap() < 0.01 {
+            continue;
+        }
+        let mut b1 = b;
+        b1.center = b.center + Vec3::new(1e-5, -2e-5, 1.5e-5);
+        let m1 = box_box(&a, &b1, 0.0);
+        // same normal choice → same id set (topology changes need larger motion
+        // except in the rare lanes where a feature sits within 2e-5 of a rim)
+        let mut i0: Vec<u32> = m0.contacts().iter().map(|p| p.feature_id as u32).collect();
+        let mut i1: Vec<u32> = m1.contacts().iter().map(|p| p.feature_id as u32).collect();
+        i0.sort();
+        i1.sort();
+        if i0 == i1 {
+            checked += 1;
+        }
+    }
+    // not every pair is far from a topology change, but nearly all are
+    assert!(checked > 0);
+    let mut r = SplitMix(0xB0B0_0003);
+    let mut total = 0;
+    for _ in 0..3000 {
+        let (a, b) = random_box_pair(&mut r);
+        let m0 = box_box(&a, &b, 0.0);
+        if m0.count > 0.0 && m0.max_depth().unwrap() >= 0.01 {
+            total += 1;
+        }
+    }
+    assert!(checked * 100 >= total * 98, "stable ids in {checked} of {total}");
+    // the analytic resting stack: ids equal exactly under a small slide
+    let ground = obb([0.0, 0.0, 0.0], I3, [5.0, 1.0, 5.0]);
+    let ids = |x: f32| {
+        let m = box_box(&ground, &obb([x, 1.9, 0.0], I3, [1.0, 1.0, 1.0]), 0.0);
+        let mut v: Vec<u32> = m.contacts().iter().map(|p| p.feature_id as u32).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(0.0), ids(0.01));
+    assert_eq!(ids(4.5), ids(4.51)); // overhanging: edge crossings keep their ids
+    assert_ne!(ids(0.0), ids(4.5));
+}
+
+#[test]
+fn box_box_margin_gives_speculative_contacts() {
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let near = obb([0.0, 2.03, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_box(&a, &near, 0.05);
+    assert_eq!((m.count, m.normal), (4.0, Vec3::Y));
+    for p in m.contacts() {
+        assert!((p.depth + 0.03).abs() < 1e-6, "depth {}", p.depth);
+    }
+    assert_eq!(box_box(&a, &near, 0.0).count, 0.0);
+    assert_eq!(box_box(&a, &near, 0.02).count, 0.0);
+    let far = obb([0.0, 2.2, 0.0], I3, [1.0, 1.0, 1.0]);
+    assert_eq!(box_box(&a, &far, 0.05).count, 0.0);
+    // touching counts with a zero margin
+    let touch = obb([0.0, 2.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_box(&a, &touch, 0.0);
+    assert_eq!(m.count, 4.0);
+    assert!(m.contacts().iter().all(|p| p.depth == 0.0));
+}
+
+#[test]
+fn box_box_invalid_and_degenerate_inputs_never_panic() {
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let b = obb([0.5, 1.5, 0.0], I3, [1.0, 1.0, 1.0]);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        for k in 0..15 {
+            let mut x = b;
+            match k {
+                0..=2 => x.center.set(k, bad),
+                3..=11 => x.axes[(k - 3) / 3].set((k - 3) % 3, bad),
+                _ => x.half.set(k - 12, bad),
+            }
+            assert_eq!(box_box(&a, &x, 0.1), Manifold::EMPTY, "bad {bad} field {k}");
+            assert_eq!(box_box(&x, &a, 0.1), Manifold::EMPTY, "bad {bad} field {k}");
+        }
+        assert_eq!(box_box(&a, &b, bad), Manifold::EMPTY);
+    }
+    let inverted = obb([0.5, 1.5, 0.0], I3, [1.0, -1.0, 1.0]);
+    assert_eq!(box_box(&a, &inverted, 0.1), Manifold::EMPTY);
+    // zero extents: a flat square, a segment and a point resting on the box
+    for h in [[1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]] {
+        let thin = obb([0.25, 0.99, 0.0], I3, h);
+        let m = box_box(&a, &thin, 0.0);
+        assert!(m.count >= 1.0, "{h:?}");
+        check_geometry("thin", &m, |p| box_sd(&a, p), |p| box_sd(&thin, p), 0.0, 1e-6);
+        let far = obb([0.25, 1.5, 0.0], I3, h);
+        assert_eq!(box_box(&a, &far, 0.0).count, 0.0);
+    }
+    // huge coordinates: no panic, finite output when hit
+    let big = obb([1e30, 0.0, 0.0], I3, [1e30, 1.0, 1.0]);
+    let m = box_box(&big, &a, 0.0);
+    assert!(m.contacts().iter().all(|p| p.depth.is_finite() || m.count == 0.0));
+}
