@@ -52,7 +52,7 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
-use surface::{tri_bounds, triangle_rows, triangle_rows_plain, Batch, Tables};
+use surface::{tri_bounds, triangle_rows, triangle_rows_plain, VoxPack, Tables};
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
 #[derive(Debug, Clone, PartialEq)]
@@ -185,16 +185,15 @@ fn run_slab<S: Sink>(
     plain: bool,
     s: &mut S,
 ) {
-    let mut batch = Batch::new(t, thin);
+    let mut pack = VoxPack::new(t, thin);
     for &tri in ids {
         let tri = mesh.triangle(tri as usize);
         if plain {
             triangle_rows_plain(&tri, t, k0, k1, thin, s)
         } else {
-            triangle_rows(&tri, t, k0, k1, &mut batch, s)
+            triangle_rows(&tri, t, k0, k1, &mut pack, s)
         }
     }
-    batch.flush(s);
 }
 
 /// Voxelizes `mesh` on `grid`.
@@ -309,10 +308,9 @@ pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, V
             || ListSink { cur: 0, out: Vec::new() },
             |mut s, i| {
                 s.cur = i as u32;
-                // one triangle per batch: hits are attributed to `cur`
-                let mut b = Batch::new(&t, false);
-                triangle_rows(&mesh.triangle(i), &t, 0, nz - 1, &mut b, &mut s);
-                b.flush(&mut s);
+                // each triangle flushes its own pack: hits are attributed to `cur`
+                let mut p = VoxPack::new(&t, false);
+                triangle_rows(&mesh.triangle(i), &t, 0, nz - 1, &mut p, &mut s);
                 s
             },
         )
