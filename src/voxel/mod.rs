@@ -143,8 +143,10 @@ struct Bins {
 }
 
 fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
-    let ranges: Vec<Option<Ranges>> =
-        (0..mesh.triangle_count()).into_par_iter().map(|i| tri_ranges(&mesh.triangle(i), t)).collect();
+    let ranges: Vec<Option<Ranges>> = (0..mesh.triangle_count())
+        .into_par_iter()
+        .map(|i| tri_ranges(&mesh.triangle(i), t))
+        .collect();
     let zr: Vec<Option<(u32, u32)>> = ranges.iter().map(|r| r.map(|r| r[2])).collect();
     let mut counts = vec![0usize; nslabs + 1];
     for (a, b) in zr.iter().flatten() {

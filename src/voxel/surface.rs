@@ -285,7 +285,8 @@ pub(crate) fn triangle_rows<S: Sink>(
                 cb = cb.min((t + sl).floor());
             }
         }
-        if !(ca <= cb) {
+        // (never NaN: f64::max/min drop a NaN bound)
+        if ca > cb {
             continue;
         }
         let base_v = n[v] * yv + base_w;
@@ -302,7 +303,7 @@ pub(crate) fn triangle_rows<S: Sink>(
             let (ta, tb) = if ta <= tb { (ta, tb) } else { (tb, ta) };
             let a = (ta - (sidx + 1e-6 * ta.abs())).ceil().max(lw);
             let b = (tb + (sidx + 1e-6 * tb.abs())).floor().min(hw);
-            if !(a <= b) {
+            if a > b {
                 continue;
             }
             for cw in a as u32..=b as u32 {
@@ -564,9 +565,9 @@ impl<'a> VoxPack<'a> {
     fn push<S: Sink>(&mut self, v: [u32; 3], sink: &mut S) {
         let l = self.n;
         let t = self.t;
-        for a in 0..3 {
-            self.mn[a][l] = t.lo[a][v[a] as usize];
-            self.mx[a][l] = t.hi[a][v[a] as usize + 1];
+        for (a, &va) in v.iter().enumerate() {
+            self.mn[a][l] = t.lo[a][va as usize];
+            self.mx[a][l] = t.hi[a][va as usize + 1];
         }
         self.vox[l] = v;
         self.n += 1;
