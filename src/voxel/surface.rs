@@ -1,19 +1,25 @@
 //! Surface modes: the conservative surface (every voxel whose closed box the
-//! triangle touches, decided by [`triangle_aabb_conservative`] on 16 voxels of a
-//! row at once) and the thin, 6-separating surface.
+//! triangle touches) and the thin, 6-separating surface.
 //!
 //! # Per triangle
 //! ```text
 //! bbox range: voxels i with hi(i+1) >= tmin.x and lo(i) <= tmax.x   (per axis,
-//!             exact comparisons on the stored planes, the kernel's face axes)
-//! for each row (j, k) in range:
-//!     for i in range, 16 at a time:
-//!         boxes = [lo_x(i+l), hi_x(i+l+1)] × [lo_y(j), hi_y(j+1)] × [lo_z(k), hi_z(k+1)]
-//!         bits  = triangle_aabb_conservative::<f32x16>(broadcast(tri), boxes)
+//!             exact comparisons on the stored planes, the kernel's face axes;
+//!             computed once per triangle when binning by slab)
+//! one voxel in range      -> marked (the kernel's answer is known: touching)
+//! ≤ 27 voxels in range    -> every voxel to triangle_aabb_conservative::<f32x16>,
+//!                            16 (triangle, voxel) pairs per call, shared by
+//!                            consecutive triangles (Batch)
+//! larger                  -> f64 Schwarz–Seidel classification (Certain):
+//!     columns along the dominant normal axis w; per row a span of columns from
+//!     the 2D edge functions; per column an interval from the plane; per voxel
+//!     the 13 SAT axes on the exact box with a proven margin:
+//!     sure hit -> marked, sure miss -> dropped, undecided -> kernel (VoxPack)
 //! ```
-//! The boxes are built from the plane tables on the fly (no stored pack); the
-//! triangle is broadcast once, so its per-triangle terms (edges, bbox) are
-//! loop-invariant and hoisted by the compiler.
+//! So every voxel is either decided by the kernel or decided exactly (with a
+//! margin far above the f64 error), which keeps zero misses against the exact
+//! reference and a result that is a subset of the plain kernel path
+//! ([`triangle_rows_plain`], `Options::no_precull`); `tests/voxel.rs` checks both.
 //!
 //! # Thin (6-separating) surface
 //! Schwarz & Seidel (2010) §3.2 build a 6-separating voxelization by testing the
