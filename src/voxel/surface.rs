@@ -19,7 +19,7 @@
 //! So every voxel is either decided by the kernel or decided exactly (with a
 //! margin far above the f64 error), which keeps zero misses against the exact
 //! reference and a result that is a subset of the plain kernel path
-//! ([`triangle_rows_plain`], `Options::no_precull`); `tests/voxel.rs` checks both.
+//! (`triangle_rows_plain`, `Options::no_precull`); `tests/voxel.rs` checks both.
 //!
 //! # Thin (6-separating) surface
 //! Schwarz & Seidel (2010) §3.2 build a 6-separating voxelization by testing the
