@@ -432,6 +432,21 @@ fn builtin_torus_and_knot() {
 }
 
 #[test]
+fn large_triangles_take_the_f64_classification() {
+    // Triangles spanning many voxels (> 27 candidates) take the f64 sure-hit /
+    // sure-miss path: coarse tori (on a padded, non-dyadic grid too) and the
+    // teapot at a resolution where its triangles are several voxels wide.
+    let m = builtin::torus(12, 6, 1.0, 0.35);
+    let c = check_mesh("coarse torus", m.as_ref(), &fit(&m, 64, 0));
+    assert!(c.exact > 0);
+    let m = builtin::torus(10, 5, 1.0, 0.4);
+    check_mesh("coarse torus padded", m.as_ref(), &fit(&m, 57, 3));
+    if let Some(m) = shared_mesh("teapot.obj") {
+        check_mesh("teapot.obj", m.as_ref(), &fit(&m, 96, 0));
+    }
+}
+
+#[test]
 fn shared_meshes_surface() {
     for (name, res) in
         [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)]

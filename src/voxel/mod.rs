@@ -52,7 +52,7 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
-use surface::{tri_bounds, triangle_rows, triangle_rows_plain, Batch, Tables};
+use surface::{tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, VoxPack};
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
 #[derive(Debug, Clone, PartialEq)]
@@ -135,22 +135,19 @@ pub struct Voxels {
 }
 
 /// Triangles binned by slab of `layers` z layers: CSR offsets and triangle ids,
-/// plus each triangle's z range.
+/// plus each triangle's voxel ranges (computed once, reused by every slab).
 struct Bins {
     offsets: Vec<usize>,
     ids: Vec<u32>,
+    ranges: Vec<Option<Ranges>>,
 }
 
 fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
-    let zr: Vec<Option<(u32, u32)>> = (0..mesh.triangle_count())
+    let ranges: Vec<Option<Ranges>> = (0..mesh.triangle_count())
         .into_par_iter()
-        .map(|i| {
-            let (lo, hi) = tri_bounds(&mesh.triangle(i));
-            t.range(0, lo.x, hi.x)?;
-            t.range(1, lo.y, hi.y)?;
-            t.range(2, lo.z, hi.z)
-        })
+        .map(|i| tri_ranges(&mesh.triangle(i), t))
         .collect();
+    let zr: Vec<Option<(u32, u32)>> = ranges.iter().map(|r| r.map(|r| r[2])).collect();
     let mut counts = vec![0usize; nslabs + 1];
     for (a, b) in zr.iter().flatten() {
         for s in a / layers..=b / layers {
@@ -170,7 +167,7 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
             }
         }
     }
-    Bins { offsets: counts, ids }
+    Bins { offsets: counts, ids, ranges }
 }
 
 /// Runs the triangles `ids` over z layers `k0..=k1` into `s`.
@@ -178,6 +175,7 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
 fn run_slab<S: Sink>(
     mesh: MeshRef<'_>,
     ids: &[u32],
+    ranges: &[Option<Ranges>],
     t: &Tables,
     k0: u32,
     k1: u32,
@@ -185,13 +183,15 @@ fn run_slab<S: Sink>(
     plain: bool,
     s: &mut S,
 ) {
+    let mut pack = VoxPack::new(t, thin);
     let mut batch = Batch::new(t, thin);
-    for &tri in ids {
-        let tri = mesh.triangle(tri as usize);
+    for &id in ids {
+        let tri = mesh.triangle(id as usize);
+        let Some(r) = ranges[id as usize] else { continue };
         if plain {
             triangle_rows_plain(&tri, t, k0, k1, thin, s)
         } else {
-            triangle_rows(&tri, t, k0, k1, &mut batch, s)
+            triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, s)
         }
     }
     batch.flush(s);
@@ -244,7 +244,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             let k1 = (k0 + layers).min(nz) - 1;
             let mut sink = DenseSlab { words, k0, ny: ny as usize, wpr };
             let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
-            run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
+            run_slab(mesh, ids, &bins.ranges, &t, k0, k1, thin, opts.no_precull, &mut sink);
             tick(nslabs as u64);
         });
         if opts.mode == Mode::Solid {
@@ -267,7 +267,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
                 let k1 = (k0 + BRICK).min(nz) - 1;
                 let mut sink = SparseSlab::new(nb);
                 let ids = &bins.ids[bins.offsets[s]..bins.offsets[s + 1]];
-                run_slab(mesh, ids, &t, k0, k1, thin, opts.no_precull, &mut sink);
+                run_slab(mesh, ids, &bins.ranges, &t, k0, k1, thin, opts.no_precull, &mut sink);
                 let v = sink.into_sorted();
                 tick(nslabs as u64);
                 v
@@ -309,9 +309,13 @@ pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, V
             || ListSink { cur: 0, out: Vec::new() },
             |mut s, i| {
                 s.cur = i as u32;
-                // one triangle per batch: hits are attributed to `cur`
+                // each triangle flushes its own pack: hits are attributed to `cur`
+                let mut p = VoxPack::new(&t, false);
                 let mut b = Batch::new(&t, false);
-                triangle_rows(&mesh.triangle(i), &t, 0, nz - 1, &mut b, &mut s);
+                let tri = mesh.triangle(i);
+                if let Some(r) = tri_ranges(&tri, &t) {
+                    triangle_rows(&tri, &t, r, 0, nz - 1, &mut p, &mut b, &mut s);
+                }
                 b.flush(&mut s);
                 s
             },

@@ -1,19 +1,25 @@
 //! Surface modes: the conservative surface (every voxel whose closed box the
-//! triangle touches, decided by [`triangle_aabb_conservative`] on 16 voxels of a
-//! row at once) and the thin, 6-separating surface.
+//! triangle touches) and the thin, 6-separating surface.
 //!
 //! # Per triangle
 //! ```text
 //! bbox range: voxels i with hi(i+1) >= tmin.x and lo(i) <= tmax.x   (per axis,
-//!             exact comparisons on the stored planes, the kernel's face axes)
-//! for each row (j, k) in range:
-//!     for i in range, 16 at a time:
-//!         boxes = [lo_x(i+l), hi_x(i+l+1)] × [lo_y(j), hi_y(j+1)] × [lo_z(k), hi_z(k+1)]
-//!         bits  = triangle_aabb_conservative::<f32x16>(broadcast(tri), boxes)
+//!             exact comparisons on the stored planes, the kernel's face axes;
+//!             computed once per triangle when binning by slab)
+//! one voxel in range      -> marked (the kernel's answer is known: touching)
+//! ≤ 27 voxels in range    -> every voxel to triangle_aabb_conservative::<f32x16>,
+//!                            16 (triangle, voxel) pairs per call, shared by
+//!                            consecutive triangles (Batch)
+//! larger                  -> f64 Schwarz–Seidel classification (Certain):
+//!     columns along the dominant normal axis w; per row a span of columns from
+//!     the 2D edge functions; per column an interval from the plane; per voxel
+//!     the 13 SAT axes on the exact box with a proven margin:
+//!     sure hit -> marked, sure miss -> dropped, undecided -> kernel (VoxPack)
 //! ```
-//! The boxes are built from the plane tables on the fly (no stored pack); the
-//! triangle is broadcast once, so its per-triangle terms (edges, bbox) are
-//! loop-invariant and hoisted by the compiler.
+//! So every voxel is either decided by the kernel or decided exactly (with a
+//! margin far above the f64 error), which keeps zero misses against the exact
+//! reference and a result that is a subset of the plain kernel path
+//! (`triangle_rows_plain`, `Options::no_precull`); `tests/voxel.rs` checks both.
 //!
 //! # Thin (6-separating) surface
 //! Schwarz & Seidel (2010) §3.2 build a 6-separating voxelization by testing the
@@ -33,8 +39,8 @@ use crate::lane::LaneMask;
 use crate::math::V3;
 use crate::overlap::triangle_aabb_conservative;
 use crate::shapes::{Aabb, Triangle};
-use crate::Lane;
-use wide::f32x16;
+use crate::{Lane, Vec3};
+use wide::{f32x16, f64x8};
 
 /// Per-axis plane tables (see [`Grid::plane_table`]).
 pub(crate) struct Tables {
@@ -96,6 +102,17 @@ impl Tables {
     }
 }
 
+/// A triangle's voxel ranges `(first, last)` along x, y, z.
+pub(crate) type Ranges = [(u32, u32); 3];
+
+/// The voxel ranges of `tri`'s bounding box ([`Tables::range`] per axis), or
+/// `None` when it misses the grid. Computed once per triangle (when binning).
+#[inline]
+pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
+    let (lo, hi) = tri_bounds(tri);
+    Some([t.range(0, lo.x, hi.x)?, t.range(1, lo.y, hi.y)?, t.range(2, lo.z, hi.z)?])
+}
+
 /// Triangle's bbox.
 #[inline]
 pub(crate) fn tri_bounds(t: &Triangle) -> (crate::Vec3, crate::Vec3) {
@@ -106,6 +123,15 @@ pub(crate) fn tri_bounds(t: &Triangle) -> (crate::Vec3, crate::Vec3) {
 /// the f64 rounding error of those tests (~1e-15 relative), so the cull never
 /// drops a voxel whose exact box touches the triangle.
 const CULL_SLACK: f64 = 1e-7;
+
+/// Triangles whose bounding range holds at most this many voxels (a 3×3×3
+/// block) skip the f64 setup: their voxels go to the kernel in [`Batch`]es
+/// shared by consecutive triangles (full lanes). Measured (callgrind, x86-64-v3,
+/// 1 thread, voxelize only): 8 → bunny 512³ 498 M / dragon_sub4 2066 M
+/// instructions, 27 → 497 M / 1972 M; sending every triangle through the f64
+/// classification costs dragon_sub4 ~1000 M more (its setup dominates for
+/// triangles 2–3 voxels wide).
+const PRECULL_MIN: u64 = 27;
 
 /// Runs one triangle over the voxels of z layers `k_lo..=k_hi` (clipped to its
 /// range), ORing marked voxels into `sink`; `thin` selects the 6-separating
@@ -125,18 +151,18 @@ const CULL_SLACK: f64 = 1e-7;
 /// kernel). Degenerate (zero-area) triangles skip the pre-cull and test their
 /// whole bounding range.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn triangle_rows<S: Sink>(
     tri: &Triangle,
     t: &Tables,
+    ranges: Ranges,
     k_lo: u32,
     k_hi: u32,
+    pack: &mut VoxPack<'_>,
     batch: &mut Batch<'_>,
     sink: &mut S,
 ) {
-    let (tmin, tmax) = tri_bounds(tri);
-    let Some((i0, i1)) = t.range(0, tmin.x, tmax.x) else { return };
-    let Some((j0, j1)) = t.range(1, tmin.y, tmax.y) else { return };
-    let Some((za, zb)) = t.range(2, tmin.z, tmax.z) else { return };
+    let [(i0, i1), (j0, j1), (za, zb)] = ranges;
     let (ka, kb) = (za.max(k_lo), zb.min(k_hi));
     if ka > kb {
         return;
@@ -146,17 +172,19 @@ pub(crate) fn triangle_rows<S: Sink>(
         // triangle's bounding box lies inside that voxel's stored box, so the
         // triangle touches it in exact arithmetic and the conservative kernel
         // necessarily answers "touching" — skip the call, same answer.
-        if !batch.thin() {
+        if !pack.thin {
             sink.or_row(i0, j0, ka, 1);
             return;
         }
     }
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
-    // Small ranges (≤ 8 voxels, the common case at high resolution) skip the
-    // f64 setup: every voxel goes to the kernel, which decides alone.
-    let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (kb - ka + 1) as u64;
-    if count <= 8 {
+    // Small ranges skip the f64 setup: every voxel goes to the kernel, which
+    // decides alone. The choice uses the unclipped z range, so a triangle
+    // straddling two slabs takes the same path in both (the voxels do not
+    // depend on the slab layout, hence not on dense/sparse storage).
+    let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (zb - za + 1) as u64;
+    if count <= PRECULL_MIN {
         for k in ka..=kb {
             for j in j0..=j1 {
                 for i in i0..=i1 {
@@ -200,16 +228,12 @@ pub(crate) fn triangle_rows<S: Sink>(
     let ok = n1 > 0.0 && n[w].abs() * h > 0.0 && n1.is_finite();
     if !ok {
         // degenerate: every voxel of the bounding range is a candidate
-        for k in lo[2]..=hi[2] {
-            for j in lo[1]..=hi[1] {
-                for i in lo[0]..=hi[0] {
-                    batch.push(tri, [i, j, k], sink);
-                }
-            }
-        }
+        pack.start(tri);
+        whole_range(lo, hi, pack, sink);
         return;
     }
     let (u, v) = ((w + 1) % 3, (w + 2) % 3);
+    pack.start(tri);
     // 2D edge functions in the (u, v) projection, oriented inward
     let area = e1[u] * e2[v] - e1[v] * e2[u];
     let sgn = if area >= 0.0 { 1.0 } else { -1.0 };
@@ -225,31 +249,66 @@ pub(crate) fn triangle_rows<S: Sink>(
         *ed = [nu, nv, -(nu * a[u] + nv * a[v]) + crit + slack];
     }
     let hh = 0.5 * h;
-    let rm = hh * n1 + CULL_SLACK * n1 * scale;
+    // |n_k| bounded by the magnitudes of its two products (the rounding of n
+    // is relative to these, not to |n|, which cancels on slivers)
+    let nabs1 = (e1[1] * e2[2]).abs()
+        + (e1[2] * e2[1]).abs()
+        + (e1[2] * e2[0]).abs()
+        + (e1[0] * e2[2]).abs()
+        + (e1[0] * e2[1]).abs()
+        + (e1[1] * e2[0]).abs();
+    let rm = hh * n1 + CULL_SLACK * nabs1 * scale;
+    let cert = Certain::new(&p, tri, g, &n, nabs1, w, scale);
     let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
     let inv_nwh = 1.0 / (n[w] * h);
     let base_w = n[w] * (o[w] + hh) - d0;
+    // Index slack of the span and interval solves: far above the rounding of
+    // the division and of `(x - o)/h` (a few ulps of |t| and of scale/h).
+    let sidx = 1e-6 + 1e-9 * scale / h;
+    let (lu, hu) = (lo[u] as f64, hi[u] as f64);
+    let (lw, hw) = (lo[w] as f64, hi[w] as f64);
     for cv in lo[v]..=hi[v] {
         let yv = o[v] + (cv as f64 + 0.5) * h;
-        'col: for cu in lo[u]..=hi[u] {
-            let xu = o[u] + (cu as f64 + 0.5) * h;
-            for ed in &edges {
-                // inside the dilated edge: nu·x + nv·y + (c + crit + slack) >= 0
-                if ed[0] * xu + ed[1] * yv + ed[2] < 0.0 {
-                    continue 'col;
+        // The row's span of columns (Schwarz & Seidel's per-row interval):
+        // each dilated edge function nu·x + (nv·y + c) >= 0 is linear in the
+        // column centre x, so the columns passing all three form an interval,
+        // solved per edge and widened by the index slack (a superset of the
+        // columns the per-column test keeps).
+        let (mut ca, mut cb) = (lu, hu);
+        for ed in &edges {
+            let ev = ed[1] * yv + ed[2];
+            if ed[0] == 0.0 {
+                if ev < 0.0 {
+                    ca = f64::INFINITY;
                 }
+                continue;
             }
+            let t = (-ev / ed[0] - o[u]) / h - 0.5;
+            let sl = sidx + 1e-6 * t.abs();
+            if ed[0] > 0.0 {
+                ca = ca.max((t - sl).ceil());
+            } else {
+                cb = cb.min((t + sl).floor());
+            }
+        }
+        // (never NaN: f64::max/min drop a NaN bound)
+        if ca > cb {
+            continue;
+        }
+        let base_v = n[v] * yv + base_w;
+        for cu in ca as u32..=cb as u32 {
+            let xu = o[u] + (cu as f64 + 0.5) * h;
+            let Some(col_sure) = cert.column(xu, yv) else { continue };
+            let cb8 = cert.column_base(xu, yv);
             // value(cw) = base + n_w·h·cw ; keep |value| <= rm
-            let base = n[u] * xu + n[v] * yv + base_w;
+            let base = n[u] * xu + base_v;
             // (a reciprocal instead of a division: its rounding is far below
             // the index slack)
             let ta = (-rm - base) * inv_nwh;
             let tb = (rm - base) * inv_nwh;
             let (ta, tb) = if ta <= tb { (ta, tb) } else { (tb, ta) };
-            // index slack far above the rounding of the product
-            let slack = 1e-6 * (1.0 + ta.abs().max(tb.abs()));
-            let a = (ta - slack).ceil().max(lo[w] as f64);
-            let b = (tb + slack).floor().min(hi[w] as f64);
+            let a = (ta - (sidx + 1e-6 * ta.abs())).ceil().max(lw);
+            let b = (tb + (sidx + 1e-6 * tb.abs())).floor().min(hw);
             if a > b {
                 continue;
             }
@@ -258,10 +317,316 @@ pub(crate) fn triangle_rows<S: Sink>(
                 vx[u] = cu;
                 vx[v] = cv;
                 vx[w] = cw;
-                batch.push(tri, vx, sink);
+                // Sure hit: all 13 SAT axes overlap by more than the f64 error
+                // bound on the exact voxel box, so the triangle touches it
+                // exactly and the conservative kernel necessarily answers
+                // "touching": skip the call, same answer. Sure miss: one axis
+                // separates the exact box by more than the bound, so the voxel
+                // is not in the exact set (dropped like the pre-cull drops
+                // voxels). Only undecided voxels (within ~1e-9 relative of
+                // touching) go to the kernel, whose answer is final.
+                match cert.voxel(cb8, cw, h) {
+                    Some(true) if col_sure => pack.mark(vx, sink),
+                    None => {}
+                    _ => pack.push(vx, sink),
+                }
             }
         }
     }
+    pack.flush(sink);
+}
+
+/// Up to 16 voxels of one triangle, tested in one call of the 16-lane kernel
+/// with the triangle broadcast (its per-triangle terms — edges, normal, the
+/// conservative bound's `|f|` products — are loop-invariant across calls and
+/// hoisted by the compiler).
+///
+/// The lanes hold `16 / W` runs ("rows") of `W` consecutive voxels along one
+/// axis (`W` a power of two chosen per triangle to fit its runs, so a triangle
+/// 2–3 voxels wide fills the lanes with 8 or 4 runs instead of leaving 13 of
+/// 16 lanes idle). Lane `r·W + d` holds voxel `start_r + d·e_axis`; its box is
+/// `[lo(start + d), hi(start + d + 1)]` from the plane tables, exactly the box
+/// the plain path builds, so each voxel gets the kernel's answer for the same
+/// inputs. Lanes past a run's length and unused runs get NaN boxes (the
+/// kernel answers "no contact", and they count as decided for its early exits)
+/// and are masked off anyway.
+/// Relative margin of the certain-hit test: far above its f64 rounding error
+/// (≤ 40u ≈ 4.4e-15 of the same magnitudes, see [`Certain`]).
+const SURE_SLACK: f64 = 1e-9;
+
+/// `A = e_k × f` (a zero vector when the edge is parallel to `e_k`).
+#[inline(always)]
+fn cross_axis(k: usize, f: [f64; 3]) -> [f64; 3] {
+    let mut a = [0.0; 3];
+    a[(k + 1) % 3] = -f[(k + 2) % 3];
+    a[(k + 2) % 3] = f[(k + 1) % 3];
+    a
+}
+
+/// The certain-hit test of one triangle: the full 13-axis SAT on the
+/// **exact** voxel box `[o + q·h, o + (q+1)·h]` (centre `c`, half size `hh`),
+/// evaluated in f64 with a margin `M = SURE_SLACK·|A|₁·scale` per axis
+/// (Schwarz & Seidel 2010 §3: set up once per triangle, then each voxel costs
+/// a dot product and a comparison per axis).
+///
+/// Per axis `A` the test is `|A·c − mid| ≤ half` with `mid = (pmin + pmax)/2`
+/// and `half = (pmax − pmin)/2 + hh·|A|₁ − M`, where `[pmin, pmax]` is the
+/// triangle's projection; in exact arithmetic this says the box's projection
+/// `[A·c − hh|A|₁, A·c + hh|A|₁]` overlaps `[pmin, pmax]` by at least `M`.
+/// The face axes use `A = e_k` (`[pmin, pmax]` = the triangle's bbox), the
+/// normal axis `A = n` with `pmin = pmax = n·p₀`.
+///
+/// Error bound: coordinates are f32 (exact in f64); `f_i = p_{i+1} − p_i`,
+/// `q·h` and `o + hh` are exact or rounded once; `n` has error `≤ 5u·N` per
+/// component (`N_k = |e1_j e2_l| + |e1_l e2_j|`, the magnitudes of its two
+/// products, which do not cancel on slivers); every tested value is a sum of
+/// at most eight such products, each term bounded by `|A|₁·scale` (or
+/// `N₁·scale`) with `scale ≥` every coordinate magnitude involved. So each
+/// side has error `< 50u·|A|₁·scale` (`u = 2⁻⁵³`), and the margin is `2·10⁵`
+/// times larger: "sure" on all 13 axes implies that no axis separates the
+/// exact box from the triangle, i.e. they touch (SAT: for a triangle of
+/// non-zero area and a box these 13 are the only candidate separating axes;
+/// zero axes separate nothing and get `half = ∞`).
+struct Certain {
+    /// column tests: the three axes `e_w × f_i` and the u, v face axes
+    col_a: [[f64; 2]; 5],
+    col_mid: [f64; 5],
+    col_half: [f64; 5],
+    col_out: [f64; 5],
+    /// voxel tests, 8 lanes: the six axes `e_u × f_i`, `e_v × f_i`, the
+    /// normal, the w face axis; value = `ku·x_u + kv·y_v + kc + kw·z_w`
+    ku: f64x8,
+    kv: f64x8,
+    kc: f64x8,
+    kw: f64x8,
+    half: f64x8,
+    out: f64x8,
+    ow: f64,
+}
+
+impl Certain {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        p: &[[f64; 3]; 3],
+        tri: &Triangle,
+        g: &Grid,
+        n: &[f64; 3],
+        nabs1: f64,
+        w: usize,
+        scale: f64,
+    ) -> Certain {
+        let h = g.voxel as f64;
+        let hh = 0.5 * h;
+        let f = [0, 1, 2].map(|i| [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]));
+        let (u, v) = ((w + 1) % 3, (w + 2) % 3);
+        // (mid, half) of an axis
+        let band = |a: [f64; 3]| {
+            let a1 = a[0].abs() + a[1].abs() + a[2].abs();
+            if a1 == 0.0 {
+                return (0.0, f64::INFINITY, f64::INFINITY);
+            }
+            let pr = p.map(|q| a[0] * q[0] + a[1] * q[1] + a[2] * q[2]);
+            let (pmin, pmax) = (pr[0].min(pr[1]).min(pr[2]), pr[0].max(pr[1]).max(pr[2]));
+            let (hf, m) = (0.5 * (pmax - pmin) + hh * a1, SURE_SLACK * a1 * scale);
+            (0.5 * (pmin + pmax), hf - m, hf + m)
+        };
+        let (tmin, tmax) = tri_bounds(tri);
+        let face = |k: usize| {
+            let (lo, hi) = (tmin.get(k) as f64, tmax.get(k) as f64);
+            let (hf, m) = (0.5 * (hi - lo) + hh, SURE_SLACK * scale);
+            (0.5 * (lo + hi), hf - m, hf + m)
+        };
+        let mut col_a = [[0.0; 2]; 5];
+        let mut col_mid = [0.0; 5];
+        let mut col_half = [0.0; 5];
+        let mut col_out = [0.0; 5];
+        for i in 0..3 {
+            let a = cross_axis(w, f[i]);
+            col_a[i] = [a[u], a[v]];
+            (col_mid[i], col_half[i], col_out[i]) = band(a);
+        }
+        col_a[3] = [1.0, 0.0];
+        (col_mid[3], col_half[3], col_out[3]) = face(u);
+        col_a[4] = [0.0, 1.0];
+        (col_mid[4], col_half[4], col_out[4]) = face(v);
+        let mut k = [[0.0; 8]; 6]; // ku, kv, kw, kc, half, out
+        let mut set = |l: usize, a: [f64; 3], (m, hf, ho): (f64, f64, f64)| {
+            (k[0][l], k[1][l], k[2][l], k[3][l], k[4][l], k[5][l]) = (a[u], a[v], a[w], -m, hf, ho);
+        };
+        for (i, &fi) in f.iter().enumerate() {
+            for (l, ax) in [(i, u), (i + 3, v)] {
+                let a = cross_axis(ax, fi);
+                set(l, a, band(a));
+            }
+        }
+        let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+        let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+        let (hf, m) = (hh * n1, SURE_SLACK * nabs1 * scale);
+        set(6, *n, (d0, hf - m, hf + m));
+        let mut ew = [0.0; 3];
+        ew[w] = 1.0;
+        set(7, ew, face(w));
+        let [ku, kv, kw, kc, half, out] = k;
+        Certain {
+            col_a,
+            col_mid,
+            col_half,
+            col_out,
+            ku: f64x8::new(ku),
+            kv: f64x8::new(kv),
+            kc: f64x8::new(kc),
+            kw: f64x8::new(kw),
+            half: f64x8::new(half),
+            out: f64x8::new(out),
+            ow: g.origin.get(w) as f64 + hh,
+        }
+    }
+
+    /// The column test for the column centre `(x_u, y_v)`: `Some(true)` when
+    /// its five axes certainly overlap, `None` when one certainly separates
+    /// (the whole column misses the triangle in exact arithmetic).
+    #[inline(always)]
+    fn column(&self, xu: f64, yv: f64) -> Option<bool> {
+        let (mut sure, mut miss) = (true, false);
+        for i in 0..5 {
+            let d = (self.col_a[i][0] * xu + self.col_a[i][1] * yv - self.col_mid[i]).abs();
+            sure &= d <= self.col_half[i];
+            miss |= d > self.col_out[i];
+        }
+        if miss {
+            None
+        } else {
+            Some(sure)
+        }
+    }
+
+    /// The column part of the voxel tests.
+    #[inline(always)]
+    fn column_base(&self, xu: f64, yv: f64) -> f64x8 {
+        self.ku * f64x8::splat(xu) + self.kv * f64x8::splat(yv) + self.kc
+    }
+
+    /// Voxel `cw` of a column (with `column_base` `b`): `Some(true)` for a
+    /// sure hit, `None` for a sure miss, `Some(false)` when undecided.
+    #[inline(always)]
+    fn voxel(&self, b: f64x8, cw: u32, h: f64) -> Option<bool> {
+        let zw = self.ow + cw as f64 * h;
+        let d = (b + self.kw * f64x8::splat(zw)).abs();
+        if d.simd_gt(self.out).any() {
+            None
+        } else {
+            Some(d.simd_le(self.half).all())
+        }
+    }
+}
+
+/// Up to 16 candidate voxels of one triangle, tested in one call of the
+/// 16-lane kernel with the triangle broadcast.
+///
+/// Lane `l` holds candidate voxel `vox[l]` with the box `[lo(v), hi(v + 1)]`
+/// from the plane tables — exactly the box the plain row path builds, so each
+/// voxel gets the kernel's answer for the same inputs. Packing single voxels
+/// (not runs of a row) keeps the lanes full: bunny triangles at 512³ leave
+/// only 2–3 candidates per column after the pre-cull, and a 16-voxel row pack
+/// was mostly idle lanes. Unused lanes get NaN boxes: the kernel answers "no
+/// contact" for them and counts them as decided for its early exits.
+pub(crate) struct VoxPack<'a> {
+    t: &'a Tables,
+    thin: bool,
+    tri: Triangle,
+    tri16: Triangle<f32x16>,
+    n: usize,
+    vox: [[u32; 3]; 16],
+    mn: [[f32; 16]; 3],
+    mx: [[f32; 16]; 3],
+}
+
+impl<'a> VoxPack<'a> {
+    /// An empty pack over the plane tables `t`.
+    pub fn new(t: &'a Tables, thin: bool) -> Self {
+        let z = V3::broadcast(Vec3::ZERO);
+        VoxPack {
+            t,
+            thin,
+            tri: Triangle::default(),
+            tri16: Triangle { a: z, b: z, c: z },
+            n: 0,
+            vox: [[0; 3]; 16],
+            mn: [[f32::NAN; 16]; 3],
+            mx: [[f32::NAN; 16]; 3],
+        }
+    }
+
+    /// Starts a triangle. The pack must be empty (flushed).
+    #[inline]
+    fn start(&mut self, tri: &Triangle) {
+        debug_assert_eq!(self.n, 0);
+        self.tri = *tri;
+        self.tri16 =
+            Triangle { a: V3::broadcast(tri.a), b: V3::broadcast(tri.b), c: V3::broadcast(tri.c) };
+    }
+
+    /// Adds candidate voxel `v`.
+    #[inline(always)]
+    fn push<S: Sink>(&mut self, v: [u32; 3], sink: &mut S) {
+        let l = self.n;
+        let t = self.t;
+        for (a, &va) in v.iter().enumerate() {
+            self.mn[a][l] = t.lo[a][va as usize];
+            self.mx[a][l] = t.hi[a][va as usize + 1];
+        }
+        self.vox[l] = v;
+        self.n += 1;
+        if self.n == 16 {
+            self.flush(sink);
+        }
+    }
+
+    /// Marks voxel `v` without a kernel call (its answer is known: touching),
+    /// through the thin filter in thin mode.
+    #[inline(always)]
+    fn mark<S: Sink>(&mut self, v: [u32; 3], sink: &mut S) {
+        if !self.thin || thin_filter(&self.tri, &self.t.grid, v[0], v[1], v[2], 1) != 0 {
+            sink.or_row(v[0], v[1], v[2], 1);
+        }
+    }
+
+    /// Tests the pending voxels and ORs the hits into `sink`.
+    #[inline]
+    pub fn flush<S: Sink>(&mut self, sink: &mut S) {
+        if self.n == 0 {
+            return;
+        }
+        self.mn[0][self.n..].fill(f32::NAN);
+        let v = |a: &[f32; 16]| f32x16::new(*a);
+        let boxes = Aabb {
+            min: V3::new(v(&self.mn[0]), v(&self.mn[1]), v(&self.mn[2])),
+            max: V3::new(v(&self.mx[0]), v(&self.mx[1]), v(&self.mx[2])),
+        };
+        let mut bits = triangle_aabb_conservative::<f32x16>(&self.tri16, &boxes).bits() as u32;
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let [i, j, k] = self.vox[l];
+            if !self.thin || thin_filter(&self.tri, &self.t.grid, i, j, k, 1) != 0 {
+                sink.or_row(i, j, k, 1);
+            }
+        }
+        self.n = 0;
+    }
+}
+
+/// Every voxel of the bounding range `lo..=hi` is a candidate (no pre-cull).
+#[inline]
+fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink: &mut S) {
+    for k in lo[2]..=hi[2] {
+        for j in lo[1]..=hi[1] {
+            for i in lo[0]..=hi[0] {
+                pack.push([i, j, k], sink);
+            }
+        }
+    }
+    pack.flush(sink);
 }
 
 /// Up to 16 candidate (triangle, voxel) pairs, tested in one call of the
@@ -307,12 +672,6 @@ impl<'a> Batch<'a> {
         if self.n == 16 {
             self.flush(sink);
         }
-    }
-
-    /// Whether the thin filter is on.
-    #[inline]
-    pub fn thin(&self) -> bool {
-        self.thin
     }
 
     /// Tests the pending pairs and ORs the hits into `sink`.
