@@ -1,8 +1,9 @@
 //! A pile of spheres and capsules falling onto a bumpy triangle-mesh bowl,
 //! driven the way a physics engine drives widephase:
 //!
-//! 1. broad phase: every body's AABB (grown by the speculative margin) against
-//!    a pack of all collider AABBs, `batch::par_many_vs_many::<AabbAabb>`;
+//! 1. broad phase: box pruning over the AABBs (grown by the speculative
+//!    margin): `broad::self_pairs` among the bodies and
+//!    `broad::bipartite_pairs` of bodies against the static ground triangles;
 //! 2. narrow phase: the candidate pairs through `contact::contacts` (bucketed
 //!    by pair type, 16-wide testers, rayon);
 //! 3. a minimal solver: semi-implicit Euler and sequential impulses on the
@@ -15,10 +16,8 @@
 //! `cargo run --release --example pile -- [frames] [bodies]`
 
 use std::time::Instant;
-use wide::f32x16;
-use widephase::batch::{kernels::AabbAabb, par_many_vs_many};
+use widephase::broad::{bipartite_pairs, self_pairs};
 use widephase::contact::{contacts, Collider, Manifold};
-use widephase::pack::Pack;
 use widephase::{Aabb, Capsule, Sphere, Triangle, Vec3};
 
 const DT: f32 = 1.0 / 60.0;
@@ -240,8 +239,6 @@ fn main() {
     println!("frame  broad_ms  narrow_ms  solve_ms  candidates  manifolds  points  max_depth");
     let (mut t_broad, mut t_narrow) = (0.0f64, 0.0f64);
     let mut colliders: Vec<Collider> = Vec::with_capacity(nb + tris.len());
-    let mut all_boxes: Pack<Aabb, f32x16> = Pack::default();
-    let mut raw = Vec::new();
     let mut last_max_depth = 0.0f32;
     for frame in 0..frames {
         // gravity (semi-implicit Euler: velocities first)
@@ -262,11 +259,12 @@ fn main() {
                 Aabb::new(b.min - grow, b.max + grow)
             })
             .collect();
-        all_boxes.rebuild(&boxes);
-        raw.clear();
-        par_many_vs_many::<AabbAabb, f32x16>(&boxes[..nb], &all_boxes, &mut raw);
-        // keep each pair once (body i against any later collider)
-        let pairs: Vec<(u32, u32)> = raw.iter().copied().filter(|&(i, j)| j > i).collect();
+        // each pair once, sorted: body i against a later body j, then body i
+        // against ground triangle k (collider nb + k)
+        let mut pairs = self_pairs(&boxes[..nb]);
+        let ground = bipartite_pairs(&boxes[..nb], &boxes[nb..]);
+        pairs.extend(ground.iter().map(|&(i, k)| (i, k + nb as u32)));
+        pairs.sort_unstable();
         let broad = t0.elapsed().as_secs_f64();
 
         // narrow phase
