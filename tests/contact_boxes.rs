@@ -8,9 +8,9 @@
 
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::box_box::box_box;
-use widephase::contact::Manifold;
+use widephase::contact::{capsule_box, sphere_box, Manifold};
 use widephase::workload::SplitMix;
-use widephase::{Lane, Obb, Vec3, V3};
+use widephase::{Capsule, Lane, Obb, Sphere, Vec3, V3};
 
 // ------------------------------------------------------------ helpers
 
@@ -521,4 +521,370 @@ fn box_box_invalid_and_degenerate_inputs_never_panic() {
     let big = obb([1e30, 0.0, 0.0], I3, [1e30, 1.0, 1.0]);
     let m = box_box(&big, &a, 0.0);
     assert!(m.contacts().iter().all(|p| p.depth.is_finite() || m.count == 0.0));
+}
+
+// ------------------------------------------------------------ capsule–box
+
+fn cap(a: [f32; 3], b: [f32; 3], r: f32) -> Capsule {
+    Capsule::new(Vec3::from_array(a), Vec3::from_array(b), r)
+}
+
+/// Signed distance from `p` to the capsule (f64).
+fn capsule_sd(c: &Capsule, p: D3) -> f64 {
+    let (a, b) = (d3(c.a), d3(c.b));
+    let d = sub(b, a);
+    let dd = dot(d, d);
+    let t = if dd > 0.0 { (dot(sub(p, a), d) / dd).clamp(0.0, 1.0) } else { 0.0 };
+    norm(sub(p, add_s(a, d, t))) - c.radius as f64
+}
+
+/// `capsule_sd` for the points of a two-point (face) manifold: the point on A
+/// is `p(t) - r·f` for the face normal `f`, which for an axis tilted by θ
+/// (sin θ <= CAPSULE_PARALLEL_SIN) lies up to `r·(1 - cos θ)` inside A (the
+/// documented slack of the face-normal manifold, as in bepu); within that it
+/// counts as on A.
+fn capsule_sd_face(c: &Capsule, p: D3) -> f64 {
+    let sd = capsule_sd(c, p);
+    let s = widephase::contact::CAPSULE_PARALLEL_SIN as f64;
+    let slack = c.radius as f64 * (1.0 - (1.0 - s * s).sqrt()) * 1.001;
+    if sd < 0.0 && sd >= -slack {
+        0.0
+    } else {
+        sd
+    }
+}
+
+/// Independent f64 reference: distance of the capsule's segment to the box by
+/// ternary search on the convex squared distance, and when it is zero the
+/// segment's penetration (least SAT overlap over the 3 face axes and the 3
+/// axes d × box axis, the complete set for a segment against a box). Returns
+/// the signed gap between the capsule and the box (negative: penetration).
+fn capsule_box_ref(c: &Capsule, b: &Obb) -> f64 {
+    let (a0, d) = (d3(c.a), sub(d3(c.b), d3(c.a)));
+    let rel = sub(a0, d3(b.center));
+    let h = d3(b.half);
+    let ax: Vec<D3> = (0..3).map(|i| d3(b.axes[i])).collect();
+    let f = |t: f64| -> f64 {
+        (0..3)
+            .map(|i| {
+                let x = dot(rel, ax[i]) + t * dot(d, ax[i]);
+                let e = x - x.clamp(-h[i], h[i]);
+                e * e
+            })
+            .sum()
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let m1 = lo + (hi - lo) / 3.0;
+        let m2 = hi - (hi - lo) / 3.0;
+        if f(m1) <= f(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    // (on a flat zero region the search may end at its rim, with a rounding-
+    // level positive distance: the complete SAT below decides "inside")
+    let dist = f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0)).sqrt();
+    let mut axes = ax.clone();
+    for a in &ax {
+        // cross axes of (nearly) parallel directions are skipped
+        let m = cross(d, *a);
+        if norm(m) > 1e-9 * norm(d) {
+            axes.push([m[0] / norm(m), m[1] / norm(m), m[2] / norm(m)]);
+        }
+    }
+    let pen = axes
+        .iter()
+        .map(|n| {
+            let rb: f64 = (0..3).map(|i| h[i] * dot(ax[i], *n).abs()).sum();
+            let (s0, s1) = (dot(rel, *n), dot(add_s(rel, d, 1.0), *n));
+            (rb - s0.min(s1)).min(s0.max(s1) + rb)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if pen > 0.0 {
+        -pen - c.radius as f64
+    } else {
+        dist - c.radius as f64
+    }
+}
+
+#[test]
+fn capsule_lying_on_face_gives_two_points_with_known_depth() {
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    // inside the face's extent: both ends, 0.1 deep
+    let c = cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!((m.count, m.normal), (2.0, -Vec3::Y));
+    for (k, (p, x)) in m.contacts().iter().zip([-0.5, 0.5]).enumerate() {
+        assert!((p.depth - 0.1).abs() < 1e-6, "{}", p.depth);
+        assert_eq!(p.position, Vec3::new(x, 1.0, 0.2));
+        assert_eq!(p.feature_id, 128.0 + 2.0 * 2.0 + k as f32); // face +Y = 2, ends 0/1
+    }
+    // slightly tilted (1°) along a rotated box: still two points, depths differ
+    let axes = rot_axes([0.3, 1.0, -0.2], 0.7);
+    let rb = Obb::new(Vec3::new(3.0, -2.0, 1.0), axes, Vec3::new(2.0, 0.5, 1.0));
+    let up = axes[1];
+    let along = axes[0];
+    let tilt = (1.0f32).to_radians().tan();
+    let base = rb.center + up * 0.9;
+    let c = Capsule::new(base - along * 1.5, base + along * 1.5 + up * (3.0 * tilt), 0.5);
+    let m = capsule_box(&c, &rb, 0.0);
+    assert_eq!(m.count, 2.0);
+    assert!(d3(m.normal).iter().zip(d3(-up)).all(|(x, y)| (x - y).abs() < 1e-6));
+    check_geometry("tilted", &m, |p| capsule_sd_face(&c, p), |p| box_sd(&rb, p), 0.0, 1e-5);
+    assert!(m.points[0].depth > m.points[1].depth + 0.04);
+    // tilted beyond the parallel threshold: one point, at the low end
+    let c = Capsule::new(base - along * 1.5, base + along * 1.5 + up * 0.5, 0.5);
+    let m = capsule_box(&c, &rb, 0.0);
+    assert_eq!(m.count, 1.0);
+    check_geometry("steep", &m, |p| capsule_sd(&c, p), |p| box_sd(&rb, p), 0.0, 1e-5);
+}
+
+#[test]
+fn capsule_end_on_face_and_across_edge_and_near_corner() {
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    // standing on the top face: one point under the low end, 0.25 deep
+    let c = cap([0.2, 1.25, -0.3], [0.2, 4.0, -0.3], 0.5);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, -Vec3::Y, 0.25));
+    assert_eq!(m.points[0].position, Vec3::new(0.2, 1.0, -0.3));
+    assert_eq!(m.points[0].feature_id, 2.0 * 3.0 + 27.0); // y above, end a
+                                                          // across the edge x = y = 1 (axis along z): normal along the diagonal
+    let dlt = 0.2f32;
+    let c = cap([1.0 + dlt, 1.0 + dlt, -3.0], [1.0 + dlt, 1.0 + dlt, 3.0], 0.5);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!(m.count, 1.0);
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    assert!((m.normal - Vec3::new(-s, -s, 0.0)).length() < 1e-6, "{:?}", m.normal);
+    assert!((m.points[0].depth - (0.5 - dlt * 2f32.sqrt())).abs() < 1e-6);
+    // (the axis is parallel to the edge: any point along it is closest)
+    let p = m.points[0].position;
+    assert!((p.x, p.y) == (1.0, 1.0) && p.z.abs() <= 1.0, "{p:?}");
+    // near the corner (1,1,1), perpendicular to the diagonal at distance D:
+    // every face axis and every d × edge axis overlaps, but the capsule is
+    // separated (r = 0.9 D); a flat-box treatment would report penetration
+    let dd = 0.3f64;
+    let u = 1.0 / 3f64.sqrt();
+    let cc = 1.0 + dd * u;
+    let w = 2.0 * std::f64::consts::FRAC_1_SQRT_2;
+    let c = cap(
+        [(cc - w) as f32, (cc + w) as f32, cc as f32],
+        [(cc + w) as f32, (cc - w) as f32, cc as f32],
+        (0.9 * dd) as f32,
+    );
+    assert_eq!(capsule_box(&c, &b, 0.0).count, 0.0);
+    let m = capsule_box(&c, &b, 0.05);
+    assert_eq!(m.count, 1.0);
+    assert!((m.points[0].depth as f64 + 0.1 * dd).abs() < 1e-5, "{}", m.points[0].depth);
+    assert!((d3(m.normal).iter().all(|x| (x + u).abs() < 1e-5)), "{:?}", m.normal);
+    assert!((m.points[0].position - Vec3::splat(1.0)).length() < 1e-5);
+    // touching counts
+    let c = cap([1.5, 0.0, -3.0], [1.5, 0.0, 3.0], 0.5);
+    assert_eq!(capsule_box(&c, &b, 0.0).count, 2.0);
+    let c = cap([1.5, 0.0, -3.0], [1.5, 0.0, 3.0], 0.499_999_9);
+    assert_eq!(capsule_box(&c, &b, 0.0).count, 0.0);
+}
+
+#[test]
+fn capsule_through_box_uses_axis_of_least_penetration() {
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 2.0]);
+    // along x through the centre, 0.3 above: least penetration along y
+    let c = cap([-3.0, 0.3, 0.0], [3.0, 0.3, 0.0], 0.25);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!((m.count, m.normal), (2.0, -Vec3::Y));
+    for p in m.contacts() {
+        assert!((p.depth - (0.7 + 0.25)).abs() < 1e-6);
+        assert_eq!(p.position.y, 1.0);
+    }
+    // diagonal through the box in the xy plane: a cross axis d × z can win
+    let c = cap([-3.0, -2.4, 0.0], [3.0, 2.6, 0.0], 0.1);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!(m.count, 1.0);
+    let reference = -capsule_box_ref(&c, &b);
+    assert!(
+        (m.points[0].depth as f64 - reference).abs() < 1e-5,
+        "{} vs {reference}",
+        m.points[0].depth
+    );
+    assert!(m.normal.z == 0.0 && m.normal.x.abs() > 0.1, "{:?}", m.normal);
+    // zero-length capsule inside = sphere_box
+    let c = cap([0.2, 0.5, 0.1], [0.2, 0.5, 0.1], 0.3);
+    let s = sphere_box(&Sphere::new(c.a, 0.3), &b, 0.0);
+    let m = capsule_box(&c, &b, 0.0);
+    assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, s.normal, s.points[0].depth));
+}
+
+fn random_capsule_box(r: &mut SplitMix) -> (Capsule, Obb) {
+    let c = r.p(-50.0, 50.0);
+    let b = Obb::new(c, random_axes(r), r.p(0.1, 1.5));
+    let mid = c + r.p(-2.2, 2.2);
+    let half = r.p(-1.5, 1.5);
+    let cp = Capsule::new(mid - half, mid + half, 0.05 + 0.5 * r.f());
+    (cp, b)
+}
+
+#[test]
+fn capsule_box_random_pairs_match_f64_reference() {
+    let mut r = SplitMix(0xCB0C_0001);
+    let n = 20_000;
+    let (mut hits, mut two, mut deep, mut grazing) = (0, 0, 0, 0);
+    for i in 0..n {
+        let (mut c, b) = random_capsule_box(&mut r);
+        // some capsules exactly parallel to a face
+        if i % 5 == 0 {
+            let k = i / 5 % 3;
+            let off = b.axes[k] * (c.b - c.a).dot(b.axes[k]);
+            c.b -= off;
+        }
+        let margin = [0.0f32, 0.05, 0.3][i % 3];
+        let m = capsule_box(&c, &b, margin);
+        let gap = capsule_box_ref(&c, &b);
+        let tol = 2e-5 * scale(&b).max(norm(d3(c.a)));
+        let label = format!("case {i}");
+        if m.count == 0.0 {
+            assert!(gap > margin as f64 - tol, "{label}: gap {gap} within margin {margin}");
+            continue;
+        }
+        assert!(gap <= margin as f64 + tol, "{label}: contact at gap {gap}");
+        hits += 1;
+        if (gap + c.radius as f64).abs() <= tol {
+            // the axis touches the box within rounding: the normal is ill-
+            // conditioned there (any normal of the touched edge's cone), so
+            // only the depth (≈ r) is checked (tol is ~1e-3 at |c| = 50: a
+            // thin but not rare band)
+            grazing += 1;
+            let deepest = m.max_depth().unwrap() as f64;
+            assert!((deepest + gap).abs() <= 2.0 * tol, "{label}: grazing depth {deepest}");
+            continue;
+        }
+        let seg_in = gap + (c.radius as f64) <= 0.0;
+        let single_deep = seg_in && m.count == 1.0;
+        if single_deep {
+            // documented: the point is the capsule's support point moved back
+            // by depth, on B's supporting plane along -n (not always on B)
+            deep += 1;
+            let pa = add_s(d3(m.points[0].position), d3(m.normal), m.points[0].depth as f64);
+            assert!(capsule_sd(&c, pa).abs() <= tol, "{label}: deep point off A {m:?} {c:?} {b:?}");
+            let min_b = (0..8)
+                .map(|v| {
+                    let s = |k: usize| if v >> k & 1 == 1 { 1.0 } else { -1.0 };
+                    let p = b.center
+                        + b.axes[0] * (s(0) * b.half.x)
+                        + b.axes[1] * (s(1) * b.half.y)
+                        + b.axes[2] * (s(2) * b.half.z);
+                    dot(d3(p), d3(m.normal))
+                })
+                .fold(f64::INFINITY, f64::min);
+            let on_plane = dot(d3(m.points[0].position), d3(m.normal)) - min_b;
+            assert!(on_plane.abs() <= tol, "{label}: deep point off B's plane by {on_plane}");
+        } else {
+            let label = format!("{label} {m:?} {c:?} {b:?} gap {gap}");
+            let on_a = |p| if m.count == 2.0 { capsule_sd_face(&c, p) } else { capsule_sd(&c, p) };
+            check_geometry(&label, &m, on_a, |p| box_sd(&b, p), margin, tol);
+        }
+        let deepest = m.max_depth().unwrap() as f64;
+        if m.count == 1.0 {
+            // the exact penetration (or minus the gap); deep SAT may pick a
+            // face axis up to the 1/128 bias worse than the least overlap
+            let slack = if seg_in { (-gap) / 128.0 } else { 0.0 };
+            assert!(
+                deepest >= -gap - tol && deepest <= -gap + slack + tol,
+                "{label}: depth {deepest} vs reference {}",
+                -gap
+            );
+        } else {
+            two += 1;
+            // two points: the face normal; the deepest end is at least the
+            // exact penetration's lower bound along that normal
+            assert!(deepest >= -gap - tol - 0.0, "{label}: two-point depth {deepest} < {}", -gap);
+        }
+    }
+    let rate = hits as f64 / n as f64;
+    assert!((0.2..0.6).contains(&rate), "hit rate {rate}");
+    assert!(two > hits / 20 && deep > hits / 100, "two {two} deep {deep} of {hits}");
+    assert!(grazing * 100 <= hits, "{grazing} grazing of {hits}");
+    println!("capsule_box random: {hits} hits of {n}, {two} two-point, {deep} deep single, {grazing} grazing");
+}
+
+fn pack_capsule<L: Lane>(v: &[Capsule]) -> Capsule<L> {
+    Capsule {
+        a: pack_v3(&v.iter().map(|c| c.a).collect::<Vec<_>>()),
+        b: pack_v3(&v.iter().map(|c| c.b).collect::<Vec<_>>()),
+        radius: L::load(&v.iter().map(|c| c.radius).collect::<Vec<_>>()),
+    }
+}
+
+#[test]
+fn capsule_box_widths_are_bit_identical_in_every_lane() {
+    let mut r = SplitMix(0xCB0C_0002);
+    let mut cases: Vec<(Capsule, Obb, f32)> = (0..600)
+        .map(|i| {
+            let (mut c, b) = random_capsule_box(&mut r);
+            if i % 4 == 0 {
+                c.b -= b.axes[1] * (c.b - c.a).dot(b.axes[1]);
+            }
+            (c, b, [0.0, 0.05, 0.5][i % 3])
+        })
+        .collect();
+    let b0 = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    cases.push((cap([f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0], 0.5), b0, 0.0));
+    cases.push((cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5), b0, 0.0));
+    cases.push((cap([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.5), b0, 0.0));
+    let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
+    fn wide<L: Lane>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
+        let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
+        let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
+        let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
+        capsule_box(&pack_capsule::<L>(&cs), &pack_obb::<L>(&bs), L::load(&ms))
+    }
+    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 5, scalar, wide::<f32x16>);
+}
+
+#[test]
+fn capsule_box_invalid_and_degenerate_inputs_never_panic() {
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let c = cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        for k in 0..7 {
+            let mut x = c;
+            match k {
+                0..=2 => x.a.set(k, bad),
+                3..=5 => x.b.set(k - 3, bad),
+                _ => x.radius = bad,
+            }
+            assert_eq!(capsule_box(&x, &b, 0.1), Manifold::EMPTY, "bad {bad} field {k}");
+        }
+        for k in 0..15 {
+            let mut x = b;
+            match k {
+                0..=2 => x.center.set(k, bad),
+                3..=11 => x.axes[(k - 3) / 3].set((k - 3) % 3, bad),
+                _ => x.half.set(k - 12, bad),
+            }
+            assert_eq!(capsule_box(&c, &x, 0.1), Manifold::EMPTY, "bad {bad} field {k}");
+        }
+        assert_eq!(capsule_box(&c, &b, bad), Manifold::EMPTY);
+    }
+    assert_eq!(capsule_box(&c, &b, -0.1), Manifold::EMPTY);
+    assert_eq!(capsule_box(&cap([0.0; 3], [1.0, 0.0, 0.0], -1.0), &b, 0.0), Manifold::EMPTY);
+    assert_eq!(capsule_box(&c, &obb([0.0; 3], I3, [1.0, -1.0, 1.0]), 0.0), Manifold::EMPTY);
+    // zero radius, zero extents (a flat square, a segment, a point)
+    for h in [[1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]] {
+        let thin = obb([0.0, 0.0, 0.0], I3, h);
+        for c in [
+            cap([-0.5, 0.3, 0.2], [0.5, 0.3, 0.2], 0.5),
+            cap([0.0, -1.0, 0.0], [0.0, 1.0, 0.0], 0.0),
+        ] {
+            let m = capsule_box(&c, &thin, 0.0);
+            assert!(m.count >= 1.0, "{h:?} {c:?}");
+            assert!(m.contacts().iter().all(|p| p.depth.is_finite() && p.position.is_finite()));
+        }
+    }
+    // huge coordinates: finite output when hit
+    let big = obb([1e30, 0.0, 0.0], I3, [1e30, 1.0, 1.0]);
+    let m = capsule_box(&c, &big, 0.0);
+    assert!(m.contacts().iter().all(|p| p.depth.is_finite()));
 }

@@ -731,6 +731,7 @@ fn scalar_manifold(a: &Collider, b: &Collider, margin: f32) -> Manifold {
             (C::Sphere(x), C::Box(y)) => contact::sphere_box(x, y, margin),
             (C::Sphere(x), C::Triangle(y)) => contact::sphere_triangle(x, y, margin),
             (C::Capsule(x), C::Capsule(y)) => contact::capsule_capsule(x, y, margin),
+            (C::Capsule(x), C::Box(y)) => contact::capsule_box(x, y, margin),
             (C::Capsule(x), C::Triangle(y)) => contact::capsule_triangle(x, y, margin),
             (C::Box(x), C::Box(y)) => contact::box_box(x, y, margin),
             _ => return None,

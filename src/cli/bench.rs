@@ -476,6 +476,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::CapsuleCapsule>(&mut rows, reps, 49)?;
         bench_contact::<cp::CapsuleTriangle>(&mut rows, reps, 51)?;
         bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
+        bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
     }
 
     if opt.json {

@@ -19,7 +19,8 @@
 //! (the bench table in `src/cli/bench.rs` takes one more line).
 
 use super::{
-    box_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere,
+    box_box, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
+    sphere_sphere,
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
@@ -188,12 +189,14 @@ contact_testers! {
     SphereTriangle: Sphere, Triangle => sphere_triangle, "contact_sphere_triangle";
     /// [`capsule_capsule`](super::capsule_capsule).
     CapsuleCapsule: Capsule, Capsule => capsule_capsule, "contact_capsule_capsule";
+    /// [`capsule_box`](super::capsule_box).
+    CapsuleBox: Capsule, Obb => capsule_box, "contact_capsule_box";
     /// [`capsule_triangle`](super::capsule_triangle).
     CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
     /// [`box_box`](super::box_box).
     BoxBox: Obb, Obb => box_box, "contact_box_box";
-    // Not yet written (issue 6): capsule–box and box–triangle. Until they are,
-    // those pairs, like triangle–triangle pairs, get empty manifolds.
+    // Not yet written (issue 6): box–triangle. Until it is, those pairs, like
+    // triangle–triangle pairs, get empty manifolds.
 }
 
 /// The manifold of the pair `(B, A)` from the manifold `m` of `(A, B)`: the
