@@ -888,3 +888,30 @@ fn capsule_box_invalid_and_degenerate_inputs_never_panic() {
     let m = capsule_box(&c, &big, 0.0);
     assert!(m.contacts().iter().all(|p| p.depth.is_finite()));
 }
+
+#[test]
+fn capsule_box_margin_gives_speculative_contacts() {
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    // lying 0.25 above the top face (gap 0.25): two speculative points
+    let c = cap([-0.5, 1.75, 0.0], [0.5, 1.75, 0.0], 0.5);
+    assert_eq!(capsule_box(&c, &b, 0.0).count, 0.0);
+    assert_eq!(capsule_box(&c, &b, 0.2).count, 0.0);
+    let m = capsule_box(&c, &b, 0.25);
+    assert_eq!((m.count, m.normal), (2.0, -Vec3::Y));
+    assert!(m.contacts().iter().all(|p| p.depth == -0.25 && p.position.y == 1.0));
+    // tilted so one end is beyond the margin: one point at the low end
+    let c = cap([-0.5, 1.75, 0.0], [0.5, 1.76, 0.0], 0.5);
+    let m = capsule_box(&c, &b, 0.255);
+    assert_eq!(m.count, 1.0);
+    assert_eq!(m.points[0].depth, -0.25);
+    assert_eq!(m.points[0].position, Vec3::new(-0.5, 1.0, 0.0));
+    // off a corner diagonally: the exact distance decides, not per-axis gaps
+    let s = 0.2f32;
+    let c = cap([1.0 + s, 1.0 + s, 1.0 + s], [1.0 + s, 1.0 + s, 4.0], 0.0);
+    let gap = (3.0f64.sqrt() * s as f64) as f32; // to the corner (1, 1, 1)
+    assert_eq!(capsule_box(&c, &b, gap * 0.999).count, 0.0);
+    let m = capsule_box(&c, &b, gap * 1.001);
+    assert_eq!(m.count, 1.0);
+    assert!((m.points[0].depth + gap).abs() < 1e-6);
+    assert_eq!(m.points[0].position, Vec3::new(1.0, 1.0, 1.0));
+}

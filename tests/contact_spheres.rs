@@ -839,6 +839,12 @@ fn swap_roles_moves_points_onto_the_other_shape() {
     let bx = Collider::Box(Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0)));
     let m = contacts(&[bx, bx], &[(0, 1)], 0.0);
     assert_eq!(m.len(), 1);
+    // capsule–box either way round: the pipeline swaps roles for box–capsule
+    let cap = Collider::Capsule(Capsule::new(v(-0.5, 1.25, 0.0), v(0.5, 1.25, 0.0), 0.5));
+    let m = contacts(&[bx, cap], &[(1, 0), (0, 1)], 0.0);
+    assert_eq!((m[0].count, m[0].normal), (2.0, -Vec3::Y));
+    assert_eq!(bits(&m[1]), bits(&swap_roles(&m[0])));
+    assert_eq!(m[1].normal, Vec3::Y);
 }
 
 #[test]

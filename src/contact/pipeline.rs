@@ -285,8 +285,8 @@ fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: 
 /// rayon. See the [module docs](self) and the [conventions](super): the
 /// normal points from `colliders[pair.0]` to `colliders[pair.1]`.
 ///
-/// Pair types without a tester (triangle–triangle; and, until the box testers
-/// are added to the table, capsule–box, box–box, box–triangle) get
+/// Pair types without a tester (triangle–triangle; and, until its tester is
+/// added to the table, box–triangle) get
 /// [`Manifold::EMPTY`]. Panics if a pair indexes past `colliders`.
 ///
 /// ```
