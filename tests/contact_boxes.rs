@@ -9,8 +9,9 @@
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::box_box::box_box;
 use widephase::contact::{capsule_box, sphere_box, Manifold};
+use widephase::pack::{extract, transpose, LanePod};
 use widephase::workload::SplitMix;
-use widephase::{Capsule, Lane, Obb, Sphere, Vec3, V3};
+use widephase::{Capsule, Obb, Sphere, Vec3};
 
 // ------------------------------------------------------------ helpers
 
@@ -141,36 +142,9 @@ fn bits(m: &Manifold) -> Vec<u32> {
     v
 }
 
-fn pack_v3<L: Lane>(v: &[Vec3]) -> V3<L> {
-    let xs: Vec<f32> = v.iter().map(|p| p.x).collect();
-    let ys: Vec<f32> = v.iter().map(|p| p.y).collect();
-    let zs: Vec<f32> = v.iter().map(|p| p.z).collect();
-    V3 { x: L::load(&xs), y: L::load(&ys), z: L::load(&zs) }
-}
-
-fn pack_obb<L: Lane>(v: &[Obb]) -> Obb<L> {
-    Obb {
-        center: pack_v3(&v.iter().map(|o| o.center).collect::<Vec<_>>()),
-        axes: core::array::from_fn(|i| pack_v3(&v.iter().map(|o| o.axes[i]).collect::<Vec<_>>())),
-        half: pack_v3(&v.iter().map(|o| o.half).collect::<Vec<_>>()),
-    }
-}
-
-fn lane_manifold<L: Lane>(m: &Manifold<L>, i: usize) -> Manifold {
-    let mut out = Manifold::EMPTY;
-    out.normal = m.normal.lane(i);
-    out.count = m.count.lane(i);
-    for k in 0..4 {
-        out.points[k].position = m.points[k].position.lane(i);
-        out.points[k].depth = m.points[k].depth.lane(i);
-        out.points[k].feature_id = m.points[k].feature_id.lane(i);
-    }
-    out
-}
-
 /// Every case through width `L` in every lane position (other lanes hold
 /// other cases), compared bit for bit with the scalar manifold.
-fn widths_match<L: Lane, S: Copy>(
+fn widths_match<L: LanePod, S: Copy>(
     cases: &[S],
     step: usize,
     scalar: impl Fn(&S) -> Manifold,
@@ -186,7 +160,7 @@ fn widths_match<L: Lane, S: Copy>(
             let m = wide(&lanes);
             for (j, &c) in idx.iter().enumerate() {
                 assert_eq!(
-                    bits(&lane_manifold(&m, j)),
+                    bits(&extract::<Manifold, L>(&m, j)),
                     expect[c],
                     "width {} lane {j} case {c}",
                     L::WIDTH
@@ -410,11 +384,11 @@ fn box_box_widths_are_bit_identical_in_every_lane() {
     flat.half.z = 0.0;
     cases.extend([(nan, b, 0.0), (a, inf, 0.0), (a, flat, 0.1), (a, b, f32::NAN), (a, b, -1.0)]);
     let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
-    fn wide<L: Lane>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
+    fn wide<L: LanePod>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
         let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
         let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
         let m: Vec<f32> = c.iter().map(|x| x.2).collect();
-        box_box(&pack_obb::<L>(&a), &pack_obb::<L>(&b), L::load(&m))
+        box_box(&transpose::<Obb, L>(&a), &transpose::<Obb, L>(&b), L::load(&m))
     }
     widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
     widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
@@ -807,14 +781,6 @@ fn capsule_box_random_pairs_match_f64_reference() {
     println!("capsule_box random: {hits} hits of {n}, {two} two-point, {deep} deep single, {grazing} grazing");
 }
 
-fn pack_capsule<L: Lane>(v: &[Capsule]) -> Capsule<L> {
-    Capsule {
-        a: pack_v3(&v.iter().map(|c| c.a).collect::<Vec<_>>()),
-        b: pack_v3(&v.iter().map(|c| c.b).collect::<Vec<_>>()),
-        radius: L::load(&v.iter().map(|c| c.radius).collect::<Vec<_>>()),
-    }
-}
-
 #[test]
 fn capsule_box_widths_are_bit_identical_in_every_lane() {
     let mut r = SplitMix(0xCB0C_0002);
@@ -832,11 +798,11 @@ fn capsule_box_widths_are_bit_identical_in_every_lane() {
     cases.push((cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5), b0, 0.0));
     cases.push((cap([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.5), b0, 0.0));
     let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
-    fn wide<L: Lane>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
+    fn wide<L: LanePod>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
         let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
         let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
         let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
-        capsule_box(&pack_capsule::<L>(&cs), &pack_obb::<L>(&bs), L::load(&ms))
+        capsule_box(&transpose::<Capsule, L>(&cs), &transpose::<Obb, L>(&bs), L::load(&ms))
     }
     widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
     widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
