@@ -83,6 +83,10 @@ struct RaycastArgs {
     /// Write each ray's closest-hit t as an N float32 .npy (inf for a miss).
     #[arg(long)]
     dump_hits: Option<std::path::PathBuf>,
+    /// After the timed run, trace the rays again counting nodes, child boxes,
+    /// leaves and triangles tested per ray (untimed), and print the averages.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -203,6 +207,7 @@ fn main() -> ExitCode {
             json: a.json,
             dump_rays: a.dump_rays,
             dump_hits: a.dump_hits,
+            stats: a.stats,
         }),
     };
     match result {

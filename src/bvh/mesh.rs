@@ -1,7 +1,7 @@
 //! The BVH over a triangle mesh: each leaf is one `Triangle<f32x8>` pack,
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
-use super::{better, Bvh, Stack, EMPTY_BOX, MAX_LEAF, W};
+use super::{better, Bvh, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
 use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
@@ -192,10 +192,41 @@ impl MeshBvh {
     /// [`closest_hit`](Self::closest_hit) with a caller-owned traversal stack
     /// (no allocation per ray once it has grown).
     pub fn closest_hit_with(&self, ray: &Ray, stack: &mut Stack) -> Option<RayHit> {
+        self.closest_hit_counted::<false>(ray, stack, &mut TraversalStats::default())
+    }
+
+    /// Traversal counters of [`closest_hit`](Self::closest_hit) summed over
+    /// `rays` (nodes visited, child boxes in them, leaves and triangles
+    /// tested), in parallel; the sums do not depend on the thread count.
+    pub fn trace_stats(&self, rays: &[Ray]) -> TraversalStats {
+        rays.par_iter()
+            .with_min_len(1024)
+            .fold(
+                || (TraversalStats::default(), Vec::with_capacity(64)),
+                |(mut st, mut stack), r| {
+                    self.closest_hit_counted::<true>(r, &mut stack, &mut st);
+                    st.rays += 1;
+                    (st, stack)
+                },
+            )
+            .map(|(st, _)| st)
+            .reduce(TraversalStats::default, |mut a, b| {
+                a += b;
+                a
+            })
+    }
+
+    #[inline]
+    fn closest_hit_counted<const COUNT: bool>(
+        &self,
+        ray: &Ray,
+        stack: &mut Stack,
+        stats: &mut TraversalStats,
+    ) -> Option<RayHit> {
         let rw = splat_ray(ray);
         let mut best: Option<RayHit> = None;
         let mut best_t = ray.t_max;
-        self.bvh.ray_visit(ray, stack, &mut best_t, |leaf, best_t| {
+        self.bvh.ray_visit_counted::<COUNT>(ray, stack, &mut best_t, stats, |leaf, best_t| {
             let h = ray_triangle_precomp(&rw, &self.packs[leaf as usize]);
             let mut m = h.hit.bits();
             if m != 0 {

@@ -55,7 +55,10 @@ pub use mesh::{MeshBvh, RayHit};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{aabb_aabb, sphere_aabb};
-use crate::ray::{ray_aabb, ray_aabb_conservative_precomp, RayPrecomp};
+use crate::ray::{
+    finite_t, ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS,
+    RAY_AABB_WIDEN_REL,
+};
 use crate::shapes::{Aabb, Ray, Sphere};
 use crate::workload::SplitMix;
 use rayon::prelude::*;
@@ -170,6 +173,25 @@ impl Bvh {
     /// Number of leaves.
     pub fn leaf_count(&self) -> usize {
         self.leaves.len()
+    }
+
+    /// Mean number of used child slots per node (of [`BRANCH`]); 0 for an
+    /// empty tree.
+    pub fn mean_fill(&self) -> f64 {
+        if self.nodes.is_empty() {
+            return 0.0;
+        }
+        let used: usize =
+            self.nodes.iter().map(|n| n.child.iter().filter(|&&c| c != EMPTY).count()).sum();
+        used as f64 / self.nodes.len() as f64
+    }
+
+    /// Mean number of primitives per leaf; 0 for an empty tree.
+    pub fn mean_leaf_size(&self) -> f64 {
+        if self.leaves.is_empty() {
+            return 0.0;
+        }
+        self.leaves.iter().map(|l| l.count as f64).sum::<f64>() / self.leaves.len() as f64
     }
 
     /// The primitive boxes, by id.
@@ -357,12 +379,26 @@ impl Bvh {
         ray: &Ray,
         stack: &mut Stack,
         best_t: &mut f32,
+        leaf: impl FnMut(u32, &mut f32) -> bool,
+    ) {
+        self.ray_visit_counted::<false>(ray, stack, best_t, &mut TraversalStats::default(), leaf)
+    }
+
+    /// [`ray_visit`](Self::ray_visit), counting node tests and leaf visits into
+    /// `stats` when `COUNT` (the counters compile away otherwise).
+    #[inline]
+    pub(crate) fn ray_visit_counted<const COUNT: bool>(
+        &self,
+        ray: &Ray,
+        stack: &mut Stack,
+        best_t: &mut f32,
+        stats: &mut TraversalStats,
         mut leaf: impl FnMut(u32, &mut f32) -> bool,
     ) {
         if self.nodes.is_empty() || !crate::ray::ray_valid(ray) {
             return;
         }
-        let pre = RayPrecomp::new(ray).splat::<W>();
+        let pre = NodeRay::new(ray);
         stack.clear();
         stack.push((0, f32::NEG_INFINITY));
         while let Some((c, t_enter)) = stack.pop() {
@@ -370,18 +406,26 @@ impl Bvh {
                 continue;
             }
             if c & LEAF_BIT != 0 {
+                if COUNT {
+                    let l = self.leaves[(c & !LEAF_BIT) as usize];
+                    stats.leaves += 1;
+                    stats.prims += l.count as u64;
+                }
                 if leaf(c & !LEAF_BIT, best_t) {
                     return;
                 }
                 continue;
             }
             let node = &self.nodes[c as usize];
-            let h = ray_aabb_conservative_precomp(&pre, &node.bounds);
-            let mut m = (h.hit & h.t.le(W::splat(*best_t))).bits();
+            if COUNT {
+                stats.nodes += 1;
+                stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
+            }
+            let (hit, ts) = pre.test(&node.bounds, *best_t);
+            let mut m = hit;
             if m == 0 {
                 continue;
             }
-            let ts = h.t.to_array();
             // Push the hit children farthest first, so the nearest is popped
             // next (front-to-back order by entry t). At most 8: insertion sort.
             let base = stack.len();
@@ -398,6 +442,114 @@ impl Bvh {
                 stack[k] = e;
             }
         }
+    }
+}
+
+/// Counters of one or more ray traversals ([`MeshBvh::trace_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraversalStats {
+    /// Rays traced.
+    pub rays: u64,
+    /// Wide nodes visited (each tests its child boxes at once).
+    pub nodes: u64,
+    /// Non-empty child boxes in the visited nodes.
+    pub boxes: u64,
+    /// Leaves visited (one triangle pack test each, for a mesh).
+    pub leaves: u64,
+    /// Primitives in the visited leaves (for a mesh: occupied pack lanes; the
+    /// other `MAX_LEAF·leaves − prims` lanes are padding).
+    pub prims: u64,
+}
+
+impl core::ops::AddAssign for TraversalStats {
+    fn add_assign(&mut self, o: Self) {
+        self.rays += o.rays;
+        self.nodes += o.nodes;
+        self.boxes += o.boxes;
+        self.leaves += o.leaves;
+        self.prims += o.prims;
+    }
+}
+
+/// Per-ray data of the traversal's node test.
+///
+/// The common case (every direction component non-zero with a finite inverse)
+/// is the reduced slab test below; any other valid ray uses the crate's
+/// [`ray_aabb_conservative_precomp`], which handles zero components.
+///
+/// The reduced test gives the same hit mask as
+/// `ray_aabb_conservative_precomp` on every box a node holds (valid boxes, or
+/// the inverted empty box of an unused slot, which both reject):
+/// - With `inv_i` finite and non-zero, `min_i - o_i <= max_i - o_i` stay in
+///   order after the (monotone) rounded product, so the near plane of axis `i`
+///   is `min_i` when `inv_i > 0` and `max_i` otherwise: one product per plane,
+///   no `min`/`max` per axis. The kernel's `lo == 0 → 0` select only matters
+///   for an infinite `inv_i` (`0·∞`); here `0·inv_i` is `±0`, equal to 0.
+/// - The widening `w(x) = x − (c·|x| + η)` (finite `x` only) is monotone
+///   non-decreasing in `x` in floating point (its correction grows by far less
+///   than an ulp of `x` per ulp of `x`), so `max_i w(near_i) = w(max_i near_i)`:
+///   widening the largest entry once equals widening every axis and taking the
+///   max (and likewise for the exits). So the reduced test keeps the kernel's
+///   guarantee: it never misses a box the exact ray segment touches.
+/// - An unused slot (`+∞..−∞`) gives entry `+∞` and exit `−∞`: a miss.
+struct NodeRay {
+    fast: bool,
+    origin: [W; 3],
+    inv: [W; 3],
+    /// Per axis: `inv_i < 0` (the near plane is the box's max).
+    neg: [bool; 3],
+    t_min: W,
+    t_max: W,
+    general: RayPrecomp<W>,
+}
+
+impl NodeRay {
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        let d = ray.dir.to_array();
+        let inv = d.map(|x| 1.0 / x);
+        let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
+        let o = ray.origin.to_array();
+        NodeRay {
+            fast,
+            origin: o.map(W::splat),
+            inv: inv.map(W::splat),
+            neg: inv.map(|x| x < 0.0),
+            t_min: W::splat(ray.t_min),
+            t_max: W::splat(ray.t_max),
+            general: RayPrecomp::new(ray).splat::<W>(),
+        }
+    }
+
+    /// The hit mask (bit per slot) of the children whose widened entry `t` is
+    /// `<= best_t`, and those entries.
+    #[inline(always)]
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
+        if !self.fast {
+            let h = ray_aabb_conservative_precomp(&self.general, b);
+            let m = h.hit & h.t.le(W::splat(best_t));
+            return (m.bits(), h.t.to_array());
+        }
+        let lo = [b.min.x, b.min.y, b.min.z];
+        let hi = [b.max.x, b.max.y, b.max.z];
+        let mut near = [W::splat(0.0); 3];
+        let mut far = [W::splat(0.0); 3];
+        for k in 0..3 {
+            let (n, f) = if self.neg[k] { (hi[k], lo[k]) } else { (lo[k], hi[k]) };
+            near[k] = (n - self.origin[k]) * self.inv[k];
+            far[k] = (f - self.origin[k]) * self.inv[k];
+        }
+        let n = near[0].max(near[1]).max(near[2]);
+        let f = far[0].min(far[1]).min(far[2]);
+        let c = W::splat(RAY_AABB_WIDEN_REL);
+        let eta = W::splat(RAY_AABB_WIDEN_ABS);
+        // near -= c·|near| + eta; far += c·|far| + eta (finite values only)
+        let n = W::select(n.is_finite(), n - (c * n.abs() + eta), n);
+        let f = W::select(f.is_finite(), f + (c * f.abs() + eta), f);
+        let enter = self.t_min.max(n);
+        let exit = self.t_max.min(f);
+        let m = enter.le(exit) & enter.le(W::splat(best_t));
+        (m.bits(), finite_t(enter).to_array())
     }
 }
 

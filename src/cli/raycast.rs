@@ -21,6 +21,7 @@ pub struct RaycastOptions {
     pub json: bool,
     pub dump_rays: Option<PathBuf>,
     pub dump_hits: Option<PathBuf>,
+    pub stats: bool,
 }
 
 /// Writes a little-endian float32 `.npy` array of the given shape.
@@ -106,11 +107,14 @@ pub fn run(o: RaycastOptions) -> CliResult {
         (hits, t1.elapsed().as_secs_f64() * 1e3)
     };
     let mrays = o.rays as f64 / (ms * 1e3);
+    // Untimed second pass with the traversal counters.
+    let stats = o.stats.then(|| pool.install(|| bvh.trace_stats(&rays)));
+    let per_ray = |x: u64| x as f64 / o.rays as f64;
     let mut out = std::io::stdout().lock();
     if o.json {
         writeln!(
             out,
-            "{{\"mesh\":{:?},\"n\":{},\"triangles\":{},\"rays\":{},\"hits\":{},\"ms\":{:.3},\"build_ms\":{:.3},\"mrays_per_s\":{:.3},\"threads\":{},\"seed\":{},\"nodes\":{},\"leaves\":{}}}",
+            "{{\"mesh\":{:?},\"n\":{},\"triangles\":{},\"rays\":{},\"hits\":{},\"ms\":{:.3},\"build_ms\":{:.3},\"mrays_per_s\":{:.3},\"threads\":{},\"seed\":{},\"nodes\":{},\"leaves\":{}{}}}",
             o.mesh,
             bvh.len(),
             bvh.len(),
@@ -122,8 +126,17 @@ pub fn run(o: RaycastOptions) -> CliResult {
             threads,
             o.seed,
             bvh.bvh().node_count(),
-            bvh.bvh().leaf_count()
+            bvh.bvh().leaf_count(),
+            stats.map_or(String::new(), |st| format!(
+                ",\"nodes_per_ray\":{:.3},\"boxes_per_ray\":{:.3},\"leaves_per_ray\":{:.3},\"tris_per_ray\":{:.3},\"node_fill\":{:.3}",
+                per_ray(st.nodes),
+                per_ray(st.boxes),
+                per_ray(st.leaves),
+                per_ray(st.prims),
+                bvh.bvh().mean_fill()
+            ))
         )?;
+
     } else {
         writeln!(
             out,
@@ -137,6 +150,19 @@ pub fn run(o: RaycastOptions) -> CliResult {
             mrays,
             threads
         )?;
+        if let Some(st) = stats {
+            writeln!(
+                out,
+                "per ray: {:.2} nodes ({:.2} child boxes), {:.2} leaves, {:.2} triangles ({:.2} pack lanes); {:.2} of {} slots used per node",
+                per_ray(st.nodes),
+                per_ray(st.boxes),
+                per_ray(st.leaves),
+                per_ray(st.prims),
+                per_ray(st.leaves * widephase::bvh::MAX_LEAF as u64),
+                bvh.bvh().mean_fill(),
+                widephase::bvh::BRANCH
+            )?;
+        }
     }
     Ok(())
 }

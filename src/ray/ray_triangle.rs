@@ -117,7 +117,7 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
 /// assert!(ray_triangle(&up, &tri).hit);
 /// ```
 pub fn ray_triangle<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> RayTriangleHit<L> {
-    finish(ray, tri, shear(ray, tri))
+    finish(ray, tri, shear(ray, tri), ray_valid(ray) & tri.is_valid())
 }
 
 /// Per-ray data of [`ray_triangle`] computed once for one ray tested against
@@ -132,6 +132,8 @@ pub struct RayTrianglePrecomp<L: Lane = f32> {
     /// `(Sx, Sy, Sz)`.
     s: V3<L>,
     dir_zero: bool,
+    /// [`ray_valid`] of the ray (checked once, not per triangle pack).
+    valid: bool,
 }
 
 impl RayTrianglePrecomp<f32> {
@@ -152,7 +154,13 @@ impl RayTrianglePrecomp<f32> {
             core::mem::swap(&mut kx, &mut ky);
         }
         let s = V3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
-        RayTrianglePrecomp { ray: *ray, k: [kx, ky, kz], s, dir_zero: d[kz] == 0.0 }
+        RayTrianglePrecomp {
+            ray: *ray,
+            k: [kx, ky, kz],
+            s,
+            dir_zero: d[kz] == 0.0,
+            valid: ray_valid(ray),
+        }
     }
 
     /// The same ray in every lane, to test a pack of triangles.
@@ -167,6 +175,7 @@ impl RayTrianglePrecomp<f32> {
             k: self.k,
             s: V3::broadcast(self.s),
             dir_zero: self.dir_zero,
+            valid: self.valid,
         }
     }
 }
@@ -201,24 +210,40 @@ pub fn ray_triangle_precomp<L: Lane>(
         c: tr(tri.c),
         dir_zero: L::Mask::splat(pre.dir_zero),
     };
-    finish(&pre.ray, tri, sheared)
+    finish(&pre.ray, tri, sheared, L::Mask::splat(pre.valid) & tri.is_valid())
 }
 
 /// The edge functions, the sign tests and `t` on sheared vertices, with the
 /// per-lane f64 fallback (shared by [`ray_triangle`] and [`ray_triangle_precomp`]).
+/// `valid` is `ray_valid(ray) & tri.is_valid()`.
 #[inline(always)]
-fn finish<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>, s: Sheared<L>) -> RayTriangleHit<L> {
+fn finish<L: Lane>(
+    ray: &Ray<L>,
+    tri: &Triangle<L>,
+    s: Sheared<L>,
+    valid: L::Mask,
+) -> RayTriangleHit<L> {
     let zero = L::splat(0.0);
     let (a, b, c) = (s.a, s.b, s.c);
     let u = c.x * b.y - c.y * b.x;
     let v = a.x * c.y - a.y * c.x;
     let w = b.x * a.y - b.y * a.x;
-    let valid = ray_valid(ray) & tri.is_valid();
     // Lanes whose answer hinges on an exactly-zero edge function (or a zero
     // direction) are recomputed below in f64.
     let fallback = valid & (s.dir_zero | u.eq(zero) | v.eq(zero) | w.eq(zero));
     let neg = u.lt(zero) | v.lt(zero) | w.lt(zero);
     let pos = u.gt(zero) | v.gt(zero) | w.gt(zero);
+    // if no lane can hit (edge functions of both signs, or invalid) and no
+    // lane needs the fallback: the all-miss answer the code below would give,
+    // without its three divisions (most packs a traversal tests are misses).
+    if !(valid.and_not(neg & pos) | fallback).any() {
+        return RayTriangleHit {
+            hit: L::Mask::splat(false),
+            t: L::splat(f32::INFINITY),
+            u: zero,
+            v: zero,
+        };
+    }
     let det = u + v + w;
     // Barycentric weights first, then t = Σ w_i·z_i: Woop's `T = ΣU_i·z_i`
     // is a product of three coordinates and underflows for tiny triangles
