@@ -2,12 +2,12 @@
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
 use super::{better, Bvh, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
-use crate::lane::LaneMask;
+use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
 #[cfg(doc)]
-use crate::ray::ray_triangle;
-use crate::ray::{ray_triangle_precomp, RayTrianglePrecomp};
+use crate::ray::{ray_triangle, ray_triangle_precomp};
+use crate::ray::{ray_triangle_precomp_valid, RayTrianglePrecomp};
 use crate::shapes::{Aabb, Ray, Sphere, Triangle};
 use crate::voxel::MeshRef;
 use rayon::prelude::*;
@@ -49,7 +49,7 @@ const PAD: f32 = f32::NAN;
 pub struct MeshBvh {
     bvh: Bvh,
     /// One pack per leaf (lanes past the leaf's count are `PAD`).
-    packs: Vec<Triangle<W>>,
+    packs: Vec<LeafPack>,
     /// Triangle id per pack lane (`u32::MAX` in padding lanes).
     ids: Vec<[u32; MAX_LEAF]>,
     /// The triangles by id (for the volume queries).
@@ -82,7 +82,12 @@ impl MeshBvh {
     pub fn new(tris: &[Triangle]) -> Self {
         let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
         let bvh = Bvh::new(&boxes);
-        let mut m = MeshBvh { bvh, packs: Vec::new(), ids: Vec::new(), tris: tris.to_vec() };
+        let mut m = MeshBvh {
+            bvh,
+            packs: Vec::new(),
+            ids: Vec::new(),
+            tris: tris.to_vec(),
+        };
         m.fill_packs(tris);
         m
     }
@@ -95,7 +100,7 @@ impl MeshBvh {
 
     fn fill_packs(&mut self, tris: &[Triangle]) {
         let bvh = &self.bvh;
-        let (packs, ids): (Vec<Triangle<W>>, Vec<[u32; MAX_LEAF]>) = bvh
+        let (packs, ids): (Vec<LeafPack>, Vec<[u32; MAX_LEAF]>) = bvh
             .leaves
             .par_iter()
             .map(|l| {
@@ -114,7 +119,8 @@ impl MeshBvh {
                     id[lane] = p;
                 }
                 let v3 = |k: usize| V3::new(W::new(c[k]), W::new(c[k + 1]), W::new(c[k + 2]));
-                (Triangle { a: v3(0), b: v3(3), c: v3(6) }, id)
+                let tri = Triangle { a: v3(0), b: v3(3), c: v3(6) };
+                (LeafPack { tri, valid: tri.is_valid() }, id)
             })
             .unzip();
         self.packs = packs;
@@ -227,7 +233,7 @@ impl MeshBvh {
         let mut best: Option<RayHit> = None;
         let mut best_t = ray.t_max;
         self.bvh.ray_visit_counted::<COUNT>(ray, stack, &mut best_t, stats, |leaf, best_t| {
-            let h = ray_triangle_precomp(&rw, &self.packs[leaf as usize]);
+            let h = self.packs[leaf as usize].hit(&rw);
             let mut m = h.hit.bits();
             if m != 0 {
                 let (ts, us, vs) = (h.t.to_array(), h.u.to_array(), h.v.to_array());
@@ -258,7 +264,7 @@ impl MeshBvh {
         let mut found = false;
         let mut t_max = ray.t_max;
         self.bvh.ray_visit(ray, stack, &mut t_max, |leaf, _| {
-            found = ray_triangle_precomp(&rw, &self.packs[leaf as usize]).hit.any();
+            found = self.packs[leaf as usize].hit(&rw).hit.any();
             found
         });
         found
@@ -283,6 +289,24 @@ impl MeshBvh {
                 |stack, r| self.closest_hit_with(r, stack).is_some() as usize,
             )
             .sum()
+    }
+}
+
+/// One leaf's triangles as a pack (lanes past the leaf's count are `PAD`)
+/// with the pack's `is_valid()` mask, computed once at build (padding lanes
+/// and triangles with a non-finite coordinate are invalid). One allocation,
+/// so a leaf test touches consecutive cache lines.
+#[derive(Clone, Copy, Debug)]
+struct LeafPack {
+    tri: Triangle<W>,
+    valid: <W as Lane>::Mask,
+}
+
+impl LeafPack {
+    /// [`ray_triangle_precomp`] on the pack (bit-identical).
+    #[inline(always)]
+    fn hit(&self, rw: &RayTrianglePrecomp<W>) -> crate::ray::RayTriangleHit<W> {
+        ray_triangle_precomp_valid(rw, &self.tri, self.valid)
     }
 }
 

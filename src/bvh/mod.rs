@@ -493,14 +493,14 @@ impl core::ops::AddAssign for TraversalStats {
 ///   guarantee: it never misses a box the exact ray segment touches.
 /// - An unused slot (`+∞..−∞`) gives entry `+∞` and exit `−∞`: a miss.
 struct NodeRay {
-    fast: bool,
     origin: [W; 3],
     inv: [W; 3],
     /// Per axis: `inv_i < 0` (the near plane is the box's max).
     neg: [bool; 3],
     t_min: W,
     t_max: W,
-    general: RayPrecomp<W>,
+    /// The general kernel's data, for the other rays only.
+    general: Option<RayPrecomp<W>>,
 }
 
 impl NodeRay {
@@ -511,13 +511,12 @@ impl NodeRay {
         let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
         let o = ray.origin.to_array();
         NodeRay {
-            fast,
             origin: o.map(W::splat),
             inv: inv.map(W::splat),
             neg: inv.map(|x| x < 0.0),
             t_min: W::splat(ray.t_min),
             t_max: W::splat(ray.t_max),
-            general: RayPrecomp::new(ray).splat::<W>(),
+            general: (!fast).then(|| RayPrecomp::new(ray).splat::<W>()),
         }
     }
 
@@ -525,8 +524,8 @@ impl NodeRay {
     /// `<= best_t`, and those entries.
     #[inline(always)]
     fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
-        if !self.fast {
-            let h = ray_aabb_conservative_precomp(&self.general, b);
+        if let Some(general) = &self.general {
+            let h = ray_aabb_conservative_precomp(general, b);
             let m = h.hit & h.t.le(W::splat(best_t));
             return (m.bits(), h.t.to_array());
         }

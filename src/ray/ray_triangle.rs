@@ -198,11 +198,43 @@ pub fn ray_triangle_precomp<L: Lane>(
     pre: &RayTrianglePrecomp<L>,
     tri: &Triangle<L>,
 ) -> RayTriangleHit<L> {
-    let [kx, ky, kz] = pre.k;
+    ray_triangle_precomp_valid(pre, tri, tri.is_valid())
+}
+
+/// [`ray_triangle_precomp`] with the triangle validity `tri_valid` (which must
+/// equal `tri.is_valid()`) computed once by the caller, e.g. when a BVH leaf
+/// pack is built.
+#[inline]
+pub(crate) fn ray_triangle_precomp_valid<L: Lane>(
+    pre: &RayTrianglePrecomp<L>,
+    tri: &Triangle<L>,
+    tri_valid: L::Mask,
+) -> RayTriangleHit<L> {
+    debug_assert!(tri_valid.bits() == tri.is_valid().bits());
+    let valid = L::Mask::splat(pre.valid) & tri_valid;
+    // One instance per axis permutation, so the permutation is free (register
+    // renaming) instead of an indexed load per coordinate.
+    match pre.k {
+        [1, 2, 0] => sheared_finish::<L, 1, 2, 0>(pre, tri, valid),
+        [2, 1, 0] => sheared_finish::<L, 2, 1, 0>(pre, tri, valid),
+        [2, 0, 1] => sheared_finish::<L, 2, 0, 1>(pre, tri, valid),
+        [0, 2, 1] => sheared_finish::<L, 0, 2, 1>(pre, tri, valid),
+        [0, 1, 2] => sheared_finish::<L, 0, 1, 2>(pre, tri, valid),
+        _ => sheared_finish::<L, 1, 0, 2>(pre, tri, valid),
+    }
+}
+
+#[inline(always)]
+fn sheared_finish<L: Lane, const KX: usize, const KY: usize, const KZ: usize>(
+    pre: &RayTrianglePrecomp<L>,
+    tri: &Triangle<L>,
+    valid: L::Mask,
+) -> RayTriangleHit<L> {
+    debug_assert!(pre.k == [KX, KY, KZ]);
     let o = pre.ray.origin;
     let tr = |p: V3<L>| -> V3<L> {
         let q = [p.x - o.x, p.y - o.y, p.z - o.z];
-        V3::new(q[kx] - pre.s.x * q[kz], q[ky] - pre.s.y * q[kz], pre.s.z * q[kz])
+        V3::new(q[KX] - pre.s.x * q[KZ], q[KY] - pre.s.y * q[KZ], pre.s.z * q[KZ])
     };
     let sheared = Sheared {
         a: tr(tri.a),
@@ -210,7 +242,7 @@ pub fn ray_triangle_precomp<L: Lane>(
         c: tr(tri.c),
         dir_zero: L::Mask::splat(pre.dir_zero),
     };
-    finish(&pre.ray, tri, sheared, L::Mask::splat(pre.valid) & tri.is_valid())
+    finish(&pre.ray, tri, sheared, valid)
 }
 
 /// The edge functions, the sign tests and `t` on sheared vertices, with the
