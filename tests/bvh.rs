@@ -614,3 +614,62 @@ fn raycast_cli_validates_input_and_reports() {
     assert!(!out.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ------------------------------------------------------------ traversal
+
+/// Rays whose direction has tiny, subnormal or zero components (the node test's
+/// general path, `1/d` infinite or huge) and mixed signs (the reduced path's
+/// near/far plane choice per axis), against brute force on a grid mesh with
+/// shared edges.
+#[test]
+fn traversal_paths_equal_brute_force() {
+    let mut r = rng::rng(0x7EA5);
+    let tris = gen_tris(&mut r, 3000);
+    let bvh = MeshBvh::new(&tris);
+    let tiny = [0.0, -0.0, 1e-45, -1e-45, 1e-39, -3e-39, 1e-30, -1e-20];
+    for i in 0..3000 {
+        let o = point(&mut r, -12.0, 12.0);
+        let target = point(&mut r, -9.0, 9.0);
+        let mut d = (target - o).to_array();
+        // replace up to two components by a tiny value
+        for _ in 0..(i % 3) {
+            d[r.usize(0..3)] = tiny[r.usize(0..tiny.len())];
+        }
+        let ray = Ray::new(o, Vec3::new(d[0], d[1], d[2]));
+        let want = brute_closest(&tris, &ray);
+        let got = bvh.closest_hit(&ray);
+        assert!(same_hit(got, want), "ray {ray:?}: bvh {got:?} brute {want:?}");
+        assert_eq!(bvh.any_hit(&ray), want.is_some(), "any-hit {ray:?}");
+    }
+}
+
+/// Node fill, leaf size and the traversal counters: plausible bounds, and the
+/// counters do not depend on the thread count.
+#[test]
+fn fill_and_traversal_stats() {
+    let mut r = rng::rng(0xF111);
+    let tris = gen_tris(&mut r, 20_000);
+    let rays: Vec<Ray> = (0..4000).map(|_| gen_ray(&mut r, 9.0)).collect();
+    let bvh = MeshBvh::new(&tris);
+    let b = bvh.bvh();
+    let fill = b.mean_fill();
+    assert!((2.0..=8.0).contains(&fill), "fill {fill}");
+    let leaf = b.mean_leaf_size();
+    assert!((1.0..=widephase::bvh::MAX_LEAF as f64).contains(&leaf), "leaf size {leaf}");
+    // every leaf sits in one slot: used slots = leaves + non-root nodes
+    let used = (fill * b.node_count() as f64).round() as usize;
+    assert_eq!(used, b.leaf_count() + b.node_count() - 1);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| bvh.trace_stats(&rays))
+    };
+    let one = run(1);
+    assert_eq!(one.rays, rays.len() as u64);
+    assert!(one.nodes > 0 && one.leaves > 0);
+    assert!(one.boxes <= 8 * one.nodes && one.boxes >= one.nodes);
+    assert!(one.prims <= widephase::bvh::MAX_LEAF as u64 * one.leaves);
+    for t in [2, 3] {
+        assert_eq!(run(t), one, "stats differ at {t} threads");
+    }
+    assert_eq!(MeshBvh::new(&[]).bvh().mean_fill(), 0.0);
+}

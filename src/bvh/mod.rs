@@ -400,48 +400,72 @@ impl Bvh {
         }
         let pre = NodeRay::new(ray);
         stack.clear();
-        stack.push((0, f32::NEG_INFINITY));
-        while let Some((c, t_enter)) = stack.pop() {
-            if t_enter > *best_t {
-                continue;
-            }
-            if c & LEAF_BIT != 0 {
+        let mut cur = 0u32;
+        loop {
+            if cur & LEAF_BIT != 0 {
                 if COUNT {
-                    let l = self.leaves[(c & !LEAF_BIT) as usize];
+                    let l = self.leaves[(cur & !LEAF_BIT) as usize];
                     stats.leaves += 1;
                     stats.prims += l.count as u64;
                 }
-                if leaf(c & !LEAF_BIT, best_t) {
+                if leaf(cur & !LEAF_BIT, best_t) {
                     return;
                 }
-                continue;
-            }
-            let node = &self.nodes[c as usize];
-            if COUNT {
-                stats.nodes += 1;
-                stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
-            }
-            let (hit, ts) = pre.test(&node.bounds, *best_t);
-            let mut m = hit;
-            if m == 0 {
-                continue;
-            }
-            // Push the hit children farthest first, so the nearest is popped
-            // next (front-to-back order by entry t). At most 8: insertion sort.
-            let base = stack.len();
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let e = (node.child[i], ts[i]);
-                let mut k = stack.len();
-                stack.push(e);
-                while k > base && stack[k - 1].1 < e.1 {
-                    stack[k] = stack[k - 1];
-                    k -= 1;
+            } else {
+                let node = &self.nodes[cur as usize];
+                if COUNT {
+                    stats.nodes += 1;
+                    stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
                 }
-                stack[k] = e;
+                let (mut m, ts) = pre.test(&node.bounds, *best_t);
+                if m != 0 && m & (m - 1) == 0 {
+                    // One child hit: descend without touching the stack.
+                    cur = node.child[m.trailing_zeros() as usize];
+                    continue;
+                }
+                // Push the hit children farthest first, so the nearest is popped
+                // next (front-to-back order by entry t). At most 8: insertion
+                // sort of (t, slot) keys in a local array, largest first.
+                let mut keys = [0u64; BRANCH];
+                let mut n = 0;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let key = (sortable(ts[i]) as u64) << 32 | i as u64;
+                    let mut k = n;
+                    while k > 0 && keys[k - 1] < key {
+                        keys[k] = keys[k - 1];
+                        k -= 1;
+                    }
+                    keys[k] = key;
+                    n += 1;
+                }
+                stack.extend(keys[..n].iter().map(|&key| {
+                    let i = (key & 7) as usize;
+                    (node.child[i], ts[i])
+                }));
+            }
+            // The nearest pending entry that is not beyond the best hit.
+            loop {
+                let Some((c, t_enter)) = stack.pop() else { return };
+                if t_enter <= *best_t {
+                    cur = c;
+                    break;
+                }
             }
         }
+    }
+}
+
+/// An order-preserving map of finite `f32` (and ±∞) to `u32`: flips the
+/// sign bit of non-negative values and every bit of negative ones.
+#[inline(always)]
+fn sortable(t: f32) -> u32 {
+    let b = t.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 1 << 31
     }
 }
 
@@ -538,15 +562,20 @@ impl NodeRay {
             near[k] = (n - self.origin[k]) * self.inv[k];
             far[k] = (f - self.origin[k]) * self.inv[k];
         }
-        let n = near[0].max(near[1]).max(near[2]);
-        let f = far[0].min(far[1]).min(far[2]);
+        // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
+        // here (finite non-zero `inv`, finite or infinite box coordinates), so
+        // wide's NaN-checking inherent `f32x8::max` would only cost a compare
+        // and a blend per call.
+        let (max, min) = (<W as Lane>::max, <W as Lane>::min);
+        let n = max(max(near[0], near[1]), near[2]);
+        let f = min(min(far[0], far[1]), far[2]);
         let c = W::splat(RAY_AABB_WIDEN_REL);
         let eta = W::splat(RAY_AABB_WIDEN_ABS);
         // near -= c·|near| + eta; far += c·|far| + eta (finite values only)
         let n = W::select(n.is_finite(), n - (c * n.abs() + eta), n);
         let f = W::select(f.is_finite(), f + (c * f.abs() + eta), f);
-        let enter = self.t_min.max(n);
-        let exit = self.t_max.min(f);
+        let enter = max(self.t_min, n);
+        let exit = min(self.t_max, f);
         let m = enter.le(exit) & enter.le(W::splat(best_t));
         (m.bits(), finite_t(enter).to_array())
     }
