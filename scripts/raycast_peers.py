@@ -44,7 +44,7 @@ for path in meshes:
     name = os.path.splitext(os.path.basename(path))[0]
     tmp = tempfile.mkdtemp()
     rays_npy, hits_npy = os.path.join(tmp, "rays.npy"), os.path.join(tmp, "hits.npy")
-    ref = wp(path, 2, ("--dump-rays", rays_npy, "--dump-hits", hits_npy))
+    ref = wp(path, 2, ("--dump-rays", rays_npy, "--dump-hits", hits_npy, "--stats"))
     rays = np.load(rays_npy)
     t_wp = np.load(hits_npy)
     legacy = o3d.io.read_triangle_mesh(path)
@@ -75,13 +75,15 @@ for path in meshes:
         rate_wp = args.rays / (best_wp["ms"] * 1e3)
         rate_o3d = args.rays / (best_o3d * 1e3)
         rows.append((name, n_tris, threads, rate_wp, best_wp["hits"], best_wp["build_ms"],
-                     rate_o3d, o3d_hits, o3d_build_ms, rate_wp / rate_o3d, disagree, dt, far))
+                     rate_o3d, o3d_hits, o3d_build_ms, rate_wp / rate_o3d, disagree, dt, far,
+                     ref["nodes_per_ray"], ref["tris_per_ray"]))
 
 print(f"rays per mesh: {args.rays}, seed {args.seed}, best of {args.repeats}")
 print()
 print("| mesh | triangles | threads | widephase Mrays/s | Embree (open3d) Mrays/s | ratio | "
-      "hits wp / o3d | hit/miss disagreements | median abs dt | rays with abs dt > 1e-4 | build ms wp / o3d |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for (name, n, th, rw, hw, bw, ro, ho, bo, ratio, dis, dt, far) in rows:
+      "hits wp / o3d | hit/miss disagreements | median abs dt | rays with abs dt > 1e-4 | build ms wp / o3d | "
+      "wp nodes/ray | wp tris/ray |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for (name, n, th, rw, hw, bw, ro, ho, bo, ratio, dis, dt, far, npr, tpr) in rows:
     print(f"| {name} | {n} | {th} | {rw:.2f} | {ro:.2f} | {ratio:.2f}x | {hw} / {ho} | {dis} | "
-          f"{dt:.1e} | {far} | {bw:.0f} / {bo:.0f} |")
+          f"{dt:.1e} | {far} | {bw:.0f} / {bo:.0f} | {npr:.2f} | {tpr:.2f} |")

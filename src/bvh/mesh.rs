@@ -82,12 +82,7 @@ impl MeshBvh {
     pub fn new(tris: &[Triangle]) -> Self {
         let boxes: Vec<Aabb> = tris.par_iter().map(tri_box).collect();
         let bvh = Bvh::new(&boxes);
-        let mut m = MeshBvh {
-            bvh,
-            packs: Vec::new(),
-            ids: Vec::new(),
-            tris: tris.to_vec(),
-        };
+        let mut m = MeshBvh { bvh, packs: Vec::new(), ids: Vec::new(), tris: tris.to_vec() };
         m.fill_packs(tris);
         m
     }

@@ -136,7 +136,6 @@ pub fn run(o: RaycastOptions) -> CliResult {
                 bvh.bvh().mean_fill()
             ))
         )?;
-
     } else {
         writeln!(
             out,
