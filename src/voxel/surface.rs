@@ -49,6 +49,8 @@ pub(crate) struct Tables {
     pub dims: [u32; 3],
     pub grid: Grid,
     pub inv_h: f64,
+    /// the origin in f64 (per axis)
+    pub o64: [f64; 3],
 }
 
 impl Tables {
@@ -62,6 +64,7 @@ impl Tables {
             dims: grid.dims,
             grid: *grid,
             inv_h: 1.0 / grid.voxel as f64,
+            o64: [0, 1, 2].map(|a| grid.origin.get(a) as f64),
         }
     }
 
@@ -70,11 +73,11 @@ impl Tables {
     /// Exact comparisons on the stored planes (the kernel's face axes), found
     /// by an f64 estimate `(x - o) / h` corrected by walking the tables (the
     /// estimate is off by at most one voxel; the walk makes the answer exact).
-    #[inline]
+    #[inline(always)]
     pub fn range(&self, axis: usize, tmin: f32, tmax: f32) -> Option<(u32, u32)> {
         let d = self.dims[axis] as i64;
         let (lo, hi) = (&self.lo[axis], &self.hi[axis]);
-        let o = self.grid.origin.get(axis) as f64;
+        let o = self.o64[axis];
         // only an estimate: the walk below corrects it, so a reciprocal will do
         let inv_h = self.inv_h;
         let est = |x: f32| (((x as f64 - o) * inv_h).floor() as i64).clamp(0, d - 1);
@@ -243,7 +246,8 @@ pub(crate) fn triangle_rows<S: Sink>(
     pack.start(tri);
     if count <= TILE_MAX {
         if let Some(tile) = Tile::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za], [i1, j1, zb]) {
-            tile.run([i0, j0, za], [i1, j1, zb], ka, kb, pack, sink);
+            let mut exact = || TileExact::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za]);
+            tile.run([i0, j0, za], [i1, j1, zb], ka, kb, &mut exact, pack, sink);
             pack.flush(sink);
             return;
         }
@@ -551,6 +555,106 @@ const TILE_D: [[[f32; 16]; 5]; 2] = {
     t
 };
 
+/// Calls `put(x, A, q0, q1, |A|₁, M)` for the 13 SAT axes of a non-degenerate
+/// triangle: axis 0 the normal, 1–3 the faces, 4–12 the edge axes `e_k × f_i`
+/// (zero edge axes are skipped: they separate nothing). `[min(q0, q1),
+/// max(q0, q1)]` is the triangle's projection, `M` the f64 margin of
+/// [`Certain`].
+#[inline(always)]
+fn tile_axes(
+    p: &[[f64; 3]; 3],
+    tri: &Triangle,
+    n: &[f64; 3],
+    nabs1: f64,
+    scale: f64,
+    put: &mut impl FnMut(usize, [f64; 3], f64, f64, f64, f64),
+) {
+    let dot = |a: [f64; 3], q: [f64; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
+    let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+    let d0 = dot(*n, p[0]);
+    put(0, *n, d0, d0, n1, SURE_SLACK * nabs1 * scale);
+    let (tmin, tmax) = tri_bounds(tri);
+    for k in 0..3 {
+        let mut a = [0.0; 3];
+        a[k] = 1.0;
+        put(1 + k, a, tmin.get(k) as f64, tmax.get(k) as f64, 1.0, SURE_SLACK * scale);
+    }
+    for i in 0..3 {
+        let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
+        for k in 0..3 {
+            let a = cross_axis(k, fi);
+            let a1 = a[0].abs() + a[1].abs() + a[2].abs();
+            if a1 != 0.0 {
+                // p_i and p_{i+1} have the same exact projection on e_k × f_i:
+                // the interval is spanned by p_i and p_{i+2}
+                let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
+                put(4 + 3 * i + k, a, q0, q1, a1, SURE_SLACK * a1 * scale);
+            }
+        }
+    }
+}
+
+/// The f64 test of the voxels the f32 [`Tile`] leaves undecided (its band is
+/// ~2⁻¹⁹ relative, [`Certain`]'s 10⁻⁹): `V = b + X·s_x + Y·s_y + Z·s_z` per
+/// axis in f64 from the range's corner, sure hit when `|V| ≤ half − M` on
+/// every axis, sure miss when `|V| > half + M` on one, else the kernel. The
+/// f64 evaluation error is `≤ 10·u₆₄·T ≤ 60·u₆₄·|A|₁·scale`, far under `M`
+/// (same argument as [`Certain`]). Built only when a tile has an undecided
+/// voxel (faces within an ulp of a grid plane; rare on real meshes).
+struct TileExact {
+    b: [f64; 13],
+    s: [[f64; 13]; 3],
+    lo: [f64; 13],
+    hi: [f64; 13],
+}
+
+impl TileExact {
+    fn new(
+        p: &[[f64; 3]; 3],
+        tri: &Triangle,
+        g: &Grid,
+        n: &[f64; 3],
+        nabs1: f64,
+        scale: f64,
+        lo: [u32; 3],
+    ) -> TileExact {
+        let h = g.voxel as f64;
+        let hh = 0.5 * h;
+        let c0 = [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h);
+        let mut e = TileExact {
+            b: [0.0; 13],
+            s: [[0.0; 13]; 3],
+            lo: [f64::INFINITY; 13],
+            hi: [f64::INFINITY; 13],
+        };
+        tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
+            let half = 0.5 * (q0 - q1).abs() + hh * a1;
+            e.b[x] = a[0] * c0[0] + a[1] * c0[1] + a[2] * c0[2] - 0.5 * (q0 + q1);
+            for k in 0..3 {
+                e.s[k][x] = a[k] * h;
+            }
+            (e.lo[x], e.hi[x]) = (half - m, half + m);
+        });
+        e
+    }
+
+    /// Voxel at offsets `o` from the corner: `Some(true)` sure hit, `None`
+    /// sure miss, `Some(false)` undecided.
+    fn voxel(&self, o: [u32; 3]) -> Option<bool> {
+        let o = o.map(|c| c as f64);
+        let mut sure = true;
+        for x in 0..13 {
+            let v = (self.b[x] + (o[0] * self.s[0][x] + o[1] * self.s[1][x]) + o[2] * self.s[2][x])
+                .abs();
+            if v > self.hi[x] {
+                return None;
+            }
+            sure &= v <= self.lo[x];
+        }
+        Some(sure)
+    }
+}
+
 /// The tile classification of one small triangle (Schwarz & Seidel's
 /// per-voxel test, 16 voxels per step in f32 lanes): the same 13 axes, exact
 /// boxes and f64 margins as [`Certain`], with the per-voxel evaluation in f32
@@ -566,7 +670,8 @@ const TILE_D: [[[f32; 16]; 5]; 2] = {
 /// per 16 voxels:      v = fl(b + fl(fl(X·sx + Y·sy) + Z·sz)) + fl(dx·sx + dy·sy)
 ///                     sure hit  ⇔ |v| ≤ hin on all 13 axes  -> marked
 ///                     sure miss ⇔ |v| > hout on one axis    -> dropped
-///                     else                                  -> kernel (VoxPack)
+///                     else -> the f64 test (TileExact), whose undecided
+///                             voxels go to the kernel (VoxPack)
 /// ```
 ///
 /// Why the f32 test is safe: `(X + dx, Y + dy, Z)` are the voxel's integer
@@ -644,28 +749,7 @@ impl Tile {
                 s[k][x] = sa[k] as f32;
             }
         };
-        let n1 = n[0].abs() + n[1].abs() + n[2].abs();
-        let d0 = dot(*n, p[0]);
-        put(0, *n, d0, d0, n1, SURE_SLACK * nabs1 * scale);
-        let (tmin, tmax) = tri_bounds(tri);
-        for k in 0..3 {
-            let mut a = [0.0; 3];
-            a[k] = 1.0;
-            put(1 + k, a, tmin.get(k) as f64, tmax.get(k) as f64, 1.0, SURE_SLACK * scale);
-        }
-        for i in 0..3 {
-            let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
-            for k in 0..3 {
-                let a = cross_axis(k, fi);
-                let a1 = a[0].abs() + a[1].abs() + a[2].abs();
-                if a1 != 0.0 {
-                    // p_i and p_{i+1} have the same exact projection on
-                    // e_k × f_i: the interval is spanned by p_i and p_{i+2}
-                    let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
-                    put(4 + 3 * i + k, a, q0, q1, a1, SURE_SLACK * a1 * scale);
-                }
-            }
-        }
+        tile_axes(p, tri, n, nabs1, scale, &mut put);
         if !fits {
             return None;
         }
@@ -686,8 +770,9 @@ impl Tile {
     }
 
     /// Classifies the voxels of the range `lo..=hi` in z layers `ka..=kb`:
-    /// sure hits are ORed into `sink` a row at a time, undecided voxels go to
-    /// `pack` (the caller flushes it).
+    /// sure hits are ORed into `sink` a row at a time; undecided voxels get
+    /// the f64 test (`make_exact` builds it on first use), and those still
+    /// undecided go to `pack` (the caller flushes it).
     #[allow(clippy::too_many_arguments)]
     fn run<S: Sink>(
         &self,
@@ -695,9 +780,11 @@ impl Tile {
         hi: [u32; 3],
         ka: u32,
         kb: u32,
+        make_exact: &mut dyn FnMut() -> TileExact,
         pack: &mut VoxPack<'_>,
         sink: &mut S,
     ) {
+        let mut exact: Option<TileExact> = None;
         let w = 1u32 << self.lw;
         let rows = 16 >> self.lw;
         let ext = hi[0] - lo[0] + 1;
@@ -716,7 +803,8 @@ impl Tile {
                         valid |= xm << (r * w);
                     }
                     // per axis (lanes): b + (X·sx + Y·sy) + Z·sz
-                    let xy = self.sx * f32x16::splat(x0 as f32) + self.sy * f32x16::splat(y0 as f32);
+                    let xy =
+                        self.sx * f32x16::splat(x0 as f32) + self.sy * f32x16::splat(y0 as f32);
                     let base = (self.b + (xy + self.sz * z)).to_array();
                     let v = (f32x16::splat(base[0]) + self.lt[0]).abs();
                     let mut hit = v.le(f32x16::splat(self.hin[0]));
@@ -742,8 +830,13 @@ impl Tile {
                     while und != 0 {
                         let l = und.trailing_zeros();
                         und &= und - 1;
-                        let v = [lo[0] + x0 + (l & (w - 1)), lo[1] + y0 + (l >> self.lw), k];
-                        pack.push(v, sink);
+                        let o = [x0 + (l & (w - 1)), y0 + (l >> self.lw), k - lo[2]];
+                        let v = [lo[0] + o[0], lo[1] + o[1], k];
+                        match exact.get_or_insert_with(&mut *make_exact).voxel(o) {
+                            Some(true) => pack.mark_row(v[0], v[1], v[2], 1, sink),
+                            None => {}
+                            Some(false) => pack.push(v, sink),
+                        }
                     }
                     x0 += w;
                 }
@@ -835,7 +928,8 @@ impl<'a> VoxPack<'a> {
     /// thin mode.
     #[inline(always)]
     fn mark_row<S: Sink>(&mut self, i0: u32, j: u32, k: u32, bits: u32, sink: &mut S) {
-        let bits = if self.thin { thin_filter(&self.tri, &self.t.grid, i0, j, k, bits) } else { bits };
+        let bits =
+            if self.thin { thin_filter(&self.tri, &self.t.grid, i0, j, k, bits) } else { bits };
         if bits != 0 {
             sink.or_row(i0, j, k, bits);
         }
