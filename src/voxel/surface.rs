@@ -10,6 +10,12 @@
 //! ≤ 27 voxels in range    -> every voxel to triangle_aabb_conservative::<f32x16>,
 //!                            16 (triangle, voxel) pairs per call, shared by
 //!                            consecutive triangles (Batch)
+//! ≤ 512 voxels in range   -> f32 tile classification (Tile): the 13 SAT axes
+//!                            on the exact boxes as linear forms in the voxel
+//!                            offsets, 16 voxels per step with a proven
+//!                            margin: sure hit -> the row's bits ORed at once,
+//!                            sure miss -> dropped, undecided -> the f64 test
+//!                            (TileExact), then the kernel
 //! larger                  -> f64 Schwarz–Seidel classification (Certain):
 //!     columns along the dominant normal axis w; per row a span of columns from
 //!     the 2D edge functions; per column an interval from the plane; per voxel
@@ -630,8 +636,8 @@ impl TileExact {
         tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
             let half = 0.5 * (q0 - q1).abs() + hh * a1;
             e.b[x] = a[0] * c0[0] + a[1] * c0[1] + a[2] * c0[2] - 0.5 * (q0 + q1);
-            for k in 0..3 {
-                e.s[k][x] = a[k] * h;
+            for (k, &ak) in a.iter().enumerate() {
+                e.s[k][x] = ak * h;
             }
             (e.lo[x], e.hi[x]) = (half - m, half + m);
         });
@@ -814,10 +820,11 @@ impl Tile {
                         x0 += w;
                         continue;
                     }
-                    for x in 1..13 {
-                        let v = (f32x16::splat(base[x]) + self.lt[x]).abs();
-                        hit = hit & v.le(f32x16::splat(self.hin[x]));
-                        miss = miss | v.gt(f32x16::splat(self.hout[x]));
+                    let axes = base.iter().zip(&self.lt).zip(self.hin.iter().zip(&self.hout));
+                    for ((&bx, &lt), (&hin, &hout)) in axes.skip(1) {
+                        let v = (f32x16::splat(bx) + lt).abs();
+                        hit &= v.le(f32x16::splat(hin));
+                        miss |= v.gt(f32x16::splat(hout));
                     }
                     let hit = hit.bits() as u32 & valid;
                     let mut und = valid & !hit & !(miss.bits() as u32);
