@@ -446,6 +446,89 @@ fn large_triangles_take_the_f64_classification() {
     }
 }
 
+/// Approximate candidate count of each triangle's bounding range (for the
+/// tests that want the tile path: 28..=512 candidates).
+fn tile_sized(m: MeshRef<'_>, g: &Grid) -> usize {
+    (0..m.triangle_count())
+        .filter(|&i| {
+            let t = m.triangle(i);
+            let (lo, hi) = (t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c));
+            let n: f32 = (0..3)
+                .map(|a| {
+                    let f = |x: f32| ((x - g.origin.get(a)) / g.voxel).floor();
+                    f(hi.get(a)) - f(lo.get(a)) + 1.0
+                })
+                .product();
+            (28.0..=512.0).contains(&n)
+        })
+        .count()
+}
+
+#[test]
+fn tile_path_triangles() {
+    // Triangles 3–7 voxels wide (28..=512 candidates: the f32 tile
+    // classification) on a non-dyadic grid: random, slivers, lying on (the f32
+    // below) a grid plane and one ulp above it, axis-aligned with vertices on
+    // grid planes, and a vertex on a grid corner.
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut m = Mesh::default();
+    let (o, h) = (Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7);
+    let g = Grid::new(o, h, [24, 20, 22]).unwrap();
+    let mut add = |a: Vec3, b: Vec3, c: Vec3| {
+        let n = m.vertices.len() as u32;
+        m.vertices.extend([a, b, c]);
+        m.indices.push([n, n + 1, n + 2]);
+    };
+    let px = |i: i64| plane_bounds(o.x, h, i).0;
+    let py = |i: i64| plane_bounds(o.y, h, i).0;
+    let pz = |i: i64| plane_bounds(o.z, h, i).0;
+    for _ in 0..400 {
+        let mut r = || rng.f32() * 2.0 - 1.0;
+        let c = Vec3::new(r() * 0.8, r() * 0.7, r() * 0.8);
+        let mut d = || Vec3::new(r(), r(), r()) * 0.35;
+        let (a, b, e) = (c + d(), c + d(), c + d());
+        let (choice, i) = (rng.u32(0..6), rng.i64(3..17));
+        match choice {
+            0 => add(a, b, e),
+            1 => add(a, b, a + (b - a) * 0.5 + Vec3::splat(1e-6)),
+            2 => {
+                let x = px(i);
+                add(Vec3::new(x, a.y, a.z), Vec3::new(x, b.y, b.z), Vec3::new(x, e.y, e.z))
+            }
+            3 => {
+                let z = pz(i).next_up();
+                add(Vec3::new(a.x, a.y, z), Vec3::new(b.x, b.y, z), Vec3::new(e.x, e.y, z))
+            }
+            4 => {
+                // axis-aligned right triangle, every vertex on grid planes
+                let (x, y, z) = (px(i), py(i - 2), pz(i + 1));
+                add(Vec3::new(x, y, z), Vec3::new(px(i + 4), y, z), Vec3::new(x, py(i + 3), z))
+            }
+            _ => add(Vec3::new(px(i), py(i - 1), pz(i + 2)), b, e),
+        }
+    }
+    let tiles = tile_sized(m.as_ref(), &g);
+    assert!(tiles > 200, "only {tiles} of 400 triangles are tile-sized");
+    check_mesh("tile-sized adversarial", m.as_ref(), &g);
+    // a torus whose triangles are ~6 voxels wide, on a padded (non-dyadic) fit
+    let t = builtin::torus(24, 12, 1.0, 0.35);
+    let gt = fit(&t, 48, 2);
+    assert!(tile_sized(t.as_ref(), &gt) > t.as_ref().triangle_count() / 2);
+    check_mesh("tile-sized torus padded", t.as_ref(), &gt);
+    // the same voxels for any thread count and storage (tiles straddle slabs)
+    for mode in [Mode::Surface, Mode::Thin] {
+        let run = |st: Storage| {
+            voxel::voxelize(t.as_ref(), &gt, &Options { mode, storage: st, ..Options::default() })
+                .unwrap()
+                .set
+        };
+        let a = with_threads(1, || run(Storage::Dense));
+        assert_eq!(a, with_threads(3, || run(Storage::Dense)));
+        let s = with_threads(2, || run(Storage::Sparse));
+        assert_eq!(s.indices(), a.indices());
+    }
+}
+
 #[test]
 fn shared_meshes_surface() {
     for (name, res) in

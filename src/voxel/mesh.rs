@@ -88,6 +88,15 @@ impl<'a> MeshRef<'a> {
             return Err(VoxelError::Mesh(format!("{what}: mesh has no triangles")));
         }
         let n = self.vertices.len();
+        // Fast path (one pass over each array): every index in range and every
+        // vertex finite. Otherwise the loop below names the first offending
+        // triangle (unreferenced non-finite vertices are allowed).
+        let finite = |p: &Vec3| p.x.is_finite() & p.y.is_finite() & p.z.is_finite();
+        if self.indices.iter().all(|t| t.iter().all(|&v| (v as usize) < n))
+            && self.vertices.iter().all(finite)
+        {
+            return Ok(());
+        }
         for (t, tri) in self.indices.iter().enumerate() {
             for &v in tri {
                 if v as usize >= n {

@@ -10,6 +10,12 @@
 //! ≤ 27 voxels in range    -> every voxel to triangle_aabb_conservative::<f32x16>,
 //!                            16 (triangle, voxel) pairs per call, shared by
 //!                            consecutive triangles (Batch)
+//! ≤ 512 voxels in range   -> f32 tile classification (Tile): the 13 SAT axes
+//!                            on the exact boxes as linear forms in the voxel
+//!                            offsets, 16 voxels per step with a proven
+//!                            margin: sure hit -> the row's bits ORed at once,
+//!                            sure miss -> dropped, undecided -> the f64 test
+//!                            (TileExact), then the kernel
 //! larger                  -> f64 Schwarz–Seidel classification (Certain):
 //!     columns along the dominant normal axis w; per row a span of columns from
 //!     the 2D edge functions; per column an interval from the plane; per voxel
@@ -49,6 +55,8 @@ pub(crate) struct Tables {
     pub dims: [u32; 3],
     pub grid: Grid,
     pub inv_h: f64,
+    /// the origin in f64 (per axis)
+    pub o64: [f64; 3],
 }
 
 impl Tables {
@@ -62,6 +70,7 @@ impl Tables {
             dims: grid.dims,
             grid: *grid,
             inv_h: 1.0 / grid.voxel as f64,
+            o64: [0, 1, 2].map(|a| grid.origin.get(a) as f64),
         }
     }
 
@@ -70,11 +79,11 @@ impl Tables {
     /// Exact comparisons on the stored planes (the kernel's face axes), found
     /// by an f64 estimate `(x - o) / h` corrected by walking the tables (the
     /// estimate is off by at most one voxel; the walk makes the answer exact).
-    #[inline]
+    #[inline(always)]
     pub fn range(&self, axis: usize, tmin: f32, tmax: f32) -> Option<(u32, u32)> {
         let d = self.dims[axis] as i64;
         let (lo, hi) = (&self.lo[axis], &self.hi[axis]);
-        let o = self.grid.origin.get(axis) as f64;
+        let o = self.o64[axis];
         // only an estimate: the walk below corrects it, so a reciprocal will do
         let inv_h = self.inv_h;
         let est = |x: f32| (((x as f64 - o) * inv_h).floor() as i64).clamp(0, d - 1);
@@ -232,8 +241,24 @@ pub(crate) fn triangle_rows<S: Sink>(
         whole_range(lo, hi, pack, sink);
         return;
     }
-    let (u, v) = ((w + 1) % 3, (w + 2) % 3);
+    // |n_k| bounded by the magnitudes of its two products (the rounding of n
+    // is relative to these, not to |n|, which cancels on slivers)
+    let nabs1 = (e1[1] * e2[2]).abs()
+        + (e1[2] * e2[1]).abs()
+        + (e1[2] * e2[0]).abs()
+        + (e1[0] * e2[2]).abs()
+        + (e1[0] * e2[1]).abs()
+        + (e1[1] * e2[0]).abs();
     pack.start(tri);
+    if count <= TILE_MAX {
+        if let Some(tile) = Tile::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za], [i1, j1, zb]) {
+            let mut exact = || TileExact::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za]);
+            tile.run([i0, j0, za], [i1, j1, zb], ka, kb, &mut exact, pack, sink);
+            pack.flush(sink);
+            return;
+        }
+    }
+    let (u, v) = ((w + 1) % 3, (w + 2) % 3);
     // 2D edge functions in the (u, v) projection, oriented inward
     let area = e1[u] * e2[v] - e1[v] * e2[u];
     let sgn = if area >= 0.0 { 1.0 } else { -1.0 };
@@ -249,14 +274,6 @@ pub(crate) fn triangle_rows<S: Sink>(
         *ed = [nu, nv, -(nu * a[u] + nv * a[v]) + crit + slack];
     }
     let hh = 0.5 * h;
-    // |n_k| bounded by the magnitudes of its two products (the rounding of n
-    // is relative to these, not to |n|, which cancels on slivers)
-    let nabs1 = (e1[1] * e2[2]).abs()
-        + (e1[2] * e2[1]).abs()
-        + (e1[2] * e2[0]).abs()
-        + (e1[0] * e2[2]).abs()
-        + (e1[0] * e2[1]).abs()
-        + (e1[1] * e2[0]).abs();
     let rm = hh * n1 + CULL_SLACK * nabs1 * scale;
     let cert = Certain::new(&p, tri, g, &n, nabs1, w, scale);
     let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
@@ -520,6 +537,328 @@ impl Certain {
     }
 }
 
+/// Triangles whose bounding range holds more than [`PRECULL_MIN`] and at most
+/// this many voxels take the tile classification ([`Tile`]), which tests every
+/// voxel of the range (work ∝ volume); larger ones, whose range is mostly
+/// empty, keep the column walk of [`Certain`] (work ∝ area). The choice uses
+/// the unclipped range, so it does not depend on the slab layout.
+const TILE_MAX: u64 = 512;
+
+/// `(dx, dy)` of lane `l` in a tile of `W = 2^lw` voxels along x and `16 / W`
+/// rows along y: `(l % W, l / W)` (small integers: exact in f32).
+const TILE_D: [[[f32; 16]; 5]; 2] = {
+    let mut t = [[[0.0; 16]; 5]; 2];
+    let mut lw = 0;
+    while lw < 5 {
+        let mut l = 0;
+        while l < 16 {
+            t[0][lw][l] = (l % (1 << lw)) as f32;
+            t[1][lw][l] = (l >> lw) as f32;
+            l += 1;
+        }
+        lw += 1;
+    }
+    t
+};
+
+/// Calls `put(x, A, q0, q1, |A|₁, M)` for the 13 SAT axes of a non-degenerate
+/// triangle: axis 0 the normal, 1–3 the faces, 4–12 the edge axes `e_k × f_i`
+/// (zero edge axes are skipped: they separate nothing). `[min(q0, q1),
+/// max(q0, q1)]` is the triangle's projection, `M` the f64 margin of
+/// [`Certain`].
+#[inline(always)]
+fn tile_axes(
+    p: &[[f64; 3]; 3],
+    tri: &Triangle,
+    n: &[f64; 3],
+    nabs1: f64,
+    scale: f64,
+    put: &mut impl FnMut(usize, [f64; 3], f64, f64, f64, f64),
+) {
+    let dot = |a: [f64; 3], q: [f64; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
+    let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+    let d0 = dot(*n, p[0]);
+    put(0, *n, d0, d0, n1, SURE_SLACK * nabs1 * scale);
+    let (tmin, tmax) = tri_bounds(tri);
+    for k in 0..3 {
+        let mut a = [0.0; 3];
+        a[k] = 1.0;
+        put(1 + k, a, tmin.get(k) as f64, tmax.get(k) as f64, 1.0, SURE_SLACK * scale);
+    }
+    for i in 0..3 {
+        let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
+        for k in 0..3 {
+            let a = cross_axis(k, fi);
+            let a1 = a[0].abs() + a[1].abs() + a[2].abs();
+            if a1 != 0.0 {
+                // p_i and p_{i+1} have the same exact projection on e_k × f_i:
+                // the interval is spanned by p_i and p_{i+2}
+                let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
+                put(4 + 3 * i + k, a, q0, q1, a1, SURE_SLACK * a1 * scale);
+            }
+        }
+    }
+}
+
+/// The f64 test of the voxels the f32 [`Tile`] leaves undecided (its band is
+/// ~2⁻¹⁹ relative, [`Certain`]'s 10⁻⁹): `V = b + X·s_x + Y·s_y + Z·s_z` per
+/// axis in f64 from the range's corner, sure hit when `|V| ≤ half − M` on
+/// every axis, sure miss when `|V| > half + M` on one, else the kernel. The
+/// f64 evaluation error is `≤ 10·u₆₄·T ≤ 60·u₆₄·|A|₁·scale`, far under `M`
+/// (same argument as [`Certain`]). Built only when a tile has an undecided
+/// voxel (faces within an ulp of a grid plane; rare on real meshes).
+struct TileExact {
+    b: [f64; 13],
+    s: [[f64; 13]; 3],
+    lo: [f64; 13],
+    hi: [f64; 13],
+}
+
+impl TileExact {
+    fn new(
+        p: &[[f64; 3]; 3],
+        tri: &Triangle,
+        g: &Grid,
+        n: &[f64; 3],
+        nabs1: f64,
+        scale: f64,
+        lo: [u32; 3],
+    ) -> TileExact {
+        let h = g.voxel as f64;
+        let hh = 0.5 * h;
+        let c0 = [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h);
+        let mut e = TileExact {
+            b: [0.0; 13],
+            s: [[0.0; 13]; 3],
+            lo: [f64::INFINITY; 13],
+            hi: [f64::INFINITY; 13],
+        };
+        tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
+            let half = 0.5 * (q0 - q1).abs() + hh * a1;
+            e.b[x] = a[0] * c0[0] + a[1] * c0[1] + a[2] * c0[2] - 0.5 * (q0 + q1);
+            for (k, &ak) in a.iter().enumerate() {
+                e.s[k][x] = ak * h;
+            }
+            (e.lo[x], e.hi[x]) = (half - m, half + m);
+        });
+        e
+    }
+
+    /// Voxel at offsets `o` from the corner: `Some(true)` sure hit, `None`
+    /// sure miss, `Some(false)` undecided.
+    fn voxel(&self, o: [u32; 3]) -> Option<bool> {
+        let o = o.map(|c| c as f64);
+        let mut sure = true;
+        for x in 0..13 {
+            let v = (self.b[x] + (o[0] * self.s[0][x] + o[1] * self.s[1][x]) + o[2] * self.s[2][x])
+                .abs();
+            if v > self.hi[x] {
+                return None;
+            }
+            sure &= v <= self.lo[x];
+        }
+        Some(sure)
+    }
+}
+
+/// The tile classification of one small triangle (Schwarz & Seidel's
+/// per-voxel test, 16 voxels per step in f32 lanes): the same 13 axes, exact
+/// boxes and f64 margins as [`Certain`], with the per-voxel evaluation in f32
+/// and its rounding error added to the margin.
+///
+/// ```text
+/// setup (f64, once):  per axis A (the normal, 3 faces, 9 edges e_k × f_i):
+///                     mid, half (as in Certain), M = SURE_SLACK·|A|₁·scale,
+///                     b = A·c₀ − mid at the centre c₀ of the range's corner
+///                     voxel, steps s = A·h; T = |b| + Σ_k D_k|s_k| + half + M
+///                     (D = range extent in voxels); E = M + 2⁻¹⁹·T + 2⁻¹²⁰;
+///                     hin = f32(half − E), hout = f32(half + E)
+/// per 16 voxels:      v = fl(b + fl(fl(X·sx + Y·sy) + Z·sz)) + fl(dx·sx + dy·sy)
+///                     sure hit  ⇔ |v| ≤ hin on all 13 axes  -> marked
+///                     sure miss ⇔ |v| > hout on one axis    -> dropped
+///                     else -> the f64 test (TileExact), whose undecided
+///                             voxels go to the kernel (VoxPack)
+/// ```
+///
+/// Why the f32 test is safe: `(X + dx, Y + dy, Z)` are the voxel's integer
+/// offsets from the corner (at most `D`, exact in f32), so every intermediate
+/// of `v` has magnitude `≤ T(1 + 2⁻²⁰)`; `v` takes 4 roundings of `b`, `s`
+/// to f32 (an error in `s` counts `D` times: still `≤ u₃₂·T`), 5 of products
+/// and 5 of sums, each `≤ u₃₂ = 2⁻²⁴` of a value `≤ T`, so
+/// `|v − (b + offsets·s)| ≤ 14.1·u₃₂·T`; rounding `half ∓ E` to the nearest
+/// f32 adds `≤ 1.01·u₃₂·T`; values subnormal in f32 add at most `2¹⁸·2⁻¹⁵⁰`
+/// (conversions scaled by `D ≤ 2¹⁶`, products). All of it is under
+/// `E − M = 32·u₃₂·T + 2⁻¹²⁰`. The f64 values `b`, `s`, `mid`, `half` carry
+/// the error that [`Certain`]'s margin `M` already covers (2·10⁵ times over;
+/// `D·h ≤ 2·scale`, so the step errors are of the same size). Hence
+/// `|v| ≤ hin` implies the exact projection distance is `≤` the exact half
+/// width (the axis overlaps the exact box), and `|v| > hout` that it exceeds
+/// it (the axis separates): the same sure-hit / sure-miss meaning as
+/// [`Certain::voxel`]. Triangles with `T > 2¹⁰⁰` (no f32 overflow below
+/// that) fall back to the column walk. Lanes outside the range are masked off.
+struct Tile {
+    /// lanes 0..13 (one per axis): `b`, `s_x`, `s_y`, `s_z`
+    b: f32x16,
+    sx: f32x16,
+    sy: f32x16,
+    sz: f32x16,
+    /// per axis: `fl(dx·s_x) + fl(dy·s_y)` over the lanes
+    lt: [f32x16; 13],
+    hin: [f32; 13],
+    hout: [f32; 13],
+    /// log2 of the tile width along x
+    lw: u32,
+}
+
+impl Tile {
+    /// The setup for the bounding range `lo..=hi` (unclipped), or `None` when
+    /// the values could overflow f32 (then the caller takes the column walk).
+    /// Axis 0 is the normal (tested first: it separates most voxels of the
+    /// range), 1–3 the faces, 4–12 the edge axes `e_k × f_i`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        p: &[[f64; 3]; 3],
+        tri: &Triangle,
+        g: &Grid,
+        n: &[f64; 3],
+        nabs1: f64,
+        scale: f64,
+        lo: [u32; 3],
+        hi: [u32; 3],
+    ) -> Option<Tile> {
+        let h = g.voxel as f64;
+        let hh = 0.5 * h;
+        let dot = |a: [f64; 3], q: [f64; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
+        let c0 = [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h);
+        let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
+        let (mut b, mut s) = ([0f32; 16], [[0f32; 16]; 3]);
+        // a zero axis (never set) keeps v = 0 and infinite bounds: it
+        // separates nothing
+        let (mut hin, mut hout) = ([f32::INFINITY; 13], [f32::INFINITY; 13]);
+        let mut fits = true;
+        // axis x: A, the projections q0, q1 spanning the triangle's interval,
+        // |A|₁ and the f64 margin M
+        let mut put = |x: usize, a: [f64; 3], q0: f64, q1: f64, a1: f64, m: f64| {
+            let half = 0.5 * (q0 - q1).abs() + hh * a1;
+            let bx = dot(a, c0) - 0.5 * (q0 + q1);
+            let sa = [a[0] * h, a[1] * h, a[2] * h];
+            let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
+            let t = t + half + m;
+            // (also false for NaN)
+            fits &= t <= TILE_T_MAX;
+            let e = m + (t * TILE_E_REL + TILE_E_ABS);
+            hin[x] = (half - e) as f32;
+            hout[x] = (half + e) as f32;
+            b[x] = bx as f32;
+            for k in 0..3 {
+                s[k][x] = sa[k] as f32;
+            }
+        };
+        tile_axes(p, tri, n, nabs1, scale, &mut put);
+        if !fits {
+            return None;
+        }
+        let ext = hi[0] - lo[0] + 1;
+        let lw = if ext >= 16 { 4 } else { ext.next_power_of_two().trailing_zeros() };
+        let (dx, dy) = (f32x16::new(TILE_D[0][lw as usize]), f32x16::new(TILE_D[1][lw as usize]));
+        let lt = std::array::from_fn(|x| dx * f32x16::splat(s[0][x]) + dy * f32x16::splat(s[1][x]));
+        Some(Tile {
+            b: f32x16::new(b),
+            sx: f32x16::new(s[0]),
+            sy: f32x16::new(s[1]),
+            sz: f32x16::new(s[2]),
+            lt,
+            hin,
+            hout,
+            lw,
+        })
+    }
+
+    /// Classifies the voxels of the range `lo..=hi` in z layers `ka..=kb`:
+    /// sure hits are ORed into `sink` a row at a time; undecided voxels get
+    /// the f64 test (`make_exact` builds it on first use), and those still
+    /// undecided go to `pack` (the caller flushes it).
+    #[allow(clippy::too_many_arguments)]
+    fn run<S: Sink>(
+        &self,
+        lo: [u32; 3],
+        hi: [u32; 3],
+        ka: u32,
+        kb: u32,
+        make_exact: &mut dyn FnMut() -> TileExact,
+        pack: &mut VoxPack<'_>,
+        sink: &mut S,
+    ) {
+        let mut exact: Option<TileExact> = None;
+        let w = 1u32 << self.lw;
+        let rows = 16 >> self.lw;
+        let ext = hi[0] - lo[0] + 1;
+        let row_bits = (1u32 << w) - 1; // (w ≤ 16)
+        for k in ka..=kb {
+            let z = f32x16::splat((k - lo[2]) as f32);
+            let mut y0 = 0;
+            while y0 <= hi[1] - lo[1] {
+                let rows_here = rows.min(hi[1] - lo[1] - y0 + 1);
+                let mut x0 = 0;
+                while x0 < ext {
+                    let xn = w.min(ext - x0);
+                    let xm = (1u32 << xn) - 1;
+                    let mut valid = 0u32;
+                    for r in 0..rows_here {
+                        valid |= xm << (r * w);
+                    }
+                    // per axis (lanes): b + (X·sx + Y·sy) + Z·sz
+                    let xy =
+                        self.sx * f32x16::splat(x0 as f32) + self.sy * f32x16::splat(y0 as f32);
+                    let base = (self.b + (xy + self.sz * z)).to_array();
+                    let v = (f32x16::splat(base[0]) + self.lt[0]).abs();
+                    let mut hit = v.le(f32x16::splat(self.hin[0]));
+                    let mut miss = v.gt(f32x16::splat(self.hout[0]));
+                    // every voxel of the pack is off the plane: skip the other axes
+                    if valid & !(miss.bits() as u32) == 0 {
+                        x0 += w;
+                        continue;
+                    }
+                    let axes = base.iter().zip(&self.lt).zip(self.hin.iter().zip(&self.hout));
+                    for ((&bx, &lt), (&hin, &hout)) in axes.skip(1) {
+                        let v = (f32x16::splat(bx) + lt).abs();
+                        hit &= v.le(f32x16::splat(hin));
+                        miss |= v.gt(f32x16::splat(hout));
+                    }
+                    let hit = hit.bits() as u32 & valid;
+                    let mut und = valid & !hit & !(miss.bits() as u32);
+                    for r in 0..rows_here {
+                        let bits = (hit >> (r * w)) & row_bits;
+                        if bits != 0 {
+                            pack.mark_row(lo[0] + x0, lo[1] + y0 + r, k, bits, sink);
+                        }
+                    }
+                    while und != 0 {
+                        let l = und.trailing_zeros();
+                        und &= und - 1;
+                        let o = [x0 + (l & (w - 1)), y0 + (l >> self.lw), k - lo[2]];
+                        let v = [lo[0] + o[0], lo[1] + o[1], k];
+                        match exact.get_or_insert_with(&mut *make_exact).voxel(o) {
+                            Some(true) => pack.mark_row(v[0], v[1], v[2], 1, sink),
+                            None => {}
+                            Some(false) => pack.push(v, sink),
+                        }
+                    }
+                    x0 += w;
+                }
+                y0 += rows;
+            }
+        }
+    }
+}
+
+/// Tile setup limits (see [`Tile`]): relative and absolute error allowance of
+/// the f32 evaluation, and the largest `T` for which it cannot overflow.
+const TILE_E_REL: f64 = 1.0 / (1u64 << 19) as f64;
+const TILE_E_ABS: f64 = 7.52316384526264e-37; // 2^-120
+const TILE_T_MAX: f64 = 1.2676506002282294e30; // 2^100
+
 /// Up to 16 candidate voxels of one triangle, tested in one call of the
 /// 16-lane kernel with the triangle broadcast.
 ///
@@ -588,6 +927,18 @@ impl<'a> VoxPack<'a> {
     fn mark<S: Sink>(&mut self, v: [u32; 3], sink: &mut S) {
         if !self.thin || thin_filter(&self.tri, &self.t.grid, v[0], v[1], v[2], 1) != 0 {
             sink.or_row(v[0], v[1], v[2], 1);
+        }
+    }
+
+    /// Marks the voxels `bits` of the row at `(i0, j, k)` without a kernel
+    /// call (their answer is known: touching), through the thin filter in
+    /// thin mode.
+    #[inline(always)]
+    fn mark_row<S: Sink>(&mut self, i0: u32, j: u32, k: u32, bits: u32, sink: &mut S) {
+        let bits =
+            if self.thin { thin_filter(&self.tri, &self.t.grid, i0, j, k, bits) } else { bits };
+        if bits != 0 {
+            sink.or_row(i0, j, k, bits);
         }
     }
 
