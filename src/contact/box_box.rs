@@ -37,6 +37,12 @@
 //! `m`, `24 + v` the fallback support vertex. Edge contacts:
 //! `4096 + 16·edge_A + edge_B` with `edge = 4·axis + sign bits`. Ids depend only
 //! on features, so they are stable under small motions.
+//!
+//! # Batches
+//! [`box_box_packs`] tests a slice of packs with the same results as
+//! [`box_box`] pack by pack, moving the contacting lanes of sparse packs into
+//! dense packs between the SAT and the clipping (the pipeline and the benches
+//! use it).
 
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::overlap::{obb_obb_contact, ObbContact};
@@ -164,11 +170,13 @@ pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
 
 /// Smallest share of a pack's lanes, in sixteenths, that runs the face path in
 /// place in [`box_box_packs`]; sparser packs send their face lanes to a
-/// compacted pack instead (moving a lane costs about a third of clipping it).
-const FACE_IN_PLACE_16THS: u32 = 10;
-/// The same for the edge path, which is cheap per pack: only packs with at
-/// least this share of edge lanes run it in place.
-const EDGE_IN_PLACE_16THS: u32 = 4;
+/// compacted pack instead (moving a lane in and out costs about a third of
+/// clipping it). Tuned at x16 on the bench's two tiers (half a pack: resting
+/// and random tiers both at their best among 1–17 sixteenths).
+const FACE_IN_PLACE_16THS: u32 = 8;
+/// The same for the edge path, cheap per pack: a pack runs it in place from
+/// 2 edge lanes of 16 on; a lone edge lane is moved to the edge stage.
+const EDGE_IN_PLACE_16THS: u32 = 2;
 
 /// `out[c] = box_box(&a[c], &b[c], margin)` for every pack `c`, bit for bit,
 /// with the lanes compacted between the SAT and the manifold stage (the
@@ -177,9 +185,9 @@ const EDGE_IN_PLACE_16THS: u32 = 4;
 /// [`box_box`] on one pack runs the face clipping whenever one lane needs it,
 /// so a pack with a few contacts costs as much as a full one, and the
 /// edge–edge path runs for a single edge lane. Here the SAT runs pack by pack;
-/// a pack whose contacts are dense enough for a path (see
-/// [`FACE_IN_PLACE_16THS`]) runs that path in place, and the lanes of sparse
-/// packs are copied into dense staging packs, one per path, which are run when
+/// a pack whose contacts are dense enough for a path (at x16: 8 face lanes
+/// for the face path, 2 edge lanes for the edge path) runs that path in
+/// place, and the lanes of sparse packs are copied into dense staging packs, one per path, which are run when
 /// full (and once at the end) and whose results are copied back to their
 /// lanes. Packs with no contact only store an empty manifold. Every manifold
 /// depends only on its own pair (the testers are lane-independent), so the
