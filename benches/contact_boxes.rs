@@ -4,12 +4,17 @@
 //! dispatches to for two cuboids) as the peer in the same group
 //! (`--features peers`).
 //!
+//! The `scalar`/`x4`/`x8`/`x16` rows run [`box_box_packs`], the batch entry
+//! point the pipeline and `widephase bench --filter contact` use (SAT per
+//! pack, contacting lanes compacted before the clipping); `x16_per_pack` runs
+//! [`box_box`] pack by pack (same manifolds, asserted), `x16_sat_only` the SAT.
+//!
 //! `cargo bench --bench contact_boxes [--features peers]`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use wide::{f32x16, f32x4, f32x8};
-use widephase::contact::box_box::box_box;
+use widephase::contact::box_box::{box_box, box_box_packs};
 use widephase::contact::Manifold;
 use widephase::overlap::obb_obb_contact;
 use widephase::pack::{LanePod, Pack};
@@ -56,11 +61,15 @@ fn resting_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Obb>) {
         .unzip()
 }
 
-fn run<L: LanePod>(a: &Pack<Obb, L>, b: &Pack<Obb, L>, out: &mut [Manifold<L>]) {
+fn run_per_pack<L: LanePod>(a: &Pack<Obb, L>, b: &Pack<Obb, L>, out: &mut [Manifold<L>]) {
     let m = L::splat(MARGIN);
     for ((x, y), o) in a.chunks().iter().zip(b.chunks()).zip(out.iter_mut()) {
         *o = box_box(x, y, m);
     }
+}
+
+fn run<L: LanePod>(a: &Pack<Obb, L>, b: &Pack<Obb, L>, out: &mut [Manifold<L>]) {
+    box_box_packs(a.chunks(), b.chunks(), L::splat(MARGIN), out);
 }
 
 fn contacts<L: LanePod>(out: &[Manifold<L>]) -> usize {
@@ -120,11 +129,18 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     run(&p16.0, &p16.1, &mut o16);
     let want = contacts(&o1);
     assert_eq!(contacts(&o16), want);
+    // the batch path gives the per-pack tester's manifolds bit for bit
+    let mut per_pack = o16.clone();
+    run_per_pack(&p16.0, &p16.1, &mut per_pack);
+    assert!(o16.iter().zip(&per_pack).all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y)));
     eprintln!("contact_box_box/{name}: {want} of {} pairs in contact", a.len());
     g.bench_function("scalar", |bch| bch.iter(|| run(&p1.0, &p1.1, black_box(&mut o1))));
     g.bench_function("x4", |bch| bch.iter(|| run(&p4.0, &p4.1, black_box(&mut o4))));
     g.bench_function("x8", |bch| bch.iter(|| run(&p8.0, &p8.1, black_box(&mut o8))));
     g.bench_function("x16", |bch| bch.iter(|| run(&p16.0, &p16.1, black_box(&mut o16))));
+    g.bench_function("x16_per_pack", |bch| {
+        bch.iter(|| run_per_pack(&p16.0, &p16.1, black_box(&mut o16)))
+    });
     // the SAT alone (axis, normal, depth), to show the clipping's share
     g.bench_function("x16_sat_only", |bch| {
         bch.iter(|| {

@@ -497,6 +497,102 @@ fn box_box_invalid_and_degenerate_inputs_never_panic() {
     assert!(m.contacts().iter().all(|p| p.depth.is_finite() || m.count == 0.0));
 }
 
+/// `box_box_packs` against `box_box` pack by pack, bit for bit, at width `L`:
+/// random mixes of separated, face and edge contacts at hit rates from 0 to
+/// 1 (so packs run in place, are staged, or are skipped), per-lane margins
+/// (some invalid), and every batch length from 0 up (tails included).
+fn packs_match_per_pack<L: LanePod>(seed: u64) {
+    use widephase::contact::box_box::box_box_packs;
+    use widephase::pack::Pack;
+    let mut r = SplitMix(seed);
+    let mut checked = 0;
+    for (round, rate) in [0.0f32, 0.05, 0.3, 0.5, 0.7, 0.95, 1.0].iter().enumerate() {
+        let n = 40 * L::WIDTH + 3;
+        let mut a = Vec::with_capacity(n);
+        let mut b = Vec::with_capacity(n);
+        let mut m = Vec::with_capacity(n);
+        for i in 0..n {
+            let (x, mut y) = random_box_pair(&mut r);
+            if r.f() >= *rate {
+                y.center += Vec3::splat(10.0); // separated
+            }
+            a.push(x);
+            b.push(y);
+            m.push(match i % 97 {
+                0 => f32::NAN,
+                1 => -1.0,
+                _ => [0.0, 0.05, 0.5][i % 3],
+            });
+        }
+        let (pa, pb) = (Pack::<Obb, L>::new(&a), Pack::<Obb, L>::new(&b));
+        let pm: Vec<L> = m
+            .chunks(L::WIDTH)
+            .map(|c| {
+                let mut v = vec![0.0; L::WIDTH];
+                v[..c.len()].copy_from_slice(c);
+                L::load(&v)
+            })
+            .collect();
+        let want: Vec<Manifold<L>> = pa
+            .chunks()
+            .iter()
+            .zip(pb.chunks())
+            .zip(&pm)
+            .map(|((x, y), &mg)| box_box(x, y, mg))
+            .collect();
+        let packs = pa.chunks().len();
+        // every batch length from 0 up, at every start
+        let lens: Vec<usize> = (0..=packs).collect();
+        for &len in lens.iter().filter(|&&l| l <= 3 || l % (round + 2) == 0 || l == packs) {
+            let start = (len * 7 + round) % (packs - len + 1);
+            let s = start..start + len;
+            // margin per pack differs, so run pack groups of equal margin
+            // pattern through the batch call one pack at a time as well as
+            // whole when the margins are uniform
+            let mut got = vec![Manifold::<L>::empty(); len];
+            for (k, c) in s.clone().enumerate() {
+                box_box_packs(
+                    &pa.chunks()[c..c + 1],
+                    &pb.chunks()[c..c + 1],
+                    pm[c],
+                    &mut got[k..k + 1],
+                );
+            }
+            for (k, c) in s.clone().enumerate() {
+                assert_eq!(
+                    bytemuck::bytes_of(&got[k]),
+                    bytemuck::bytes_of(&want[c]),
+                    "width {} pack {c}",
+                    L::WIDTH
+                );
+            }
+            // whole batch with one margin (the pipeline's use)
+            let mg = [0.0f32, 0.02, 0.3][len % 3];
+            let mut got = vec![Manifold::<L>::empty(); len];
+            box_box_packs(&pa.chunks()[s.clone()], &pb.chunks()[s.clone()], L::splat(mg), &mut got);
+            for (k, c) in s.clone().enumerate() {
+                let w = box_box(&pa.chunks()[c], &pb.chunks()[c], L::splat(mg));
+                assert_eq!(
+                    bytemuck::bytes_of(&got[k]),
+                    bytemuck::bytes_of(&w),
+                    "width {} pack {c} margin {mg}",
+                    L::WIDTH
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn box_box_packs_equal_per_pack_tester_at_every_width() {
+    packs_match_per_pack::<f32>(0xB0B0_0010);
+    packs_match_per_pack::<f32x4>(0xB0B0_0011);
+    packs_match_per_pack::<f32x8>(0xB0B0_0012);
+    packs_match_per_pack::<f32x16>(0xB0B0_0013);
+}
+
 // ------------------------------------------------------------ capsule–box
 
 fn cap(a: [f32; 3], b: [f32; 3], r: f32) -> Capsule {

@@ -37,10 +37,18 @@
 //! `m`, `24 + v` the fallback support vertex. Edge contacts:
 //! `4096 + 16·edge_A + edge_B` with `edge = 4·axis + sign bits`. Ids depend only
 //! on features, so they are stable under small motions.
+//!
+//! # Batches
+//! [`box_box_packs`] tests a slice of packs with the same results as
+//! [`box_box`] pack by pack, moving the contacting lanes of sparse packs into
+//! dense packs between the SAT and the clipping (the pipeline and the benches
+//! use it).
 
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
-use crate::overlap::obb_obb_contact;
+use crate::overlap::{obb_obb_contact, ObbContact};
+use crate::pack::LanePod;
 use crate::{Lane, LaneMask, Obb, V3};
+use bytemuck::{Pod, Zeroable};
 
 /// Base of the edge–edge feature ids (`4096 + 16·edge_A + edge_B`).
 pub const EDGE_EDGE_ID_BASE: f32 = 4096.0;
@@ -152,25 +160,202 @@ fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L)
 /// ```
 #[inline]
 pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
-    let zero = L::splat(0.0);
     let sat = obb_obb_contact(a, b);
-    let margin_ok = margin.is_finite() & margin.ge(zero);
-    // `depth` is NaN in invalid lanes, so the comparison also drops them.
-    let hit = margin_ok & sat.depth.ge(-margin);
-    if hit.none() {
+    let (face, edge) = contact_lanes(&sat, margin);
+    if (face | edge).none() {
         return Manifold::empty();
     }
+    finish(a, b, &sat, margin, face, edge)
+}
+
+/// Smallest share of a pack's lanes, in sixteenths, that runs the face path in
+/// place in [`box_box_packs`]; sparser packs send their face lanes to a
+/// compacted pack instead (moving a lane in and out costs about a third of
+/// clipping it). Tuned at x16 on the bench's two tiers (half a pack: resting
+/// and random tiers both at their best among 1–17 sixteenths).
+const FACE_IN_PLACE_16THS: u32 = 8;
+/// The same for the edge path, cheap per pack: a pack runs it in place from
+/// 2 edge lanes of 16 on; a lone edge lane is moved to the edge stage.
+const EDGE_IN_PLACE_16THS: u32 = 2;
+
+/// `out[c] = box_box(&a[c], &b[c], margin)` for every pack `c`, bit for bit,
+/// with the lanes compacted between the SAT and the manifold stage (the
+/// bepuphysics2 idea of batching pairs by the work they need).
+///
+/// [`box_box`] on one pack runs the face clipping whenever one lane needs it,
+/// so a pack with a few contacts costs as much as a full one, and the
+/// edge–edge path runs for a single edge lane. Here the SAT runs pack by pack;
+/// a pack whose contacts are dense enough for a path (at x16: 8 face lanes
+/// for the face path, 2 edge lanes for the edge path) runs that path in
+/// place, and the lanes of sparse packs are copied into dense staging packs, one per path, which are run when
+/// full (and once at the end) and whose results are copied back to their
+/// lanes. Packs with no contact only store an empty manifold. Every manifold
+/// depends only on its own pair (the testers are lane-independent), so the
+/// output equals [`box_box`]'s whatever the batch, width or mix of pairs
+/// (`tests/contact_boxes.rs` checks it bit for bit).
+///
+/// Panics if the three slices differ in length.
+pub fn box_box_packs<L: LanePod>(a: &[Obb<L>], b: &[Obb<L>], margin: L, out: &mut [Manifold<L>]) {
+    assert!(a.len() == b.len() && a.len() == out.len(), "box_box_packs needs equal lengths");
+    let w = L::WIDTH;
+    // in-place thresholds in lanes (at least 1: width 1 never stages)
+    let face_min = ((w as u32 * FACE_IN_PLACE_16THS).div_ceil(16)).max(1);
+    let edge_min = ((w as u32 * EDGE_IN_PLACE_16THS).div_ceil(16)).max(1);
+    let mut face_stage = Stage::<L>::new(true);
+    let mut edge_stage = Stage::<L>::new(false);
+    let no = <L::Mask as LaneMask>::splat(false);
+    for (c, (pa, pb)) in a.iter().zip(b).enumerate() {
+        let sat = obb_obb_contact(pa, pb);
+        let (face, edge) = contact_lanes(&sat, margin);
+        let face_here = if face.bits().count_ones() >= face_min { face } else { no };
+        let edge_here = if edge.bits().count_ones() >= edge_min { edge } else { no };
+        out[c] = if (face_here | edge_here).none() {
+            Manifold::empty()
+        } else {
+            finish(pa, pb, &sat, margin, face_here, edge_here)
+        };
+        // (after `out[c]` is written: a stage that fills up runs at once)
+        face_stage.push_lanes(face.and_not(face_here), c, pa, pb, &sat, margin, out);
+        edge_stage.push_lanes(edge.and_not(edge_here), c, pa, pb, &sat, margin, out);
+    }
+    face_stage.flush(out);
+    edge_stage.flush(out);
+}
+
+/// Lanes waiting for one path of [`box_box_packs`]: their inputs, SAT result
+/// and margin in lanes `0..n`, and where each result goes.
+struct Stage<L: LanePod> {
+    a: Obb<L>,
+    b: Obb<L>,
+    axis: L,
+    normal: V3<L>,
+    margin: L,
+    /// `(pack, lane)` of staged lane `k`.
+    dst: [(u32, u32); 16],
+    n: usize,
+    /// Face path (else edge path).
+    face: bool,
+}
+
+impl<L: LanePod> Stage<L> {
+    fn new(face: bool) -> Self {
+        // Lanes past `n` hold zeros or stale pairs: the testers never fail on
+        // any input, and those lanes' results are never copied out.
+        Stage {
+            a: Obb::zeroed(),
+            b: Obb::zeroed(),
+            axis: L::splat(0.0),
+            normal: V3::splat(L::splat(0.0)),
+            margin: L::splat(0.0),
+            dst: [(0, 0); 16],
+            n: 0,
+            face,
+        }
+    }
+
+    /// Copies the lanes `m` of pack `c` in, running the stage whenever it is
+    /// full (`out[c]` must already hold the pack's in-place result).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn push_lanes(
+        &mut self,
+        m: L::Mask,
+        c: usize,
+        a: &Obb<L>,
+        b: &Obb<L>,
+        sat: &ObbContact<L>,
+        margin: L,
+        out: &mut [Manifold<L>],
+    ) {
+        let mut bits = m.bits();
+        while bits != 0 {
+            let j = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let k = self.n;
+            copy_lane::<L, _>(&mut self.a, k, a, j);
+            copy_lane::<L, _>(&mut self.b, k, b, j);
+            copy_lane::<L, _>(&mut self.axis, k, &sat.axis, j);
+            copy_lane::<L, _>(&mut self.normal, k, &sat.normal, j);
+            copy_lane::<L, _>(&mut self.margin, k, &margin, j);
+            self.dst[k] = (c as u32, j as u32);
+            self.n += 1;
+            if self.n == L::WIDTH {
+                self.flush(out);
+            }
+        }
+    }
+
+    /// Runs the staged lanes through the stage's path and copies each result
+    /// to its pack and lane.
+    fn flush(&mut self, out: &mut [Manifold<L>]) {
+        if self.n == 0 {
+            return;
+        }
+        let m = if self.face {
+            let need = lanes_below::<L>(self.n);
+            face_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
+        } else {
+            edge_manifold(&self.a, &self.b, self.axis, self.normal)
+        };
+        for (k, &(c, j)) in self.dst[..self.n].iter().enumerate() {
+            copy_lane::<L, _>(&mut out[c as usize], j as usize, &m, k);
+        }
+        self.n = 0;
+    }
+}
+
+/// The mask of lanes `0..n`.
+#[inline(always)]
+fn lanes_below<L: Lane>(n: usize) -> L::Mask {
+    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
+    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
+}
+
+/// Copies lane `sj` of the field-major lane struct `src` to lane `dj` of `dst`
+/// (every `f32` field of a `T<L>` is `L::WIDTH` consecutive floats).
+#[inline(always)]
+fn copy_lane<L: LanePod, T: Pod>(dst: &mut T, dj: usize, src: &T, sj: usize) {
+    let w = L::WIDTH;
+    let d: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(dst));
+    let s: &[f32] = bytemuck::cast_slice(core::slice::from_ref(src));
+    for (dc, sc) in d.chunks_exact_mut(w).zip(s.chunks_exact(w)) {
+        dc[dj] = sc[sj];
+    }
+}
+
+/// The lanes that get a contact, split by path: `(face, edge)` (face axis
+/// `0..6`, edge axis `6..15`). Invalid lanes are in neither.
+#[inline(always)]
+fn contact_lanes<L: Lane>(sat: &ObbContact<L>, margin: L) -> (L::Mask, L::Mask) {
+    let margin_ok = margin.is_finite() & margin.ge(L::splat(0.0));
+    // `depth` is NaN in invalid lanes, so the comparison also drops them.
+    let hit = margin_ok & sat.depth.ge(-margin);
     let is_edge = sat.axis.ge(L::splat(6.0));
+    (hit.and_not(is_edge), hit & is_edge)
+}
+
+/// The manifolds after the SAT: face clipping for the lanes `face`, closest
+/// edge points for the lanes `edge`, empty elsewhere. A path no lane needs is
+/// skipped.
+#[inline(always)]
+fn finish<L: Lane>(
+    a: &Obb<L>,
+    b: &Obb<L>,
+    sat: &ObbContact<L>,
+    margin: L,
+    face: L::Mask,
+    edge: L::Mask,
+) -> Manifold<L> {
     let empty = Manifold::empty();
     let mut out = empty;
-    if hit.and_not(is_edge).any() {
-        out = face_manifold(a, b, sat.axis, sat.normal, margin);
+    if face.any() {
+        out = face_manifold(a, b, sat.axis, sat.normal, margin, face);
     }
-    if (hit & is_edge).any() {
+    if edge.any() {
         let e = edge_manifold(a, b, sat.axis, sat.normal);
-        out = select_manifold(is_edge, &e, &out);
+        out = select_manifold(edge, &e, &out);
     }
-    select_manifold(hit, &out, &empty)
+    select_manifold(face | edge, &out, &empty)
 }
 
 /// Manifold for a face axis `axis ∈ 0..6` (lanes on other axes give garbage
@@ -182,6 +367,7 @@ fn face_manifold<L: Lane>(
     axis: L,
     normal: V3<L>,
     margin: L,
+    need: L::Mask,
 ) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
@@ -304,37 +490,46 @@ fn face_manifold<L: Lane>(
     };
     let corners =
         [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
-    // Candidate 12: the incident box's support vertex along -n, used only when
-    // clipping left nothing (its depth is the SAT depth).
-    let mut any = no;
-    for c in e0.iter().chain(&e1).chain(&e2).chain(&e3).chain(&corners) {
-        any = any | c.valid;
-    }
-    let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
-    let sv = inc.center
-        + inc.axes[0] * (s[0] * hi[0])
-        + inc.axes[1] * (s[1] * hi[1])
-        + inc.axes[2] * (s[2] * hi[2]);
-    let bit = |x: L, w: f32| L::select(x.lt(zero), L::splat(w), zero);
-    let (svx, svy, sv_depth) = (rel(sv).dot(u), rel(sv).dot(v), -(rel(sv).dot(n)));
-    // When B is the reference box, the reported point must lie on B: clamp the
-    // vertex's projection into the reference face (the pair is then not a true
-    // face contact; the depth stays the SAT depth, a lower bound of the gap).
-    let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
-    let fallback = Candidate {
-        x: svx,
-        y: svy,
-        on_incident: V3::select(ref_is_a, sv, on_ref - n * sv_depth),
-        depth: sv_depth,
-        local_id: L::splat(24.0) + bit(s[0], 1.0) + bit(s[1], 2.0) + bit(s[2], 4.0),
-        valid: !any,
-    };
-
     let cand = [
         e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], corners[0], corners[1], corners[2],
-        corners[3], fallback,
+        corners[3],
     ];
-    let chosen = reduce4(&cand);
+    let mut chosen = reduce4(&cand);
+    // The incident box's support vertex along -n, the only point of a lane
+    // whose clipping left nothing (its depth is the SAT depth). Computed only
+    // when some lane of `need` has no candidate (rare: speculative rim pairs).
+    let mut any = no;
+    for c in &cand {
+        any = any | c.valid;
+    }
+    if need.and_not(any).any() {
+        let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
+        let sv = inc.center
+            + inc.axes[0] * (s[0] * hi[0])
+            + inc.axes[1] * (s[1] * hi[1])
+            + inc.axes[2] * (s[2] * hi[2]);
+        let bit = |x: L, w: f32| L::select(x.lt(zero), L::splat(w), zero);
+        let (svx, svy, sv_depth) = (rel(sv).dot(u), rel(sv).dot(v), -(rel(sv).dot(n)));
+        // When B is the reference box, the reported point must lie on B: clamp
+        // the vertex's projection into the reference face (the pair is then not
+        // a true face contact; the depth stays the SAT depth, a lower bound of
+        // the gap).
+        let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
+        let fallback = Candidate {
+            x: svx,
+            y: svy,
+            on_incident: V3::select(ref_is_a, sv, on_ref - n * sv_depth),
+            depth: sv_depth,
+            local_id: L::splat(24.0) + bit(s[0], 1.0) + bit(s[1], 2.0) + bit(s[2], 4.0),
+            valid: !any,
+        };
+        // where `!any`, the reduction chose nothing: slot 0 takes the vertex
+        let c0 = &mut chosen[0];
+        c0.on_incident = V3::select(!any, fallback.on_incident, c0.on_incident);
+        c0.depth = L::select(!any, fallback.depth, c0.depth);
+        c0.local_id = L::select(!any, fallback.local_id, c0.local_id);
+        c0.valid = c0.valid | !any;
+    }
     let point = |c: &Candidate<L>| {
         let on_ref = c.on_incident + n * c.depth;
         ContactPoint {
@@ -363,15 +558,21 @@ fn face_manifold<L: Lane>(
 /// positive and the largest negative triangle area with those two. Ties go
 /// to the lowest candidate index, so the choice is deterministic.
 #[inline(always)]
-fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
+fn reduce4<L: Lane>(cand: &[Candidate<L>; 12]) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
     let none = L::splat(-1.0);
     // Passes track only (score, index, x, y); the chosen points are gathered
     // once at the end (fewer blends than carrying whole candidates).
+    // A candidate valid in no lane is never chosen, so the passes skip it
+    // (resting packs often have no corner or exit crossing at all).
+    let active: [bool; 12] = core::array::from_fn(|k| cand[k].valid.any());
     // deepest
     let (mut i0, mut x0, mut y0) = (none, zero, zero);
     let mut best = L::splat(f32::NEG_INFINITY);
     for (k, c) in cand.iter().enumerate() {
+        if !active[k] {
+            continue;
+        }
         let take = c.valid & (c.depth.gt(best) | i0.lt(zero));
         best = L::select(take, c.depth, best);
         i0 = L::select(take, L::splat(k as f32), i0);
@@ -382,6 +583,9 @@ fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
     let (mut i1, mut x1, mut y1) = (none, zero, zero);
     let mut best = zero;
     for (k, c) in cand.iter().enumerate() {
+        if !active[k] {
+            continue;
+        }
         let (dx, dy) = (c.x - x0, c.y - y0);
         let d2 = dx * dx + dy * dy;
         let take = c.valid & d2.gt(best);
@@ -396,6 +600,9 @@ fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
     let (mut i2, mut i3) = (none, none);
     let (mut best_pos, mut best_neg) = (zero, zero);
     for (k, c) in cand.iter().enumerate() {
+        if !active[k] {
+            continue;
+        }
         let area = ex * (c.y - y0) - ey * (c.x - x0);
         let take = c.valid & area.gt(best_pos);
         best_pos = L::select(take, area, best_pos);
@@ -409,9 +616,12 @@ fn reduce4<L: Lane>(cand: &[Candidate<L>; 13]) -> [Candidate<L>; MAX_CONTACTS] {
     let slot2 = L::select(has2, i2, i3);
     let slot3 = L::select(has2, i3, none);
     let gather = |idx: L| {
-        let mut out = cand[12];
-        out.valid = idx.eq(L::splat(12.0));
-        for (k, c) in cand[..12].iter().enumerate() {
+        let mut out = cand[0];
+        out.valid = idx.eq(zero);
+        for (k, c) in cand.iter().enumerate().skip(1) {
+            if !active[k] {
+                continue;
+            }
             let m = idx.eq(L::splat(k as f32));
             out.on_incident = V3::select(m, c.on_incident, out.on_incident);
             out.depth = L::select(m, c.depth, out.depth);

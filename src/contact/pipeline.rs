@@ -19,8 +19,8 @@
 //! (the bench table in `src/cli/bench.rs` takes one more line).
 
 use super::{
-    box_box, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
-    sphere_sphere,
+    box_box::{self, box_box},
+    capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere,
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
@@ -134,12 +134,30 @@ pub trait ContactTester: Send + Sync {
         b: &<Self::B as Packable>::Lanes<L>,
         margin: L,
     ) -> Manifold<L>;
+    /// `out[c] = test(&a[c], &b[c], margin)` for every bundle `c` (equal
+    /// lengths). A tester with a batched form overrides it (box–box compacts
+    /// the contacting lanes between its SAT and its clipping); the results are
+    /// the same bit for bit.
+    #[inline]
+    fn test_slice<L: LanePod>(
+        a: &[<Self::A as Packable>::Lanes<L>],
+        b: &[<Self::B as Packable>::Lanes<L>],
+        margin: L,
+        out: &mut [Manifold<L>],
+    ) {
+        for ((o, a), b) in out.iter_mut().zip(a).zip(b) {
+            *o = Self::test::<L>(a, b, margin);
+        }
+    }
 }
 
 /// The pair-type table. One row per tester: `Name: A, B => function, "label";`
-/// It defines the tester types, [`PAIR_TYPES`] and the pipeline's dispatch.
+/// (optionally `, batch slice_function` before the `;`, see
+/// [`ContactTester::test_slice`]). It defines the tester types, [`PAIR_TYPES`]
+/// and the pipeline's dispatch.
 macro_rules! contact_testers {
-    ($($(#[$doc:meta])* $name:ident: $a:ident, $b:ident => $f:path, $label:literal;)*) => {
+    ($($(#[$doc:meta])* $name:ident: $a:ident, $b:ident => $f:path, $label:literal
+        $(, batch $bf:path)?;)*) => {
         $(
             $(#[$doc])*
             #[derive(Clone, Copy, Debug, Default)]
@@ -152,6 +170,17 @@ macro_rules! contact_testers {
                 fn test<L: LanePod>(a: &$a<L>, b: &$b<L>, margin: L) -> Manifold<L> {
                     $f(a, b, margin)
                 }
+                $(
+                    #[inline]
+                    fn test_slice<L: LanePod>(
+                        a: &[$a<L>],
+                        b: &[$b<L>],
+                        margin: L,
+                        out: &mut [Manifold<L>],
+                    ) {
+                        $bf(a, b, margin, out)
+                    }
+                )?
             }
         )*
 
@@ -194,7 +223,7 @@ contact_testers! {
     /// [`capsule_triangle`](super::capsule_triangle).
     CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
     /// [`box_box`](super::box_box).
-    BoxBox: Obb, Obb => box_box, "contact_box_box";
+    BoxBox: Obb, Obb => box_box, "contact_box_box", batch box_box::box_box_packs;
     // Not yet written (issue 6): box–triangle. Until it is, those pairs, like
     // triangle–triangle pairs, get empty manifolds.
 }
@@ -248,7 +277,10 @@ fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: 
             let mut res = Vec::with_capacity(task.len());
             let mut sa = vec![<T::A as Packable>::PADDING; w];
             let mut sb = vec![<T::B as Packable>::PADDING; w];
-            let mut swapped = vec![false; w];
+            let mut swapped = Vec::with_capacity(task.len());
+            let bundles = task.len().div_ceil(w);
+            let mut pa = Vec::with_capacity(bundles);
+            let mut pb = Vec::with_capacity(bundles);
             for bundle in task.chunks(w) {
                 for (j, &pi) in bundle.iter().enumerate() {
                     let (i0, i1) = job.pairs[pi as usize];
@@ -258,19 +290,21 @@ fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: 
                     let (ca, cb) = if swap { (c1, c0) } else { (c0, c1) };
                     sa[j] = *T::A::of(ca).expect("bucketed by kind");
                     sb[j] = *T::B::of(cb).expect("bucketed by kind");
-                    swapped[j] = swap;
+                    swapped.push(swap);
                 }
                 for j in bundle.len()..w {
                     sa[j] = <T::A as Packable>::PADDING;
                     sb[j] = <T::B as Packable>::PADDING;
                 }
-                let a = transpose::<T::A, L>(&sa);
-                let b = transpose::<T::B, L>(&sb);
-                let m = T::test::<L>(&a, &b, margin);
-                for (j, &swap) in swapped.iter().enumerate().take(bundle.len()) {
-                    let mj = extract::<Manifold, L>(&m, j);
-                    res.push(if swap { swap_roles(&mj) } else { mj });
-                }
+                pa.push(transpose::<T::A, L>(&sa));
+                pb.push(transpose::<T::B, L>(&sb));
+            }
+            // the whole task at once (a batched tester compacts across bundles)
+            let mut m = vec![Manifold::<L>::empty(); bundles];
+            T::test_slice::<L>(&pa, &pb, margin, &mut m);
+            for (i, &swap) in swapped.iter().enumerate() {
+                let mj = extract::<Manifold, L>(&m[i / w], i % w);
+                res.push(if swap { swap_roles(&mj) } else { mj });
             }
             res
         })
@@ -345,9 +379,12 @@ pub fn test_packs<T: ContactTester, L: LanePod>(
     out: &mut Vec<Manifold<L>>,
 ) {
     assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
-    let m = L::splat(margin);
-    out.clear();
-    out.extend(as_.chunks().iter().zip(bs.chunks()).map(|(a, b)| T::test::<L>(a, b, m)));
+    // every slot is overwritten: resize only when the length changes
+    if out.len() != as_.chunks().len() {
+        out.clear();
+        out.resize(as_.chunks().len(), Manifold::empty());
+    }
+    T::test_slice::<L>(as_.chunks(), bs.chunks(), L::splat(margin), out);
 }
 
 /// [`test_packs`] over rayon, [`PAIRS_PER_TASK`] pairs per task.
@@ -367,11 +404,7 @@ pub fn par_test_packs<T: ContactTester, L: LanePod>(
     }
     out.par_chunks_mut(per)
         .zip(as_.chunks().par_chunks(per).zip(bs.chunks().par_chunks(per)))
-        .for_each(|(o, (a, b))| {
-            for ((o, a), b) in o.iter_mut().zip(a).zip(b) {
-                *o = T::test::<L>(a, b, m);
-            }
-        });
+        .for_each(|(o, (a, b))| T::test_slice::<L>(a, b, m, o));
 }
 
 /// Number of pairs with a contact in the output of [`test_packs`] (the first
