@@ -474,14 +474,15 @@ struct Cells {
 
 /// Chooses the grid and copies the boxes (`keys` from [`sorted_keys`], with
 /// their statistics `st`) into it. Cells are about 3.5 times the mean y/z
-/// extent (2× measured slower at 10k and 100k: more copies and sentinels
-/// than the shorter scans save), at most `sqrt(n/16)` per axis and 256; halved while boxes spanning several
-/// cells would make more than `3n` entries. `None` when one cell would do
-/// (then plain box pruning over the sorted boxes is the same and cheaper).
+/// extent (2×, the earlier choice, measured slower at 10k and 100k: more
+/// copies and sentinels than the shorter scans save), at most `sqrt(n/16)`
+/// per axis and 256; halved while boxes spanning several cells would make
+/// more than `3n` entries. `None` when one cell would do (then plain box
+/// pruning over the sorted boxes is the same and cheaper).
 ///
-/// Count the entries per cell, place each box's sorted position in its cells
-/// (a counting sort, so each cell's run stays in x order), then gather the
-/// boxes cell by cell into padded SoA arrays: every array is written once,
+/// Count the entries per cell, place each box's index in its cells in x
+/// order (a counting sort, so each cell's run stays sorted), then gather the
+/// boxes cell by cell into padded SoA arrays: each SoA array is written once,
 /// front to back, and none is zero-filled first.
 fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
     let n = keys.len();
@@ -491,7 +492,9 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
     let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
     let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
     let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
-    let mut spans: Vec<Span> = Vec::with_capacity(n);
+    // Spans by box index, computed in input order (sequential reads: at 1M
+    // boxes a pass in x order, a random gather, ran at memory latency).
+    let mut spans: Vec<Span> = Vec::with_capacity(boxes.len());
     let mut count: Vec<u32> = Vec::new();
     let total = loop {
         if g <= 1 {
@@ -499,18 +502,18 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
         }
         let grid = Grid::new(st.lo, st.hi, g);
         spans.clear();
+        spans.extend(boxes.iter().map(|b| grid.span(b)));
         count.clear();
         count.resize(g * g, 0);
         let mut total = 0;
         for &key in keys {
-            let sp = grid.span(&boxes[key as u32 as usize]);
+            let sp = spans[key as u32 as usize];
             for cy in sp.y() {
                 for cz in sp.z() {
                     count[cy * g + cz] += 1;
                 }
             }
             total += sp.cells();
-            spans.push(sp);
         }
         if total <= 3 * n {
             break total;
@@ -518,19 +521,21 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
         g /= 2;
     };
     let cells = g * g;
-    let mut fill: Vec<u32> = Vec::with_capacity(cells);
-    let mut at = 0u32;
+    let mut fill: Vec<usize> = Vec::with_capacity(cells);
+    let mut at = 0;
     for &c in &count {
         fill.push(at);
-        at += c;
+        at += c as usize;
     }
-    // slot: sorted positions, cell by cell (total <= 3n < 2^32 entries... of u32 positions)
+    // The box indices of each cell, cell by cell, each cell's in x order.
     let mut slot = vec![0u32; total];
-    for (k, &sp) in spans.iter().enumerate() {
+    for &key in keys {
+        let id = key as u32;
+        let sp = spans[id as usize];
         for cy in sp.y() {
             for cz in sp.z() {
                 let f = &mut fill[cy * g + cz];
-                slot[*f as usize] = k as u32;
+                slot[*f] = id;
                 *f += 1;
             }
         }
@@ -548,17 +553,16 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
     for (c, &cnt) in count.iter().enumerate() {
         let (cy, cz) = (c / g, c % g);
         start.push(r.len());
-        for &k in &slot[e..e + cnt as usize] {
-            let id = keys[k as usize] as u32;
+        for &id in &slot[e..e + cnt as usize] {
             r.push(&boxes[id as usize], id);
-            home.push(spans[k as usize].home(cy, cz));
+            home.push(spans[id as usize].home(cy, cz));
         }
         e += cnt as usize;
         end.push(r.len());
         for _ in 0..PAD {
             r.push(&sentinel, 0);
-            home.push(0);
         }
+        home.extend([0; PAD]);
     }
     Some(Cells { r, home, start, end })
 }
