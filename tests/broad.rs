@@ -418,3 +418,32 @@ fn cli_pairs_file_and_random() {
     assert!(!r.status.success());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn long_and_short_partner_runs() {
+    // Box 0 overlaps k thin boxes placed in shuffled index order, so the run
+    // of pairs (0, *) has exactly k entries: lengths around the 16- and
+    // 32-entry limits of the per-run rank sort, and a long one for the
+    // library-sort fallback. Enough filler boxes for the y/z grid.
+    let mut rng = SplitMix(5);
+    for k in [1usize, 2, 15, 16, 17, 31, 32, 33, 200] {
+        let mut boxes = vec![bx([0.0, 0.0, 0.0], [10.0, 10.0, 10.0])];
+        let mut star: Vec<Aabb> = (0..k)
+            .map(|i| {
+                let x = (i % 10) as f32;
+                let y = (i / 10 % 10) as f32;
+                bx([x, y, 5.0], [x + 0.25, y + 0.25, 5.0 + (i / 100) as f32 * 0.5])
+            })
+            .collect();
+        for i in (1..star.len()).rev() {
+            star.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+        }
+        boxes.extend(star);
+        boxes.extend(grid_boxes(&mut rng, 300, 400, 3).into_iter().map(|b| {
+            Aabb::new(b.min + Vec3::new(20.0, 20.0, 20.0), b.max + Vec3::new(20.0, 20.0, 20.0))
+        }));
+        let want = brute_self(&boxes);
+        assert_eq!(want.iter().filter(|p| p.0 == 0).count(), k, "k={k}");
+        check_self(&boxes, &want, &format!("star k={k}"));
+    }
+}

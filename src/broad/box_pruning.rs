@@ -20,6 +20,7 @@ use super::radix::sort_by_key_u32;
 use crate::lane::{Lane, LaneMask};
 use crate::shapes::Aabb;
 use rayon::prelude::*;
+use wide::u32x16;
 
 /// Lanes of padding after the sorted arrays: a sentinel with `min.x = +∞`, so a
 /// forward scan of any width stops inside the arrays without a bounds test.
@@ -69,7 +70,7 @@ impl Sorted {
     }
 
     /// Appends one box (no padding).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, b: &Aabb, id: u32) {
         self.min_x.push(b.min.x);
         self.max_x.push(b.max.x);
@@ -109,21 +110,29 @@ impl Sorted {
     /// NaN, finite extents, `min <= max`); `ids[k]` names `boxes[k]`. Equal
     /// `min.x` keep input order (the radix sort is stable).
     pub fn build(&mut self, boxes: &[Aabb], keys: &mut Vec<u64>, tmp: &mut Vec<u64>) {
-        keys.clear();
-        keys.extend(
-            boxes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.is_valid())
-                .map(|(k, b)| ((sort_key(b.min.x) as u64) << 32) | k as u64),
-        );
-        sort_by_key_u32(keys, tmp);
+        sorted_keys(boxes, |_| true, keys, tmp);
+        self.fill(boxes, keys);
+    }
+
+    /// Rebuilds from sort keys made by [`sorted_keys`] over `boxes`, padded.
+    pub fn fill(&mut self, boxes: &[Aabb], keys: &[u64]) {
         self.clear();
-        for &k in keys.iter() {
+        self.reserve(keys.len() + PAD);
+        for &k in keys {
             let i = k as u32;
             self.push(&boxes[i as usize], i);
         }
         self.pad();
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.min_x.reserve(n);
+        self.max_x.reserve(n);
+        self.min_y.reserve(n);
+        self.max_y.reserve(n);
+        self.min_z.reserve(n);
+        self.max_z.reserve(n);
+        self.id.reserve(n);
     }
 
     /// First position whose `min.x` is `>= x` (`strict`: `> x`), searching the
@@ -201,70 +210,116 @@ fn auto_chunk(n: usize) -> usize {
     (n / (8 * rayon::current_num_threads().max(1))).clamp(256, 1 << 16)
 }
 
-/// Runs `f(range, out)` over chunks of `0..n` in parallel and concatenates the
-/// outputs in chunk order (the final sort makes the result independent of
-/// the chunking anyway; the order here only keeps the work deterministic).
+/// Runs `f(range, out)` over chunks of `0..n` in parallel; one output per
+/// chunk, in chunk order (the final sort makes the result independent of the
+/// chunking anyway; the order here only keeps the work deterministic).
 fn par_chunks(
     n: usize,
     chunk: usize,
     f: impl Fn(core::ops::Range<usize>, &mut Vec<u64>) + Sync,
-) -> Vec<u64> {
+) -> Vec<Vec<u64>> {
     let chunk = chunk.max(1);
-    let parts: Vec<Vec<u64>> = (0..n.div_ceil(chunk))
+    if rayon::current_num_threads() == 1 {
+        let mut out = Vec::new();
+        for c in 0..n.div_ceil(chunk) {
+            f(c * chunk..((c + 1) * chunk).min(n), &mut out);
+        }
+        return vec![out];
+    }
+    (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut out = Vec::new();
             f(c * chunk..((c + 1) * chunk).min(n), &mut out);
             out
         })
-        .collect();
-    if parts.len() == 1 {
-        return parts.into_iter().next().unwrap_or_default();
-    }
-    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for p in parts {
-        all.extend_from_slice(&p);
-    }
-    all
+        .collect()
 }
 
-/// Turns pair keys `(a << 32) | b` with `a < n_a` into the sorted list of
-/// `(a, b)`. The keys are packed to `(a << bits(b)) | b` and radix-sorted (LSD,
-/// 11-bit digits, passes with a constant digit skipped): a few linear passes
-/// with cache-resident histograms, which measured faster than a counting sort on
-/// `a` (one bucket per box, scattered writes) followed by sorting each run.
-pub(crate) fn sort_pairs(keys: &[u64], n_a: usize) -> Vec<(u32, u32)> {
-    let _ = n_a;
-    let max_b = keys.iter().map(|&k| k as u32).max().unwrap_or(0);
-    let max_a = keys.iter().map(|&k| (k >> 32) as u32).max().unwrap_or(0);
-    let bb = 32 - max_b.leading_zeros();
-    let total = bb + (32 - max_a.leading_zeros());
-    let mut v: Vec<u64> = keys.iter().map(|&k| ((k >> 32) << bb) | (k & 0xffff_ffff)).collect();
-    let mut tmp = vec![0u64; v.len()];
-    let mut shift = 0;
-    while shift < total {
-        let mut h = [0usize; 2048];
-        for &x in &v {
-            h[((x >> shift) & 2047) as usize] += 1;
-        }
-        if !h.contains(&v.len()) {
-            let mut sum = 0;
-            for c in h.iter_mut() {
-                let t = *c;
-                *c = sum;
-                sum += t;
-            }
-            for &x in &v {
-                let d = ((x >> shift) & 2047) as usize;
-                tmp[h[d]] = x;
-                h[d] += 1;
-            }
-            core::mem::swap(&mut v, &mut tmp);
-        }
-        shift += 11;
+/// Turns pair keys `(a << 32) | b` with `a < n_a`, spread over `parts`, into
+/// the sorted list of `(a, b)` (the keys are distinct).
+///
+/// A counting sort on `a` (CSR: count per `a`, prefix sum, scatter into the
+/// output) followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]):
+/// runs are short (a box has a few partners), so this is two linear passes
+/// and a cache-resident small sort per run, in place. It replaced an LSD radix sort of the packed keys
+/// (11-bit digits, 3–4 passes over all pairs), measured
+/// in `simd-notes.md` ("Broad phase", the CSR subsection).
+pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    if total > u32::MAX as usize {
+        // More pairs than the u32 offsets hold: plain comparison sort.
+        let mut all: Vec<u64> = parts.iter().flatten().copied().collect();
+        all.sort_unstable();
+        return all.iter().map(|&k| ((k >> 32) as u32, k as u32)).collect();
     }
-    let mask = (1u64 << bb) - 1;
-    v.iter().map(|&c| ((c >> bb) as u32, (c & mask) as u32)).collect()
+    // at[a] = number of pairs with first index < a (after the prefix sum).
+    let mut at = vec![0u32; n_a + 1];
+    for p in parts {
+        for &k in p {
+            at[(k >> 32) as usize] += 1;
+        }
+    }
+    let mut sum = 0u32;
+    for c in at.iter_mut() {
+        let t = *c;
+        *c = sum;
+        sum += t;
+    }
+    let mut out = vec![(0u32, 0u32); total];
+    for p in parts {
+        for &k in p {
+            let a = (k >> 32) as usize;
+            out[at[a] as usize] = (a as u32, k as u32);
+            at[a] += 1;
+        }
+    }
+    // Now at[a] is the end of a's run, i.e. the start of a + 1's.
+    let mut begin = 0usize;
+    for &end in &at[..n_a] {
+        let end = end as usize;
+        if end - begin > 1 {
+            sort_run_by_second(&mut out[begin..end]);
+        }
+        begin = end;
+    }
+    out
+}
+
+/// Sorts a run of pairs that share their first index by their (distinct)
+/// second. Runs are a handful of entries: up to 32 are placed by rank, each
+/// entry's rank being the number of entries below it, counted with one lane
+/// compare per 16 entries (branch-free, unlike an insertion sort whose
+/// data-dependent loop exits mispredict); a longer run (a box overlapping many)
+/// falls back to the library sort.
+#[inline]
+fn sort_run_by_second(run: &mut [(u32, u32)]) {
+    let n = run.len();
+    if n > 32 {
+        run.sort_unstable_by_key(|p| p.1);
+        return;
+    }
+    let a = run[0].0;
+    // Unused lanes hold u32::MAX, above every index (< 2^32 - 1 boxes).
+    let mut b = [u32::MAX; 32];
+    for (x, p) in b.iter_mut().zip(run.iter()) {
+        *x = p.1;
+    }
+    let lo = u32x16::new(b[..16].try_into().expect("16 lanes"));
+    if n <= 16 {
+        for &x in &b[..n] {
+            let r = lo.simd_lt(u32x16::splat(x)).to_bitmask().count_ones();
+            run[r as usize] = (a, x);
+        }
+    } else {
+        let hi = u32x16::new(b[16..].try_into().expect("16 lanes"));
+        for &x in &b[..n] {
+            let s = u32x16::splat(x);
+            let r =
+                lo.simd_lt(s).to_bitmask().count_ones() + hi.simd_lt(s).to_bitmask().count_ones();
+            run[r as usize] = (a, x);
+        }
+    }
 }
 
 #[inline(always)]
@@ -273,7 +328,7 @@ fn pair_key(a: u32, b: u32) -> u64 {
 }
 
 /// Self pairs, unsorted keys `(min(i,j) << 32) | max(i,j)`, over sorted `s`.
-pub(crate) fn self_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
+pub(crate) fn self_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<Vec<u64>> {
     par_chunks(s.len(), chunk, |range, out| {
         for i in range {
             let p = Probe::<L>::of(s, i);
@@ -286,47 +341,66 @@ pub(crate) fn self_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
     })
 }
 
-/// Cells per axis of the y/z grid: cells about twice the mean y/z extent, at
-/// most `sqrt(n / 16)` per axis and 256; shrunk while boxes spanning several
-/// cells would make more than `3n` entries.
-fn grid_size(s: &Sorted, lo: [f32; 2], hi: [f32; 2]) -> usize {
-    let n = s.len();
-    if n < 64 {
-        return 1;
-    }
-    let (mut ey, mut ez) = (0f64, 0f64);
-    for k in 0..n {
-        ey += (s.max_y[k] - s.min_y[k]) as f64;
-        ez += (s.max_z[k] - s.min_z[k]) as f64;
-    }
-    let mean = ((ey + ez) / (2 * n) as f64).max(f64::MIN_POSITIVE);
-    let span = ((hi[0] - lo[0]) as f64).max((hi[1] - lo[1]) as f64);
-    let mut g = (span / (2.0 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
-    while g > 1 {
-        let grid = Grid::new(lo, hi, g);
-        let entries: usize = (0..n)
-            .map(|k| {
-                let (y0, y1, z0, z1) = grid.span(s, k);
-                (y1 - y0 + 1) * (z1 - z0 + 1)
-            })
-            .sum();
-        if entries <= 3 * n {
-            break;
-        }
-        g /= 2;
-    }
-    g
+/// The y/z bounds and mean extent of a set of boxes, for choosing the grid.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct YzStats {
+    lo: [f32; 2],
+    hi: [f32; 2],
+    /// Sum over the boxes of their y and z extents.
+    extent: f64,
+    n: usize,
 }
 
-/// A `g × g` grid over the y/z bounds of the boxes. `cell` is monotone
-/// (subtraction, multiplication by a positive constant, floor and clamp all
-/// preserve order), which is all the pair rule below needs: the rounding of the
-/// cell boundaries never changes an answer, only which cell reports it.
+impl Default for YzStats {
+    fn default() -> Self {
+        YzStats { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], extent: 0.0, n: 0 }
+    }
+}
+
+impl YzStats {
+    #[inline(always)]
+    fn add(&mut self, b: &Aabb) {
+        self.lo[0] = self.lo[0].min(b.min.y);
+        self.lo[1] = self.lo[1].min(b.min.z);
+        self.hi[0] = self.hi[0].max(b.max.y);
+        self.hi[1] = self.hi[1].max(b.max.z);
+        self.extent += (b.max.y - b.min.y) as f64 + (b.max.z - b.min.z) as f64;
+        self.n += 1;
+    }
+}
+
+/// Sort keys `(sort_key(min.x) << 32) | index` of the valid boxes ([`Aabb::is_valid`])
+/// whose index `keep` admits, radix-sorted (stable: equal `min.x` keep index
+/// order), and their y/z statistics.
+pub(crate) fn sorted_keys(
+    boxes: &[Aabb],
+    keep: impl Fn(usize) -> bool,
+    keys: &mut Vec<u64>,
+    tmp: &mut Vec<u64>,
+) -> YzStats {
+    keys.clear();
+    keys.reserve(boxes.len());
+    let mut st = YzStats::default();
+    for (k, b) in boxes.iter().enumerate() {
+        if b.is_valid() && keep(k) {
+            keys.push(((sort_key(b.min.x) as u64) << 32) | k as u64);
+            st.add(b);
+        }
+    }
+    sort_by_key_u32(keys, tmp);
+    st
+}
+
+/// A `g × g` grid over the y/z bounds of the boxes, `g <= 256`. `cell` is
+/// monotone (subtraction, multiplication by a positive constant and clamping
+/// all preserve order), which is all the pair rule below needs: the rounding
+/// of the cell boundaries never changes an answer, only which cell reports it.
 #[derive(Clone, Copy)]
 struct Grid {
     lo: [f32; 2],
     inv: [f32; 2],
-    g: usize,
+    /// `g - 1` as a float, the clamp of the cell coordinate.
+    top: f32,
 }
 
 impl Grid {
@@ -340,123 +414,221 @@ impl Grid {
                 0.0 // zero or overflowing span: every box in cell 0 on this axis
             }
         };
-        Grid { lo, inv: [inv(0), inv(1)], g }
+        Grid { lo, inv: [inv(0), inv(1)], top: (g - 1) as f32 }
     }
     #[inline(always)]
-    fn cell(&self, a: usize, x: f32) -> usize {
-        // `as usize` saturates: +inf -> MAX, negative -> 0.
-        (((x - self.lo[a]) * self.inv[a]).floor() as usize).min(self.g - 1)
+    fn cell(&self, a: usize, x: f32) -> u32 {
+        // floor(t) clamped to [0, g-1]; `f32::max` maps a NaN t (an
+        // overflowing `x - lo` times a zero `inv`) to 0, and truncation is the
+        // floor once t >= 0.
+        ((x - self.lo[a]) * self.inv[a]).max(0.0).min(self.top) as u32
     }
+    /// The box's cell range `y0..=y1`, `z0..=z1`, packed one byte each.
     #[inline(always)]
-    fn span(&self, s: &Sorted, k: usize) -> (usize, usize, usize, usize) {
-        (
-            self.cell(0, s.min_y[k]),
-            self.cell(0, s.max_y[k]),
-            self.cell(1, s.min_z[k]),
-            self.cell(1, s.max_z[k]),
+    fn span(&self, b: &Aabb) -> Span {
+        Span(
+            self.cell(0, b.min.y)
+                | self.cell(0, b.max.y) << 8
+                | self.cell(1, b.min.z) << 16
+                | self.cell(1, b.max.z) << 24,
         )
     }
 }
 
-/// Self pair keys over a y/z grid of box-pruning regions (PhysX's "multi box
-/// pruning"): every box is copied, in x order, into each cell its y/z range
-/// touches; each cell is pruned on its own; a pair is reported only by the cell
-/// holding the corner `(max(min_y), max(min_z))` of the two boxes' y/z overlap,
-/// i.e. the cell `(max(cy0_i, cy0_j), max(cz0_i, cz0_j))` (the cell function is
-/// monotone), so each pair comes out exactly once. The scan windows shrink by
-/// about the number of cells; with one cell this is plain box pruning.
-pub(crate) fn grid_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
-    let n = s.len();
-    if n == 0 {
-        return Vec::new();
+/// A box's cell range, `y0 | y1 << 8 | z0 << 16 | z1 << 24`.
+#[derive(Clone, Copy)]
+struct Span(u32);
+
+impl Span {
+    #[inline(always)]
+    fn y(self) -> core::ops::Range<usize> {
+        (self.0 & 255) as usize..((self.0 >> 8) & 255) as usize + 1
     }
-    let mut lo = [f32::INFINITY; 2];
-    let mut hi = [f32::NEG_INFINITY; 2];
-    for k in 0..n {
-        lo[0] = lo[0].min(s.min_y[k]);
-        lo[1] = lo[1].min(s.min_z[k]);
-        hi[0] = hi[0].max(s.max_y[k]);
-        hi[1] = hi[1].max(s.max_z[k]);
+    #[inline(always)]
+    fn z(self) -> core::ops::Range<usize> {
+        ((self.0 >> 16) & 255) as usize..(self.0 >> 24) as usize + 1
     }
-    let g = grid_size(s, lo, hi);
-    if g == 1 {
-        return self_pair_keys::<L>(s, chunk);
+    /// Number of cells the box touches.
+    #[inline(always)]
+    fn cells(self) -> usize {
+        self.y().len() * self.z().len()
     }
-    let grid = Grid::new(lo, hi, g);
-    let cells = g * g;
-    // Count, then scatter in x order: each cell's run stays sorted on min.x.
-    let mut start = vec![0usize; cells + 1];
-    let spans: Vec<(u16, u16, u16, u16)> = (0..n)
-        .map(|k| {
-            let (y0, y1, z0, z1) = grid.span(s, k);
-            for cy in y0..=y1 {
-                for cz in z0..=z1 {
-                    start[cy * g + cz + 1] += 1;
+    /// Home bits in cell `(cy, cz)`: bit 0 if the box's first y cell is `cy`,
+    /// bit 1 if its first z cell is `cz`.
+    #[inline(always)]
+    fn home(self, cy: usize, cz: usize) -> u8 {
+        ((self.0 & 255) as usize == cy) as u8 | ((((self.0 >> 16) & 255) as usize == cz) as u8) << 1
+    }
+}
+
+/// Boxes copied into the cells of a [`Grid`], each cell's run in x order and
+/// followed by [`PAD`] sentinels; `home[e]` holds the entry's [`Span::home`]
+/// bits in its cell.
+struct Cells {
+    r: Sorted,
+    home: Vec<u8>,
+    /// Cell `c` holds entries `start[c]..end[c]`.
+    start: Vec<usize>,
+    end: Vec<usize>,
+}
+
+/// Chooses the grid and copies the boxes (`keys` from [`sorted_keys`], with
+/// their statistics `st`) into it. Cells are about 3.5 times the mean y/z
+/// extent (2×, the earlier choice, measured slower at 10k and 100k: more
+/// copies and sentinels than the shorter scans save), at most `sqrt(n/16)`
+/// per axis and 256; halved while boxes spanning several cells would make
+/// more than `3n` entries. `None` when one cell would do (then plain box
+/// pruning over the sorted boxes is the same and cheaper).
+///
+/// Count the entries per cell, place each box's index in its cells in x
+/// order (a counting sort, so each cell's run stays sorted), then gather the
+/// boxes cell by cell into padded SoA arrays: each SoA array is written once,
+/// front to back, and none is zero-filled first.
+fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
+    let n = keys.len();
+    if n < 64 {
+        return None;
+    }
+    let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
+    let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
+    let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
+    // Spans by box index, computed in input order (sequential reads: at 1M
+    // boxes a pass in x order, a random gather, ran at memory latency).
+    let mut spans: Vec<Span> = Vec::with_capacity(boxes.len());
+    let mut count: Vec<u32> = Vec::new();
+    let total = loop {
+        if g <= 1 {
+            return None;
+        }
+        let grid = Grid::new(st.lo, st.hi, g);
+        spans.clear();
+        spans.extend(boxes.iter().map(|b| grid.span(b)));
+        count.clear();
+        count.resize(g * g, 0);
+        let mut total = 0;
+        for &key in keys {
+            let sp = spans[key as u32 as usize];
+            for cy in sp.y() {
+                for cz in sp.z() {
+                    count[cy * g + cz] += 1;
                 }
             }
-            (y0 as u16, y1 as u16, z0 as u16, z1 as u16)
-        })
-        .collect();
-    for c in 0..cells {
-        start[c + 1] += start[c] + PAD; // each run followed by its sentinels
-    }
-    let total = start[cells];
-    let mut r = Sorted {
-        min_x: vec![f32::INFINITY; total],
-        max_x: vec![f32::NEG_INFINITY; total],
-        min_y: vec![f32::INFINITY; total],
-        max_y: vec![f32::NEG_INFINITY; total],
-        min_z: vec![f32::INFINITY; total],
-        max_z: vec![f32::NEG_INFINITY; total],
-        id: vec![0; total],
+            total += sp.cells();
+        }
+        if total <= 3 * n {
+            break total;
+        }
+        g /= 2;
     };
-    // home bit 0: the box's first y cell is this cell's; bit 1: same for z.
-    let mut home = vec![0u8; total];
-    let mut fill = start.clone();
-    for (k, &(y0, y1, z0, z1)) in spans.iter().enumerate() {
-        for cy in y0..=y1 {
-            for cz in z0..=z1 {
-                let c = cy as usize * g + cz as usize;
-                let at = fill[c];
-                fill[c] += 1;
-                r.min_x[at] = s.min_x[k];
-                r.max_x[at] = s.max_x[k];
-                r.min_y[at] = s.min_y[k];
-                r.max_y[at] = s.max_y[k];
-                r.min_z[at] = s.min_z[k];
-                r.max_z[at] = s.max_z[k];
-                r.id[at] = s.id[k];
-                home[at] = (cy == y0) as u8 | (((cz == z0) as u8) << 1);
+    let cells = g * g;
+    let mut fill: Vec<usize> = Vec::with_capacity(cells);
+    let mut at = 0;
+    for &c in &count {
+        fill.push(at);
+        at += c as usize;
+    }
+    // The box indices of each cell, cell by cell, each cell's in x order.
+    let mut slot = vec![0u32; total];
+    for &key in keys {
+        let id = key as u32;
+        let sp = spans[id as usize];
+        for cy in sp.y() {
+            for cz in sp.z() {
+                let f = &mut fill[cy * g + cz];
+                slot[*f] = id;
+                *f += 1;
             }
         }
     }
-    let parts: Vec<Vec<u64>> = (0..cells)
-        .into_par_iter()
-        .with_min_len((cells / 64).max(1))
-        .map(|c| {
-            let mut out = Vec::new();
-            for i in start[c]..fill[c] {
-                let p = Probe::<L>::of(&r, i);
-                let (id, hi) = (r.id[i], home[i]);
-                scan(&r, i + 1, &p, |k| {
-                    // The pair belongs to this cell iff, on each axis, one of the
-                    // two boxes starts here.
-                    if hi | home[k] == 3 {
-                        let j = r.id[k];
-                        out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) });
-                    }
-                });
+    let len = total + cells * PAD;
+    let mut r = Sorted::default();
+    r.reserve(len);
+    let mut home = Vec::with_capacity(len);
+    let (mut start, mut end) = (Vec::with_capacity(cells), Vec::with_capacity(cells));
+    let mut e = 0;
+    let sentinel = Aabb::new(
+        crate::Vec3::new(f32::INFINITY, f32::INFINITY, f32::INFINITY),
+        crate::Vec3::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY),
+    );
+    for (c, &cnt) in count.iter().enumerate() {
+        let (cy, cz) = (c / g, c % g);
+        start.push(r.len());
+        for &id in &slot[e..e + cnt as usize] {
+            r.push(&boxes[id as usize], id);
+            home.push(spans[id as usize].home(cy, cz));
+        }
+        e += cnt as usize;
+        end.push(r.len());
+        for _ in 0..PAD {
+            r.push(&sentinel, 0);
+        }
+        home.extend([0; PAD]);
+    }
+    Some(Cells { r, home, start, end })
+}
+
+/// Box pruning inside one cell, keeping the pairs the cell owns.
+#[inline]
+fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut Vec<u64>) {
+    let (r, home) = (&cells.r, &cells.home);
+    for i in cells.start[c]..cells.end[c] {
+        let p = Probe::<L>::of(r, i);
+        let (id, hi) = (r.id[i], home[i]);
+        scan(r, i + 1, &p, |k| {
+            // The pair belongs to this cell iff, on each axis, one of the
+            // two boxes starts here.
+            if hi | home[k] == 3 {
+                let j = r.id[k];
+                out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) });
             }
-            out.shrink_to_fit();
+        });
+    }
+}
+
+/// Self pair keys `(min(i,j) << 32) | max(i,j)`, unsorted, in parts, of the
+/// boxes named by `keys` (from [`sorted_keys`], statistics `st`), over a y/z
+/// grid of box-pruning regions (PhysX's "multi box pruning"): every box is
+/// copied, in x order, into each cell its y/z range touches; each cell is
+/// pruned on its own; a pair is reported only by the cell holding the corner
+/// `(max(min_y), max(min_z))` of the two boxes' y/z overlap, i.e. the cell
+/// `(max(cy0_i, cy0_j), max(cz0_i, cz0_j))` (the cell function is monotone),
+/// so each pair comes out exactly once. The scan windows shrink by about the
+/// number of cells. Without a grid this is plain box pruning over `sorted`
+/// (built here if `None`) with `chunk` sorted boxes per rayon task. With one
+/// rayon thread nothing is handed to rayon.
+pub(crate) fn self_pair_parts<L: Lane>(
+    boxes: &[Aabb],
+    keys: &[u64],
+    st: &YzStats,
+    sorted: Option<&Sorted>,
+    chunk: usize,
+) -> Vec<Vec<u64>> {
+    let Some(cells) = build_cells(boxes, keys, st) else {
+        return match sorted {
+            Some(s) => self_pair_keys::<L>(s, chunk),
+            None => {
+                let mut s = Sorted::default();
+                s.fill(boxes, keys);
+                self_pair_keys::<L>(&s, chunk)
+            }
+        };
+    };
+    let n_cells = cells.start.len();
+    if rayon::current_num_threads() == 1 {
+        let mut out = Vec::new();
+        for c in 0..n_cells {
+            scan_cell::<L>(&cells, c, &mut out);
+        }
+        return vec![out];
+    }
+    (0..n_cells)
+        .into_par_iter()
+        .with_min_len((n_cells / 64).max(1))
+        .fold(Vec::new, |mut out, c| {
+            scan_cell::<L>(&cells, c, &mut out);
             out
         })
-        .collect();
-    let _ = chunk;
-    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for p in parts {
-        all.extend_from_slice(&p);
-    }
-    all
+        .collect()
 }
 
 /// All pairs `(i, j)`, `i < j`, of boxes in `boxes` that overlap
@@ -464,15 +636,15 @@ pub(crate) fn grid_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<u64> {
 /// pair; invalid boxes — inverted, NaN, infinite extent — never pair), sorted.
 ///
 /// Box pruning over lane type `L` in the regions of a y/z grid
-/// ([`grid_pair_keys`]), with `chunk` sorted boxes per rayon task when the grid
-/// has one cell. The result is identical for every `L`, `chunk` and thread
-/// count.
+/// ([`self_pair_parts`]), with `chunk` sorted boxes per rayon task when there is
+/// no grid. The result is identical for every `L`, `chunk` and thread count.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
     assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
-    let mut s = Sorted::default();
-    s.build(boxes, &mut Vec::new(), &mut Vec::new());
-    let keys = grid_pair_keys::<L>(&s, chunk);
-    sort_pairs(&keys, boxes.len())
+    let (mut keys, mut tmp) = (Vec::new(), Vec::new());
+    let st = sorted_keys(boxes, |_| true, &mut keys, &mut tmp);
+    drop(tmp);
+    let parts = self_pair_parts::<L>(boxes, &keys, &st, None, chunk);
+    sort_pairs(&parts, boxes.len())
 }
 
 /// [`self_pairs_with`] at the native lane width and an automatic chunk size,
@@ -495,7 +667,7 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
     let (mut keys, mut tmp) = (Vec::new(), Vec::new());
     sa.build(a, &mut keys, &mut tmp);
     sb.build(b, &mut keys, &mut tmp);
-    let mut pairs = par_chunks(sa.len(), chunk, |range, out| {
+    let mut parts = par_chunks(sa.len(), chunk, |range, out| {
         let mut j0 = match range.clone().next() {
             Some(i) => sb.lower_bound(sa.min_x[i], false),
             None => return,
@@ -522,8 +694,8 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
             scan(&sa, i0, &Probe::<L>::of(&sb, j), |k| out.push(pair_key(sa.id[k], id)));
         }
     });
-    pairs.extend_from_slice(&second);
-    sort_pairs(&pairs, a.len())
+    parts.extend(second);
+    sort_pairs(&parts, a.len())
 }
 
 /// [`bipartite_pairs_with`] at the native lane width and an automatic chunk

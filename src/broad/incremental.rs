@@ -21,8 +21,7 @@
 //! instead of swapping endpoints one by one we re-sort the moved boxes, so the
 //! cost does not grow with how far a box moved.
 
-use super::box_pruning::{grid_pair_keys, sort_key, Sorted};
-use super::radix::sort_by_key_u32;
+use super::box_pruning::{self_pair_parts, sort_key, sorted_keys, Sorted};
 use super::NativeLane;
 use crate::shapes::Aabb;
 
@@ -175,23 +174,12 @@ impl BroadPhase {
 
     /// Full box pruning over the live boxes (dead slots are skipped).
     fn rebuild(&mut self) {
-        let (boxes, alive) = (&self.boxes, &self.alive);
-        self.keys.clear();
-        self.keys.extend(
-            boxes
-                .iter()
-                .enumerate()
-                .filter(|&(k, b)| alive[k] && b.is_valid())
-                .map(|(k, b)| ((sort_key(b.min.x) as u64) << 32) | k as u64),
-        );
-        sort_by_key_u32(&mut self.keys, &mut self.tmp);
-        self.sorted.clear();
-        for &k in &self.keys {
-            self.sorted.push(&boxes[k as u32 as usize], k as u32);
-        }
-        self.sorted.pad();
-        let keys = grid_pair_keys::<NativeLane>(&self.sorted, 4096);
-        self.pairs = super::box_pruning::sort_pairs(&keys, self.boxes.len());
+        let alive = &self.alive;
+        let st = sorted_keys(&self.boxes, |k| alive[k], &mut self.keys, &mut self.tmp);
+        self.sorted.fill(&self.boxes, &self.keys);
+        let parts =
+            self_pair_parts::<NativeLane>(&self.boxes, &self.keys, &st, Some(&self.sorted), 4096);
+        self.pairs = super::box_pruning::sort_pairs(&parts, self.boxes.len());
     }
 
     /// The incremental path: only the dirty boxes are re-sorted and re-queried.
