@@ -181,7 +181,7 @@ fn check_geometry(label: &str, m: &Manifold, a: &Obb, t: &Triangle, margin: f32,
         );
         let id = p.feature_id;
         let fallback = (id < BOX_FACE_ID_BASE && id % 32.0 >= 20.0)
-            || (id >= BOX_FACE_ID_BASE && id < EDGE_ID_BASE && id % 32.0 >= 19.0);
+            || ((BOX_FACE_ID_BASE..EDGE_ID_BASE).contains(&id) && id % 32.0 >= 19.0);
         if id >= EDGE_ID_BASE || fallback {
             assert!(box_sd(a, pb) >= -p.depth as f64 - tol, "{label}: gap {} > distance", -p.depth);
         } else {
