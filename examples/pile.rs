@@ -1,5 +1,5 @@
-//! A pile of spheres and capsules falling onto a bumpy triangle-mesh bowl,
-//! driven the way a physics engine drives widephase:
+//! A pile of spheres, capsules and boxes falling onto a bumpy triangle-mesh
+//! bowl, driven the way a physics engine drives widephase:
 //!
 //! 1. broad phase: box pruning over the AABBs (grown by the speculative
 //!    margin): `broad::self_pairs` among the bodies and
@@ -18,7 +18,7 @@
 use std::time::Instant;
 use widephase::broad::{bipartite_pairs, self_pairs};
 use widephase::contact::{contacts, Collider, Manifold};
-use widephase::{Aabb, Capsule, Sphere, Triangle, Vec3};
+use widephase::{Aabb, Capsule, Obb, Sphere, Triangle, Vec3};
 
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: Vec3 = Vec3 { x: 0.0, y: -9.81, z: 0.0 };
@@ -80,6 +80,11 @@ enum Kind {
         h: f32,
         axis: Vec3,
     },
+    /// Half extents `half` along the orthonormal `axes`.
+    Box {
+        half: Vec3,
+        axes: [Vec3; 3],
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -100,17 +105,25 @@ impl Body {
             Kind::Capsule { r, h, axis } => {
                 Collider::Capsule(Capsule::new(self.x - axis * h, self.x + axis * h, r))
             }
+            Kind::Box { half, axes } => Collider::Box(Obb::new(self.x, axes, half)),
         }
     }
     fn lowest(&self) -> f32 {
         match self.kind {
             Kind::Sphere { r } => self.x.y - r,
             Kind::Capsule { r, h, axis } => self.x.y - (axis.y * h).abs() - r,
+            Kind::Box { half, axes } => {
+                self.x.y
+                    - (axes[0].y * half.x).abs()
+                    - (axes[1].y * half.y).abs()
+                    - (axes[2].y * half.z).abs()
+            }
         }
     }
     fn radius(&self) -> f32 {
         match self.kind {
             Kind::Sphere { r } | Kind::Capsule { r, .. } => r,
+            Kind::Box { half, .. } => half.x.min(half.y).min(half.z),
         }
     }
 }
@@ -128,7 +141,22 @@ fn bodies(n: usize) -> Vec<Body> {
             // start 1–5 above the ground under the body
             let x = Vec3::new(x, ground_height(x, z) + 1.0 + 4.0 * r.f(), z);
             let rad = 0.2 + 0.25 * r.f();
-            if i % 3 == 2 {
+            if i % 4 == 3 {
+                let half = r.p(0.2, 0.4);
+                let m = 8.0 * half.x * half.y * half.z;
+                // isotropic inertia (the solver's simplification): the mean of
+                // the box's principal moments m/3·(h_j² + h_k²)
+                let i_m = m * 2.0 / 9.0 * half.length_squared();
+                let a = (r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 0.01)).try_normalize().unwrap();
+                Body {
+                    kind: Kind::Box { half, axes: orthonormal(a, r.p(-1.0, 1.0)) },
+                    x,
+                    v: Vec3::ZERO,
+                    w: Vec3::ZERO,
+                    inv_m: 1.0 / m,
+                    inv_i: 1.0 / i_m,
+                }
+            } else if i % 3 == 2 {
                 let axis = (r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 0.01)).try_normalize().unwrap();
                 let h = 0.3 + 0.3 * r.f();
                 let m = rad * rad * (2.0 * h + rad);
@@ -154,6 +182,16 @@ fn bodies(n: usize) -> Vec<Body> {
             }
         })
         .collect()
+}
+
+/// A right-handed orthonormal frame whose first axis is `a` (unit), the
+/// second taken from `t` by Gram–Schmidt.
+fn orthonormal(a: Vec3, t: Vec3) -> [Vec3; 3] {
+    let b = (t - a * a.dot(t)).try_normalize().unwrap_or_else(|| {
+        let any = if a.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+        (any - a * a.dot(any)).try_normalize().unwrap()
+    });
+    [a, b, a.cross(b)]
 }
 
 /// One solver contact: bodies (`None` = static), anchors, normal and target.
@@ -231,7 +269,7 @@ fn main() {
     let mut bs = bodies(n_bodies);
     let nb = bs.len();
     println!(
-        "pile: {nb} bodies (spheres and capsules) onto {} ground triangles, {frames} frames of {:.4} s, {} rayon threads",
+        "pile: {nb} bodies (spheres, capsules, boxes) onto {} ground triangles, {frames} frames of {:.4} s, {} rayon threads",
         tris.len(),
         DT,
         rayon::current_num_threads()
@@ -306,8 +344,16 @@ fn main() {
         solve(&mut bs, &mut rows);
         for b in bs.iter_mut() {
             b.x += b.v * DT;
-            if let Kind::Capsule { axis, .. } = &mut b.kind {
-                *axis = (*axis + b.w.cross(*axis) * DT).try_normalize().unwrap_or(*axis);
+            match &mut b.kind {
+                Kind::Capsule { axis, .. } => {
+                    *axis = (*axis + b.w.cross(*axis) * DT).try_normalize().unwrap_or(*axis);
+                }
+                Kind::Box { axes, .. } => {
+                    // rotate the frame, then re-orthonormalise it
+                    let a = (axes[0] + b.w.cross(axes[0]) * DT).try_normalize().unwrap_or(axes[0]);
+                    *axes = orthonormal(a, axes[1] + b.w.cross(axes[1]) * DT);
+                }
+                Kind::Sphere { .. } => {}
             }
         }
         let solve_t = t2.elapsed().as_secs_f64();

@@ -734,6 +734,7 @@ fn scalar_manifold(a: &Collider, b: &Collider, margin: f32) -> Manifold {
             (C::Capsule(x), C::Box(y)) => contact::capsule_box(x, y, margin),
             (C::Capsule(x), C::Triangle(y)) => contact::capsule_triangle(x, y, margin),
             (C::Box(x), C::Box(y)) => contact::box_box(x, y, margin),
+            (C::Box(x), C::Triangle(y)) => contact::box_triangle(x, y, margin),
             _ => return None,
         })
     };

@@ -477,6 +477,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::CapsuleTriangle>(&mut rows, reps, 51)?;
         bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
         bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
+        bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
     }
 
     if opt.json {

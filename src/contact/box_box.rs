@@ -87,38 +87,38 @@ fn select_obb<L: Lane>(m: L::Mask, t: &Obb<L>, f: &Obb<L>) -> Obb<L> {
 
 /// Per lane element `i` of `[x0, x1, x2]` given the masks `i == 0`, `i == 1`.
 #[inline(always)]
-fn pick3<L: Lane>(is0: L::Mask, is1: L::Mask, x: [L; 3]) -> L {
+pub(super) fn pick3<L: Lane>(is0: L::Mask, is1: L::Mask, x: [L; 3]) -> L {
     L::select(is0, x[0], L::select(is1, x[1], x[2]))
 }
 
 #[inline(always)]
-fn pick3v<L: Lane>(is0: L::Mask, is1: L::Mask, x: [V3<L>; 3]) -> V3<L> {
+pub(super) fn pick3v<L: Lane>(is0: L::Mask, is1: L::Mask, x: [V3<L>; 3]) -> V3<L> {
     V3::select(is0, x[0], V3::select(is1, x[1], x[2]))
 }
 
 /// `+1` where `x >= 0`, else `-1` (a fixed choice at 0 keeps ids deterministic).
 #[inline(always)]
-fn sign<L: Lane>(x: L) -> L {
+pub(super) fn sign<L: Lane>(x: L) -> L {
     L::select(x.ge(L::splat(0.0)), L::splat(1.0), L::splat(-1.0))
 }
 
 /// One candidate point of the clipped face polygon.
 #[derive(Clone, Copy)]
-struct Candidate<L: Lane> {
+pub(super) struct Candidate<L: Lane> {
     /// Reference-face coordinates (for the reduction).
-    x: L,
-    y: L,
-    /// The point on the incident box's surface.
-    on_incident: V3<L>,
-    depth: L,
-    local_id: L,
-    valid: L::Mask,
+    pub x: L,
+    pub y: L,
+    /// The point on the incident shape's surface.
+    pub on_incident: V3<L>,
+    pub depth: L,
+    pub local_id: L,
+    pub valid: L::Mask,
 }
 
 /// Interval of the parameter `t` for which `p + t·d` lies in `[-h, h]`, and the
 /// reference sides (`neg_side` is the side at `-h`) where it enters and exits.
 #[inline(always)]
-fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L) {
+pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L) {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);
     // one division per slab (the crossings only need to be deterministic,
@@ -358,6 +358,154 @@ fn finish<L: Lane>(
     select_manifold(face | edge, &out, &empty)
 }
 
+/// A face of a box used as the reference face: centre `c`, tangents `u`, `v`
+/// (axes `k+1`, `k+2` of face axis `k`) with half extents `hu`, `hv`, and the
+/// face number `2k + [outward normal along -axis k]`.
+#[derive(Clone, Copy)]
+pub(super) struct RefFace<L: Lane> {
+    pub c: V3<L>,
+    pub u: V3<L>,
+    pub v: V3<L>,
+    pub hu: L,
+    pub hv: L,
+    pub face: L,
+}
+
+/// The face of `r` on axis `kr ∈ 0..3` whose outward normal points along `n`.
+#[inline(always)]
+pub(super) fn ref_face<L: Lane>(r: &Obb<L>, kr: L, n: V3<L>) -> RefFace<L> {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let (k0, k1) = (kr.eq(zero), kr.eq(one));
+    let hr = [r.half.x, r.half.y, r.half.z];
+    let ax = pick3v(k0, k1, r.axes);
+    let sr = sign(ax.dot(n));
+    RefFace {
+        c: r.center + ax * (sr * pick3(k0, k1, hr)),
+        u: pick3v(k0, k1, [r.axes[1], r.axes[2], r.axes[0]]),
+        v: pick3v(k0, k1, [r.axes[2], r.axes[0], r.axes[1]]),
+        hu: pick3(k0, k1, [hr[1], hr[2], hr[0]]),
+        hv: pick3(k0, k1, [hr[2], hr[0], hr[1]]),
+        face: kr * L::splat(2.0) + L::select(sr.lt(zero), one, zero),
+    }
+}
+
+/// The face of box `inc` most anti-parallel to `n` (lowest index on ties):
+/// its vertices (counter-clockwise order `++, -+, --, +-` in its tangents),
+/// centre, outward normal, tangents with half extents and face number
+/// `2j + [negative]`; and the box's support vertex along `-n` with its id
+/// `Σ 2^i·[negative along axis i]`.
+#[derive(Clone, Copy)]
+pub(super) struct IncidentFace<L: Lane> {
+    pub verts: [V3<L>; 4],
+    pub c: V3<L>,
+    pub n: V3<L>,
+    pub a1: V3<L>,
+    pub a2: V3<L>,
+    pub h1: L,
+    pub h2: L,
+    pub face: L,
+    pub support: V3<L>,
+    pub support_id: L,
+}
+
+#[inline(always)]
+pub(super) fn incident_face<L: Lane>(inc: &Obb<L>, n: V3<L>) -> IncidentFace<L> {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let d = [inc.axes[0].dot(n), inc.axes[1].dot(n), inc.axes[2].dot(n)];
+    let ad = [d[0].abs(), d[1].abs(), d[2].abs()];
+    let j0 = ad[0].ge(ad[1]) & ad[0].ge(ad[2]);
+    let j1 = !j0 & ad[1].ge(ad[2]);
+    let hi = [inc.half.x, inc.half.y, inc.half.z];
+    let aj = pick3v(j0, j1, inc.axes);
+    let a1 = pick3v(j0, j1, [inc.axes[1], inc.axes[2], inc.axes[0]]);
+    let a2 = pick3v(j0, j1, [inc.axes[2], inc.axes[0], inc.axes[1]]);
+    let h1 = pick3(j0, j1, [hi[1], hi[2], hi[0]]);
+    let h2 = pick3(j0, j1, [hi[2], hi[0], hi[1]]);
+    let (e1, e2) = (a1 * h1, a2 * h2);
+    let si = -sign(pick3(j0, j1, d));
+    let n_i = aj * si;
+    let c_i = inc.center + n_i * pick3(j0, j1, hi);
+    let jf = pick3(j0, j1, [zero, one, L::splat(2.0)]);
+    let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
+    let support = inc.center
+        + inc.axes[0] * (s[0] * hi[0])
+        + inc.axes[1] * (s[1] * hi[1])
+        + inc.axes[2] * (s[2] * hi[2]);
+    let bit = |x: L, w: f32| L::select(x.lt(zero), L::splat(w), zero);
+    IncidentFace {
+        verts: [c_i + e1 + e2, c_i - e1 + e2, c_i - e1 - e2, c_i + e1 - e2],
+        c: c_i,
+        n: n_i,
+        a1,
+        a2,
+        h1,
+        h2,
+        face: jf * L::splat(2.0) + L::select(si.lt(zero), one, zero),
+        support,
+        support_id: bit(s[0], 1.0) + bit(s[1], 2.0) + bit(s[2], 4.0),
+    }
+}
+
+/// The part of the incident edge `p0 → p1` (reference-face coordinates
+/// `xy0 → xy1`) inside the face rectangle `|x| <= hu, |y| <= hv` of `f`, as
+/// two candidates: the entry point (id `k`, the vertex, or `first_crossing +
+/// 4k + side` for a crossing of side `+u, -u, +v, -v`) and the exit crossing.
+/// Depth is below the face along its outward normal `n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn clip_edge_rect<L: Lane>(
+    f: &RefFace<L>,
+    n: V3<L>,
+    p0: V3<L>,
+    p1: V3<L>,
+    xy0: (L, L),
+    xy1: (L, L),
+    k: usize,
+    first_crossing: f32,
+    neg_margin: L,
+) -> [Candidate<L>; 2] {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let (x0, y0) = xy0;
+    let (dx, dy) = (xy1.0 - x0, xy1.1 - y0);
+    let (enx, exx, sex, sxx) = slab(x0, dx, f.hu, 0.0, 1.0);
+    let (eny, exy, sey, sxy) = slab(y0, dy, f.hv, 2.0, 3.0);
+    // t0 = max(0, enx, eny), t1 = min(1, exx, exy); strict comparisons so a
+    // vertex on the boundary keeps its vertex id.
+    let mut t0 = zero;
+    let mut s0 = L::splat(-1.0);
+    let take = enx.gt(t0);
+    t0 = L::select(take, enx, t0);
+    s0 = L::select(take, sex, s0);
+    let take = eny.gt(t0);
+    t0 = L::select(take, eny, t0);
+    s0 = L::select(take, sey, s0);
+    let mut t1 = one;
+    let mut s1 = L::splat(-1.0);
+    let take = exx.lt(t1);
+    t1 = L::select(take, exx, t1);
+    s1 = L::select(take, sxx, s1);
+    let take = exy.lt(t1);
+    t1 = L::select(take, exy, t1);
+    s1 = L::select(take, sxy, s1);
+    let nonempty = t0.le(t1);
+    let edge = p1 - p0;
+    let kf = L::splat(k as f32);
+    let crossing_id = |s: L| L::splat(first_crossing + 4.0 * k as f32) + s;
+    let at = |t: L, side: L, extra: L::Mask| {
+        let p = p0 + edge * t;
+        let depth = -((p - f.c).dot(n));
+        Candidate {
+            x: x0 + dx * t,
+            y: y0 + dy * t,
+            on_incident: p,
+            depth,
+            local_id: L::select(side.lt(zero), kf, crossing_id(side)),
+            valid: nonempty & extra & depth.ge(neg_margin),
+        }
+    };
+    [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
+}
+
 /// Manifold for a face axis `axis ∈ 0..6` (lanes on other axes give garbage
 /// that the caller discards).
 #[inline(always)]
@@ -377,41 +525,14 @@ fn face_manifold<L: Lane>(
     // Outward normal of the reference face, towards the incident box.
     let n = V3::select(ref_is_a, normal, -normal);
     let kr = L::select(ref_is_a, axis, axis - L::splat(3.0));
-    let (k0, k1) = (kr.eq(zero), kr.eq(one));
-    let hr = [r.half.x, r.half.y, r.half.z];
     // Reference face: axis kr, tangents u = axes[kr+1], v = axes[kr+2].
-    let ax = pick3v(k0, k1, r.axes);
-    let u = pick3v(k0, k1, [r.axes[1], r.axes[2], r.axes[0]]);
-    let v = pick3v(k0, k1, [r.axes[2], r.axes[0], r.axes[1]]);
-    let hn = pick3(k0, k1, hr);
-    let hu = pick3(k0, k1, [hr[1], hr[2], hr[0]]);
-    let hv = pick3(k0, k1, [hr[2], hr[0], hr[1]]);
-    let sr = sign(ax.dot(n));
-    let c_r = r.center + ax * (sr * hn);
-
-    // Incident face: the face of `inc` most anti-parallel to n (lowest index on ties).
-    let d = [inc.axes[0].dot(n), inc.axes[1].dot(n), inc.axes[2].dot(n)];
-    let ad = [d[0].abs(), d[1].abs(), d[2].abs()];
-    let j0 = ad[0].ge(ad[1]) & ad[0].ge(ad[2]);
-    let j1 = !j0 & ad[1].ge(ad[2]);
-    let hi = [inc.half.x, inc.half.y, inc.half.z];
-    let aj = pick3v(j0, j1, inc.axes);
-    let a1 = pick3v(j0, j1, [inc.axes[1], inc.axes[2], inc.axes[0]]);
-    let a2 = pick3v(j0, j1, [inc.axes[2], inc.axes[0], inc.axes[1]]);
-    let h1 = pick3(j0, j1, [hi[1], hi[2], hi[0]]);
-    let h2 = pick3(j0, j1, [hi[2], hi[0], hi[1]]);
-    let (e1, e2) = (a1 * h1, a2 * h2);
-    let si = -sign(pick3(j0, j1, d));
-    let n_i = aj * si; // outward normal of the incident face
-    let c_i = inc.center + n_i * pick3(j0, j1, hi);
-    let verts = [c_i + e1 + e2, c_i - e1 + e2, c_i - e1 - e2, c_i + e1 - e2];
-
-    let jf = pick3(j0, j1, [zero, one, L::splat(2.0)]);
-    let ref_face = L::select(ref_is_a, zero, L::splat(6.0))
-        + kr * L::splat(2.0)
-        + L::select(sr.lt(zero), one, zero);
-    let inc_face = jf * L::splat(2.0) + L::select(si.lt(zero), one, zero);
-    let id_base = (ref_face * L::splat(6.0) + inc_face) * L::splat(32.0);
+    let f = ref_face(&r, kr, n);
+    let (c_r, u, v, hu, hv) = (f.c, f.u, f.v, f.hu, f.hv);
+    // Incident face: the face of `inc` most anti-parallel to n.
+    let inc_f = incident_face(&inc, n);
+    let (verts, n_i, c_i) = (inc_f.verts, inc_f.n, inc_f.c);
+    let ref_face = L::select(ref_is_a, zero, L::splat(6.0)) + f.face;
+    let id_base = (ref_face * L::splat(6.0) + inc_f.face) * L::splat(32.0);
 
     let neg_margin = -margin;
     let rel = |p: V3<L>| p - c_r;
@@ -421,48 +542,9 @@ fn face_manifold<L: Lane>(
     // Candidates 0..8: per incident edge k, the entry point (vertex k or a
     // crossing) and the exit crossing.
     let no = <L::Mask as LaneMask>::splat(false);
-    let edge_candidates = |k: usize| -> [Candidate<L>; 2] {
+    let edge_candidates = |k: usize| {
         let k2 = (k + 1) % 4;
-        let (p0, p1) = (verts[k], verts[k2]);
-        let (x0, y0) = xy[k];
-        let (dx, dy) = (xy[k2].0 - x0, xy[k2].1 - y0);
-        let (enx, exx, sex, sxx) = slab(x0, dx, hu, 0.0, 1.0);
-        let (eny, exy, sey, sxy) = slab(y0, dy, hv, 2.0, 3.0);
-        // t0 = max(0, enx, eny), t1 = min(1, exx, exy); strict comparisons so a
-        // vertex on the boundary keeps its vertex id.
-        let mut t0 = zero;
-        let mut s0 = L::splat(-1.0);
-        let take = enx.gt(t0);
-        t0 = L::select(take, enx, t0);
-        s0 = L::select(take, sex, s0);
-        let take = eny.gt(t0);
-        t0 = L::select(take, eny, t0);
-        s0 = L::select(take, sey, s0);
-        let mut t1 = one;
-        let mut s1 = L::splat(-1.0);
-        let take = exx.lt(t1);
-        t1 = L::select(take, exx, t1);
-        s1 = L::select(take, sxx, s1);
-        let take = exy.lt(t1);
-        t1 = L::select(take, exy, t1);
-        s1 = L::select(take, sxy, s1);
-        let nonempty = t0.le(t1);
-        let edge = p1 - p0;
-        let kf = L::splat(k as f32);
-        let crossing_id = |s: L| L::splat(4.0 + 4.0 * k as f32) + s;
-        let at = |t: L, side: L, extra: L::Mask| {
-            let p = p0 + edge * t;
-            let depth = -(rel(p).dot(n));
-            Candidate {
-                x: x0 + dx * t,
-                y: y0 + dy * t,
-                on_incident: p,
-                depth,
-                local_id: L::select(side.lt(zero), kf, crossing_id(side)),
-                valid: nonempty & extra & depth.ge(neg_margin),
-            }
-        };
-        [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
+        clip_edge_rect(&f, n, verts[k], verts[k2], xy[k], xy[k2], k, 4.0, neg_margin)
     };
     let [e0, e1, e2, e3] =
         [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
@@ -478,7 +560,7 @@ fn face_manifold<L: Lane>(
         let depth = (q - c_i).dot(n_i) * inv_cos;
         let on_incident = q - n * depth;
         let w = on_incident - c_i;
-        let inside = w.dot(a1).abs().le(h1) & w.dot(a2).abs().le(h2);
+        let inside = w.dot(inc_f.a1).abs().le(inc_f.h1) & w.dot(inc_f.a2).abs().le(inc_f.h2);
         Candidate {
             x: cx,
             y: cy,
@@ -496,51 +578,62 @@ fn face_manifold<L: Lane>(
     ];
     let mut chosen = reduce4(&cand);
     // The incident box's support vertex along -n, the only point of a lane
-    // whose clipping left nothing (its depth is the SAT depth). Computed only
-    // when some lane of `need` has no candidate (rare: speculative rim pairs).
+    // whose clipping left nothing (its depth is the SAT depth). Patched in
+    // only when some lane of `need` has no candidate (rare: speculative rim
+    // pairs), so it is not a 13th candidate in every reduction pass.
     let mut any = no;
     for c in &cand {
         any = any | c.valid;
     }
     if need.and_not(any).any() {
-        let s = [-sign(d[0]), -sign(d[1]), -sign(d[2])];
-        let sv = inc.center
-            + inc.axes[0] * (s[0] * hi[0])
-            + inc.axes[1] * (s[1] * hi[1])
-            + inc.axes[2] * (s[2] * hi[2]);
-        let bit = |x: L, w: f32| L::select(x.lt(zero), L::splat(w), zero);
+        let sv = inc_f.support;
         let (svx, svy, sv_depth) = (rel(sv).dot(u), rel(sv).dot(v), -(rel(sv).dot(n)));
         // When B is the reference box, the reported point must lie on B: clamp
         // the vertex's projection into the reference face (the pair is then not
         // a true face contact; the depth stays the SAT depth, a lower bound of
         // the gap).
         let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
-        let fallback = Candidate {
-            x: svx,
-            y: svy,
-            on_incident: V3::select(ref_is_a, sv, on_ref - n * sv_depth),
-            depth: sv_depth,
-            local_id: L::splat(24.0) + bit(s[0], 1.0) + bit(s[1], 2.0) + bit(s[2], 4.0),
-            valid: !any,
-        };
+        let on_incident = V3::select(ref_is_a, sv, on_ref - n * sv_depth);
         // where `!any`, the reduction chose nothing: slot 0 takes the vertex
         let c0 = &mut chosen[0];
-        c0.on_incident = V3::select(!any, fallback.on_incident, c0.on_incident);
-        c0.depth = L::select(!any, fallback.depth, c0.depth);
-        c0.local_id = L::select(!any, fallback.local_id, c0.local_id);
+        c0.on_incident = V3::select(!any, on_incident, c0.on_incident);
+        c0.depth = L::select(!any, sv_depth, c0.depth);
+        c0.local_id = L::select(!any, L::splat(24.0) + inc_f.support_id, c0.local_id);
         c0.valid = c0.valid | !any;
     }
-    let point = |c: &Candidate<L>| {
-        let on_ref = c.on_incident + n * c.depth;
-        ContactPoint {
-            position: V3::select(
-                c.valid & ref_is_a,
-                c.on_incident,
-                V3::select(c.valid, on_ref, V3::splat(zero)),
-            ),
-            depth: L::select(c.valid, c.depth, zero),
-            feature_id: L::select(c.valid, id_base + c.local_id, zero),
-        }
+    // the point on B: the incident point itself when A is the reference box,
+    // else moved onto the reference face
+    manifold_of_chosen(&chosen, normal, id_base, |c| {
+        V3::select(ref_is_a, c.on_incident, c.on_incident + n * c.depth)
+    })
+}
+
+/// The manifold of the candidates reduced to at most 4 (see [`reduce4`]),
+/// with `on_b(c)` the reported position of candidate `c` (a point on B) and
+/// ids `id_base + local_id`.
+#[inline(always)]
+pub(super) fn manifold_of<L: Lane, const N: usize>(
+    cand: &[Candidate<L>; N],
+    normal: V3<L>,
+    id_base: L,
+    on_b: impl Fn(&Candidate<L>) -> V3<L>,
+) -> Manifold<L> {
+    manifold_of_chosen(&reduce4(cand), normal, id_base, on_b)
+}
+
+/// The manifold of the chosen candidates (valid ones packed to the front).
+#[inline(always)]
+fn manifold_of_chosen<L: Lane>(
+    chosen: &[Candidate<L>; MAX_CONTACTS],
+    normal: V3<L>,
+    id_base: L,
+    on_b: impl Fn(&Candidate<L>) -> V3<L>,
+) -> Manifold<L> {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let point = |c: &Candidate<L>| ContactPoint {
+        position: V3::select(c.valid, on_b(c), V3::splat(zero)),
+        depth: L::select(c.valid, c.depth, zero),
+        feature_id: L::select(c.valid, id_base + c.local_id, zero),
     };
     let count_of = |c: &Candidate<L>| L::select(c.valid, one, zero);
     Manifold {
@@ -558,14 +651,16 @@ fn face_manifold<L: Lane>(
 /// positive and the largest negative triangle area with those two. Ties go
 /// to the lowest candidate index, so the choice is deterministic.
 #[inline(always)]
-fn reduce4<L: Lane>(cand: &[Candidate<L>; 12]) -> [Candidate<L>; MAX_CONTACTS] {
+pub(super) fn reduce4<L: Lane, const N: usize>(
+    cand: &[Candidate<L>; N],
+) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
     let none = L::splat(-1.0);
     // Passes track only (score, index, x, y); the chosen points are gathered
     // once at the end (fewer blends than carrying whole candidates).
     // A candidate valid in no lane is never chosen, so the passes skip it
     // (resting packs often have no corner or exit crossing at all).
-    let active: [bool; 12] = core::array::from_fn(|k| cand[k].valid.any());
+    let active: [bool; N] = core::array::from_fn(|k| cand[k].valid.any());
     // deepest
     let (mut i0, mut x0, mut y0) = (none, zero, zero);
     let mut best = L::splat(f32::NEG_INFINITY);
@@ -633,6 +728,30 @@ fn reduce4<L: Lane>(cand: &[Candidate<L>; 12]) -> [Candidate<L>; MAX_CONTACTS] {
     [gather(i0), gather(i1), gather(slot2), gather(slot3)]
 }
 
+/// The edge of box `o` along axis `e ∈ 0..3` farthest along `dir` (ties to
+/// the `+` side): its centre, direction (the unit axis), half length and id
+/// `4·e + 2·[s_(e+1) < 0] + [s_(e+2) < 0]` (`s_m` the side along axis `m`).
+#[inline(always)]
+pub(super) fn support_edge<L: Lane>(o: &Obb<L>, dir: V3<L>, e: L) -> (V3<L>, V3<L>, L, L) {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let hs = [o.half.x, o.half.y, o.half.z];
+    let mut p = o.center;
+    let mut sgn = [zero; 3];
+    for m in 0..3 {
+        let on_edge_axis = e.eq(L::splat(m as f32));
+        let s = sign(o.axes[m].dot(dir));
+        sgn[m] = s;
+        p += o.axes[m] * L::select(on_edge_axis, zero, s * hs[m]);
+    }
+    let (e0, e1) = (e.eq(zero), e.eq(one));
+    let s1 = pick3(e0, e1, [sgn[1], sgn[2], sgn[0]]);
+    let s2 = pick3(e0, e1, [sgn[2], sgn[0], sgn[1]]);
+    let id = e * L::splat(4.0)
+        + L::select(s1.lt(zero), L::splat(2.0), zero)
+        + L::select(s2.lt(zero), one, zero);
+    (p, pick3v(e0, e1, o.axes), pick3(e0, e1, hs), id)
+}
+
 /// Manifold for an edge axis `axis = 6 + 3i + j` (edge of A along `A_i`, of B
 /// along `B_j`): one point at the closest points of the two support edges.
 #[inline(always)]
@@ -644,29 +763,8 @@ fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Man
         L::select(k.lt(L::splat(3.0)), zero, L::select(k.lt(L::splat(6.0)), one, L::splat(2.0)));
     let j = k - i * L::splat(3.0);
     // The support edge of A along +normal and of B along -normal.
-    let support = |o: &Obb<L>, dir: V3<L>, e: L| {
-        let hs = [o.half.x, o.half.y, o.half.z];
-        let mut p = o.center;
-        let mut sgn = [zero; 3];
-        for m in 0..3 {
-            let on_edge_axis = e.eq(L::splat(m as f32));
-            let s = sign(o.axes[m].dot(dir));
-            sgn[m] = s;
-            p += o.axes[m] * L::select(on_edge_axis, zero, s * hs[m]);
-        }
-        // edge id: 4·axis + 2·[s_(axis+1) < 0] + [s_(axis+2) < 0]
-        let (e0, e1) = (e.eq(zero), e.eq(one));
-        let s1 = pick3(e0, e1, [sgn[1], sgn[2], sgn[0]]);
-        let s2 = pick3(e0, e1, [sgn[2], sgn[0], sgn[1]]);
-        let id = e * L::splat(4.0)
-            + L::select(s1.lt(zero), L::splat(2.0), zero)
-            + L::select(s2.lt(zero), one, zero);
-        let dirv = pick3v(e0, e1, o.axes);
-        let h = pick3(e0, e1, hs);
-        (p, dirv, h, id)
-    };
-    let (pa, da, ha, ida) = support(a, normal, i);
-    let (pb, db, hb, idb) = support(b, -normal, j);
+    let (pa, da, ha, ida) = support_edge(a, normal, i);
+    let (pb, db, hb, idb) = support_edge(b, -normal, j);
     // Closest points of the segments pa + s·da, |s| <= ha and pb + t·db,
     // |t| <= hb (Ericson §5.1.9, specialised to non-parallel edges: parallel
     // edge axes are never chosen). Not `contact::util::closest_segments`: its

@@ -29,6 +29,7 @@
 //!   `count == 0`, following the crate's [non-finite rule](crate#contracts).
 
 pub mod box_box;
+pub mod box_triangle;
 mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
@@ -40,6 +41,7 @@ mod sphere_triangle;
 mod util;
 
 pub use box_box::box_box;
+pub use box_triangle::box_triangle;
 pub use capsule_box::{capsule_box, CAPSULE_FACE_ID_BASE};
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;

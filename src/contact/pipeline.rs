@@ -20,7 +20,8 @@
 
 use super::{
     box_box::{self, box_box},
-    capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule, sphere_sphere,
+    box_triangle, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
+    sphere_sphere,
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
@@ -224,8 +225,10 @@ contact_testers! {
     CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
     /// [`box_box`](super::box_box).
     BoxBox: Obb, Obb => box_box, "contact_box_box", batch box_box::box_box_packs;
-    // Not yet written (issue 6): box–triangle. Until it is, those pairs, like
-    // triangle–triangle pairs, get empty manifolds.
+    /// [`box_triangle`](super::box_triangle).
+    BoxTriangle: Obb, Triangle => box_triangle, "contact_box_triangle";
+    // Triangle–triangle has no tester (static mesh against static mesh is not
+    // a narrow-phase pair); those pairs get empty manifolds.
 }
 
 /// The manifold of the pair `(B, A)` from the manifold `m` of `(A, B)`: the
@@ -319,8 +322,7 @@ fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: 
 /// rayon. See the [module docs](self) and the [conventions](super): the
 /// normal points from `colliders[pair.0]` to `colliders[pair.1]`.
 ///
-/// Pair types without a tester (triangle–triangle; and, until its tester is
-/// added to the table, box–triangle) get
+/// Pair types without a tester (only triangle–triangle) get
 /// [`Manifold::EMPTY`]. Panics if a pair indexes past `colliders`.
 ///
 /// ```

@@ -1,0 +1,678 @@
+//! Box–triangle contact manifolds (issue 6).
+//!
+//! Analytic cases with known points, depths and normals; 12k seeded random
+//! pairs checked in f64 against an independent 13-axis SAT (decision, depth
+//! along the reported normal, the least depth within the face bias), points on
+//! the triangle, `position + depth·normal` on the box; scalar vs every width
+//! bit-identical in every lane position; one-sided rule; margin; NaN/∞,
+//! inverted boxes and degenerate triangles.
+
+use wide::{f32x16, f32x4, f32x8};
+use widephase::contact::box_triangle::{BOX_FACE_ID_BASE, EDGE_ID_BASE};
+use widephase::contact::{box_triangle, Manifold};
+use widephase::overlap::OBB_EDGE_AXIS_BIAS;
+use widephase::pack::{extract, transpose, LanePod};
+use widephase::workload::SplitMix;
+use widephase::{Obb, Triangle, Vec3};
+
+// ------------------------------------------------------------ helpers
+
+type D3 = [f64; 3];
+
+fn d3(v: Vec3) -> D3 {
+    [v.x as f64, v.y as f64, v.z as f64]
+}
+fn dot(a: D3, b: D3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn sub(a: D3, b: D3) -> D3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn add_s(a: D3, b: D3, s: f64) -> D3 {
+    [a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s]
+}
+fn cross(a: D3, b: D3) -> D3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn norm(a: D3) -> f64 {
+    dot(a, a).sqrt()
+}
+fn v(x: f32, y: f32, z: f32) -> Vec3 {
+    Vec3::new(x, y, z)
+}
+
+/// Rotation matrix columns for a rotation of `angle` about `axis` (f64, then
+/// rounded).
+fn rot_axes(axis: D3, angle: f64) -> [Vec3; 3] {
+    let l = norm(axis);
+    let k = [axis[0] / l, axis[1] / l, axis[2] / l];
+    let (s, c) = angle.sin_cos();
+    let rot = |v: D3| -> Vec3 {
+        let kv = cross(k, v);
+        let kd = dot(k, v);
+        let r = [
+            v[0] * c + kv[0] * s + k[0] * kd * (1.0 - c),
+            v[1] * c + kv[1] * s + k[1] * kd * (1.0 - c),
+            v[2] * c + kv[2] * s + k[2] * kd * (1.0 - c),
+        ];
+        Vec3::new(r[0] as f32, r[1] as f32, r[2] as f32)
+    };
+    [rot([1.0, 0.0, 0.0]), rot([0.0, 1.0, 0.0]), rot([0.0, 0.0, 1.0])]
+}
+
+const I3: [Vec3; 3] = [Vec3::X, Vec3::Y, Vec3::Z];
+
+fn obb(c: [f32; 3], axes: [Vec3; 3], h: [f32; 3]) -> Obb {
+    Obb::new(Vec3::from_array(c), axes, Vec3::from_array(h))
+}
+
+/// A ground triangle in the plane `y = y0` facing +Y, large enough to hold
+/// a box of size ~2 anywhere near the origin.
+fn ground(y0: f32) -> Triangle {
+    Triangle::new(v(-20.0, y0, -20.0), v(0.0, y0, 20.0), v(20.0, y0, -20.0))
+}
+
+/// Signed distance from `p` to the box (f64): negative inside.
+fn box_sd(b: &Obb, p: D3) -> f64 {
+    let rel = sub(p, d3(b.center));
+    let h = d3(b.half);
+    let mut out = [0.0f64; 3];
+    let mut inside = f64::NEG_INFINITY;
+    for i in 0..3 {
+        let l = dot(rel, d3(b.axes[i])).abs() - h[i];
+        out[i] = l.max(0.0);
+        inside = inside.max(l);
+    }
+    if inside > 0.0 {
+        norm(out)
+    } else {
+        inside
+    }
+}
+
+/// Distance from `p` to the triangle (f64).
+fn tri_dist(t: &Triangle, p: D3) -> f64 {
+    let (a, b, c) = (d3(t.a), d3(t.b), d3(t.c));
+    let seg = |p0: D3, p1: D3| {
+        let d = sub(p1, p0);
+        let dd = dot(d, d);
+        let s = if dd > 0.0 { (dot(sub(p, p0), d) / dd).clamp(0.0, 1.0) } else { 0.0 };
+        norm(sub(p, add_s(p0, d, s)))
+    };
+    let edges = seg(a, b).min(seg(b, c)).min(seg(c, a));
+    let n = cross(sub(b, a), sub(c, a));
+    let nl = norm(n);
+    if nl == 0.0 {
+        return edges;
+    }
+    let inside = [(a, b), (b, c), (c, a)]
+        .iter()
+        .all(|&(p0, p1)| dot(cross(sub(p1, p0), sub(p, p0)), n) >= 0.0);
+    if inside {
+        (dot(sub(p, a), n) / nl).abs()
+    } else {
+        edges
+    }
+}
+
+/// Depth of the pair along unit `n`: the translation of B along `+n` that
+/// separates the projections (f64; negative: gap).
+fn overlap_along(a: &Obb, t: &Triangle, n: D3) -> f64 {
+    let c = d3(a.center);
+    let r: f64 = (0..3).map(|i| d3(a.half)[i] * dot(d3(a.axes[i]), n).abs()).sum();
+    let tmin = [t.a, t.b, t.c].iter().map(|p| dot(sub(d3(*p), c), n)).fold(f64::INFINITY, f64::min);
+    r - tmin
+}
+
+/// Independent f64 SAT over the 13 axes: the least depth (both directions
+/// per axis; for a proper triangle the one-sided normal only along -N).
+fn sat_ref(a: &Obb, t: &Triangle) -> f64 {
+    let (ta, tb, tc) = (d3(t.a), d3(t.b), d3(t.c));
+    let nn = cross(sub(tb, ta), sub(tc, ta));
+    let mut best = f64::INFINITY;
+    let mut axes: Vec<D3> = a.axes.iter().map(|u| d3(*u)).collect();
+    if norm(nn) > 0.0 {
+        let l = norm(nn);
+        let n = [nn[0] / l, nn[1] / l, nn[2] / l];
+        best = overlap_along(a, t, [-n[0], -n[1], -n[2]]);
+    }
+    for u in a.axes {
+        for e in [sub(tb, ta), sub(tc, tb), sub(ta, tc)] {
+            let x = cross(d3(u), e);
+            if norm(x) > 1e-6 * norm(e) {
+                axes.push(x);
+            }
+        }
+    }
+    for x in axes {
+        let l = norm(x);
+        let n = [x[0] / l, x[1] / l, x[2] / l];
+        let m = [-n[0], -n[1], -n[2]];
+        best = best.min(overlap_along(a, t, n).min(overlap_along(a, t, m)));
+    }
+    best
+}
+
+fn scale(a: &Obb, t: &Triangle) -> f64 {
+    let h = d3(a.half);
+    let mut s = h[0].max(h[1]).max(h[2]).max(1.0);
+    for p in [a.center, t.a, t.b, t.c] {
+        s = s.max(norm(d3(p)));
+    }
+    s
+}
+
+/// Geometric checks of a manifold with contact: unit normal, points on the
+/// triangle, `position + depth·normal` on the box (exact for face points and
+/// crossing edges; the fallback and clamped edge points only bound the gap),
+/// depths within the margin and not above the depth along the normal, ids.
+fn check_geometry(label: &str, m: &Manifold, a: &Obb, t: &Triangle, margin: f32, tol: f64) {
+    assert!(m.count >= 1.0 && m.count <= 4.0, "{label}: count {}", m.count);
+    let n = d3(m.normal);
+    assert!((norm(n) - 1.0).abs() < 1e-5, "{label}: normal not unit {:?}", m.normal);
+    let along = overlap_along(a, t, n);
+    for (k, p) in m.contacts().iter().enumerate() {
+        let pb = d3(p.position);
+        let pa = add_s(pb, n, p.depth as f64);
+        assert!(
+            tri_dist(t, pb) <= tol,
+            "{label}: point {k} off the triangle by {}",
+            tri_dist(t, pb)
+        );
+        let id = p.feature_id;
+        let fallback = (id < BOX_FACE_ID_BASE && id % 32.0 >= 20.0)
+            || ((BOX_FACE_ID_BASE..EDGE_ID_BASE).contains(&id) && id % 32.0 >= 19.0);
+        if id >= EDGE_ID_BASE || fallback {
+            assert!(box_sd(a, pb) >= -p.depth as f64 - tol, "{label}: gap {} > distance", -p.depth);
+        } else {
+            assert!(
+                box_sd(a, pa).abs() <= tol,
+                "{label}: point {k}+depth·n off box by {}",
+                box_sd(a, pa)
+            );
+        }
+        assert!(p.depth >= -margin - tol as f32, "{label}: depth {} below margin", p.depth);
+        assert!((p.depth as f64) <= along + tol, "{label}: depth {} > overlap {along}", p.depth);
+        assert!(id >= 0.0 && id.fract() == 0.0 && id < EDGE_ID_BASE + 72.0, "{label}: id {id}");
+    }
+    let ids: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+    for (i, x) in ids.iter().enumerate() {
+        assert!(!ids[i + 1..].contains(x), "{label}: duplicate id {x} in {ids:?}");
+    }
+    for p in &m.points[m.count as usize..] {
+        assert_eq!((p.position, p.depth, p.feature_id), (Vec3::ZERO, 0.0, 0.0), "{label}: tail");
+    }
+}
+
+fn bits(m: &Manifold) -> Vec<u32> {
+    let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
+    v.push(m.count.to_bits());
+    for p in &m.points {
+        v.extend(
+            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
+        );
+    }
+    v
+}
+
+/// Every case through width `L` in every lane position (other lanes hold
+/// other cases), bit for bit against the scalar tester.
+fn widths_match<L: LanePod>(cases: &[(Obb, Triangle, f32)], step: usize) {
+    let n = cases.len();
+    let expect: Vec<Vec<u32>> =
+        cases.iter().map(|(a, t, m)| bits(&box_triangle(a, t, *m))).collect();
+    for i in (0..n).step_by(step) {
+        for pos in 0..L::WIDTH {
+            let idx: Vec<usize> =
+                (0..L::WIDTH).map(|j| if j == pos { i } else { (i + 7 * j + 1) % n }).collect();
+            let sa: Vec<Obb> = idx.iter().map(|&j| cases[j].0).collect();
+            let sb: Vec<Triangle> = idx.iter().map(|&j| cases[j].1).collect();
+            let margins: Vec<f32> = idx.iter().map(|&j| cases[j].2).collect();
+            let mut mp = [0.0f32; 16];
+            mp[..L::WIDTH].copy_from_slice(&margins);
+            let margin: L = bytemuck::pod_read_unaligned(bytemuck::cast_slice(&mp[..L::WIDTH]));
+            let m = box_triangle(&transpose::<Obb, L>(&sa), &transpose::<Triangle, L>(&sb), margin);
+            for (j, &c) in idx.iter().enumerate() {
+                assert_eq!(
+                    bits(&extract::<Manifold, L>(&m, j)),
+                    expect[c],
+                    "width {} lane {j} case {c}",
+                    L::WIDTH
+                );
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ analytic
+
+#[test]
+fn box_resting_flat_on_big_triangle_gives_four_points() {
+    let t = ground(0.0);
+    let cube = obb([0.5, 0.875, -0.25], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&cube, &t, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    let mut xz: Vec<(f32, f32)> =
+        m.contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    xz.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(xz, vec![(-0.5, -1.25), (-0.5, 0.75), (1.5, -1.25), (1.5, 0.75)]);
+    for p in m.contacts() {
+        assert_eq!((p.depth, p.position.y), (0.125, 0.0));
+        // triangle reference, box face -Y (face 3), vertices 0..4
+        assert!(p.feature_id >= 96.0 && p.feature_id < 100.0, "id {}", p.feature_id);
+    }
+    check_geometry("resting", &m, &cube, &t, 0.0, 1e-6);
+    // a small motion keeps the ids
+    let moved = obb([0.5 + 1e-3, 0.875 - 2e-3, -0.25], I3, [1.0, 1.0, 1.0]);
+    let ids = |m: &Manifold| {
+        let mut v: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+        v.sort_by(f32::total_cmp);
+        v
+    };
+    assert_eq!(ids(&box_triangle(&moved, &t, 0.0)), ids(&m));
+}
+
+#[test]
+fn touching_counts_and_margin_gives_speculative_points() {
+    let t = ground(0.0);
+    let touching = obb([0.0, 1.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&touching, &t, 0.0);
+    assert_eq!(m.count, 4.0);
+    assert!(m.contacts().iter().all(|p| p.depth == 0.0));
+    let above = obb([0.0, 1.0625, 0.0], I3, [1.0, 1.0, 1.0]);
+    assert_eq!(box_triangle(&above, &t, 0.0).count, 0.0);
+    assert_eq!(box_triangle(&above, &t, 0.0625).count, 4.0);
+    assert_eq!(box_triangle(&above, &t, 0.06).count, 0.0);
+    let m = box_triangle(&above, &t, 0.125);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    assert!(m.contacts().iter().all(|p| p.depth == -0.0625));
+    check_geometry("speculative", &m, &above, &t, 0.125, 1e-6);
+    // NaN, negative or infinite margin: invalid
+    for bad in [f32::NAN, -0.1, f32::INFINITY] {
+        assert_eq!(box_triangle(&touching, &t, bad).count, 0.0, "margin {bad}");
+    }
+}
+
+#[test]
+fn box_overhanging_triangle_edge_is_clipped_to_the_triangle() {
+    // triangle (0,0,0), (0,0,4), (4,0,0): the box covers the corner at the origin
+    let t = Triangle::new(v(0.0, 0.0, 0.0), v(0.0, 0.0, 4.0), v(4.0, 0.0, 0.0));
+    let b = obb([0.5, 0.75, 0.5], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!(m.normal, -Vec3::Y);
+    check_geometry("overhang", &m, &b, &t, 0.0, 1e-5);
+    let mut pts: Vec<(f32, f32)> =
+        m.contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    pts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    // the clipped polygon is the quad (0,0) (0,1.5) (1.5,0) (1.5,1.5) cut by
+    // x + z <= 4: all four corners of [0,1.5]² are inside
+    assert_eq!(pts, vec![(0.0, 0.0), (0.0, 1.5), (1.5, 0.0), (1.5, 1.5)]);
+    assert!(m.contacts().iter().all(|p| p.depth == 0.25));
+    // a box hanging over the hypotenuse: the clipped polygon is a pentagon
+    // (reduced to 4 points), every point inside the triangle
+    let b = obb([1.75, 0.75, 1.75], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    check_geometry("hypotenuse", &m, &b, &t, 0.0, 1e-5);
+    for p in m.contacts() {
+        assert!(p.position.x + p.position.z <= 4.0 + 1e-6);
+        assert_eq!(p.depth, 0.25);
+    }
+    // every bottom corner exactly on the triangle's boundary: the points keep
+    // their box-vertex ids (0..4 of face -Y, ids 96..100), not crossing ids
+    let b = obb([1.0, 0.75, 1.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!(m.count, 4.0);
+    let mut ids: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+    ids.sort_by(f32::total_cmp);
+    assert_eq!(ids, vec![96.0, 97.0, 98.0, 99.0]);
+    // exactly cut along the diagonal: the triangle (1,1) (3,1) (1,3)
+    let b = obb([2.0, 0.75, 2.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!(m.count, 3.0);
+    check_geometry("diagonal", &m, &b, &t, 0.0, 1e-5);
+}
+
+#[test]
+fn box_corner_into_triangle() {
+    // a cube standing on a corner: rotate so the body diagonal is vertical
+    let axes = {
+        let r1 = rot_axes([1.0, 0.0, 0.0], std::f64::consts::FRAC_PI_4);
+        // tilt about z by atan(1/sqrt 2) (the diagonal's elevation)
+        let ang = (1.0f64 / 2.0f64.sqrt()).atan();
+        let r2 = rot_axes([0.0, 0.0, 1.0], ang);
+        let apply = |u: Vec3| r2[0] * u.x + r2[1] * u.y + r2[2] * u.z;
+        [apply(r1[0]), apply(r1[1]), apply(r1[2])]
+    };
+    let reach: f32 = 3.0f32.sqrt(); // centre to corner
+    let t = ground(0.0);
+    let b = Obb::new(v(0.3, reach - 0.1, -0.2), axes, Vec3::splat(1.0));
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (1.0, -Vec3::Y));
+    let p = m.points[0];
+    assert!((p.depth - 0.1).abs() < 1e-5, "depth {}", p.depth);
+    assert!((p.position - v(0.3, 0.0, -0.2)).length() < 1e-4, "{:?}", p.position);
+    check_geometry("corner", &m, &b, &t, 0.0, 1e-5);
+    let sat = sat_ref(&b, &t);
+    assert!((sat - 0.1).abs() < 1e-5, "reference {sat}");
+}
+
+#[test]
+fn triangle_vertex_into_box_face() {
+    // triangle in the plane z = -0.5 facing +z (the box centre is in front),
+    // its top vertex 0.1 into the box's bottom face
+    let t = Triangle::new(v(0.0, -0.875, -0.5), v(-1.0, -3.0, -0.5), v(1.0, -3.0, -0.5));
+    assert!((t.b - t.a).cross(t.c - t.a).z > 0.0);
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (1.0, -Vec3::Y));
+    let p = m.points[0];
+    assert_eq!((p.position, p.depth), (v(0.0, -0.875, -0.5), 0.125));
+    // box reference face -Y (face 3), triangle vertex 0
+    assert_eq!(p.feature_id, BOX_FACE_ID_BASE + 3.0 * 32.0);
+    check_geometry("vertex", &m, &b, &t, 0.0, 1e-6);
+}
+
+#[test]
+fn edge_edge_crossing() {
+    // box rotated 45° about x: its lowest edge runs along x at y = cy - sqrt2;
+    // the triangle (plane x = 0, facing +x) has its top edge along z at y = 0.1
+    let t = Triangle::new(v(0.0, 0.1, -2.0), v(0.0, 0.1, 2.0), v(0.0, -3.0, 0.0));
+    let axes = rot_axes([1.0, 0.0, 0.0], std::f64::consts::FRAC_PI_4);
+    let b = Obb::new(v(0.3, std::f32::consts::SQRT_2, 0.0), axes, Vec3::splat(1.0));
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert!((m.normal - (-Vec3::Y)).length() < 1e-6, "normal {:?}", m.normal);
+    let p = m.points[0];
+    assert!((p.depth - 0.1).abs() < 1e-5, "depth {}", p.depth);
+    assert!((p.position - v(0.0, 0.1, 0.0)).length() < 1e-5, "{:?}", p.position);
+    // edge ids: box edge along x (axis 0), triangle edge 0
+    assert!(p.feature_id >= EDGE_ID_BASE && (p.feature_id - EDGE_ID_BASE) % 6.0 == 0.0);
+    check_geometry("edge-edge", &m, &b, &t, 0.0, 1e-5);
+}
+
+#[test]
+fn one_sided_box_behind_triangle_gets_nothing() {
+    let t = ground(0.0);
+    for y in [-0.9f32, -0.5, -0.01, -1.0] {
+        let b = obb([0.0, y, 0.0], I3, [1.0, 1.0, 1.0]);
+        assert_eq!(box_triangle(&b, &t, 0.1).count, 0.0, "centre y = {y}");
+    }
+    // the same box mirrored in front is pushed out upwards with the full depth
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    assert!(m.contacts().iter().all(|p| p.depth == 1.0));
+    // the reversed winding faces -Y: now the box below is in front
+    let r = Triangle::new(t.a, t.c, t.b);
+    let b = obb([0.0, -0.9, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &r, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, Vec3::Y));
+}
+
+#[test]
+fn parallel_edges_and_small_and_large_rotations() {
+    // a triangle edge parallel to a box edge crossing the bottom face
+    let t = Triangle::new(v(-5.0, 0.0, 0.25), v(-5.0, 0.0, 5.0), v(5.0, 0.0, 0.25));
+    let b = obb([0.0, 0.9, 0.0], I3, [1.0, 1.0, 1.0]);
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (4.0, -Vec3::Y));
+    check_geometry("parallel", &m, &b, &t, 0.0, 1e-6);
+    let mut zs: Vec<f32> = m.contacts().iter().map(|p| p.position.z).collect();
+    zs.sort_by(f32::total_cmp);
+    assert_eq!(zs, vec![0.25, 0.25, 1.0, 1.0]);
+    let t = ground(0.0);
+    for (axis, ang) in [
+        ([0.0, 1.0, 0.0], 1e-3),
+        ([0.0, 1.0, 0.0], 0.7),
+        ([1.0, 0.0, 0.0], 1e-4),
+        ([1.0, 0.3, 0.2], 2e-3),
+    ] {
+        let b = Obb::new(v(0.2, 0.9, 0.1), rot_axes(axis, ang), Vec3::splat(1.0));
+        let m = box_triangle(&b, &t, 0.0);
+        // the triangle normal wins the near-tie with the box's bottom face
+        assert_eq!((m.count, m.normal), (4.0, -Vec3::Y), "{axis:?} {ang}");
+        check_geometry("small", &m, &b, &t, 0.0, 1e-5);
+    }
+    // a small triangle under a slightly tilted box: the box's bottom face is
+    // ~1e-4 shallower than the triangle normal, within the face bias, so the
+    // triangle normal still wins
+    let small = Triangle::new(v(-0.05, 0.0, -0.05), v(0.0, 0.0, 0.05), v(0.05, 0.0, -0.05));
+    let b = Obb::new(v(0.0, 0.9, 0.0), rot_axes([1.0, 0.0, 0.0], 1e-4), Vec3::splat(1.0));
+    let m = box_triangle(&b, &small, 0.0);
+    assert_eq!((m.count, m.normal), (3.0, -Vec3::Y));
+    check_geometry("small triangle", &m, &b, &small, 0.0, 1e-5);
+    // a large tilt: the lower edge only (two points), still the triangle normal
+    let b = Obb::new(v(0.0, 1.2, 0.0), rot_axes([1.0, 0.0, 0.0], 0.4), Vec3::splat(1.0));
+    let m = box_triangle(&b, &t, 0.0);
+    assert_eq!((m.count, m.normal), (2.0, -Vec3::Y));
+    check_geometry("tilted", &m, &b, &t, 0.0, 1e-5);
+    let sat = sat_ref(&b, &t);
+    for p in m.contacts() {
+        assert!((p.depth as f64 - sat).abs() < 1e-5, "depth {} vs {sat}", p.depth);
+    }
+}
+
+#[test]
+fn invalid_and_degenerate_inputs() {
+    let t = ground(0.0);
+    let b = obb([0.0, 0.9, 0.0], I3, [1.0, 1.0, 1.0]);
+    assert_eq!(box_triangle(&b, &t, 0.0).count, 4.0);
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let mut bad_boxes = vec![
+        obb([nan, 0.9, 0.0], I3, [1.0, 1.0, 1.0]),
+        obb([0.0, inf, 0.0], I3, [1.0, 1.0, 1.0]),
+        obb([0.0, 0.9, 0.0], I3, [1.0, -1.0, 1.0]), // inverted
+        obb([0.0, 0.9, 0.0], I3, [1.0, nan, 1.0]),
+        obb([0.0, 0.9, 0.0], I3, [inf, 1.0, 1.0]),
+    ];
+    bad_boxes.push(Obb::new(
+        v(0.0, 0.9, 0.0),
+        [Vec3::X, v(0.0, nan, 0.0), Vec3::Z],
+        Vec3::splat(1.0),
+    ));
+    for bb in &bad_boxes {
+        assert_eq!(box_triangle(bb, &t, 0.0).count, 0.0, "{bb:?}");
+        assert_eq!(box_triangle(bb, &t, 0.0), Manifold::EMPTY);
+    }
+    for bad in [nan, inf, -inf] {
+        let tt = Triangle::new(v(bad, 0.0, 0.0), t.b, t.c);
+        assert_eq!(box_triangle(&b, &tt, 0.0), Manifold::EMPTY, "{bad}");
+        let tt = Triangle::new(t.a, t.b, v(0.0, 0.0, bad));
+        assert_eq!(box_triangle(&b, &tt, 0.0), Manifold::EMPTY, "{bad}");
+    }
+    // degenerate triangles are two-sided segments / points
+    let seg = Triangle::new(v(-3.0, 0.0, 0.0), v(3.0, 0.0, 0.0), v(1.0, 0.0, 0.0));
+    for y in [0.9f32, -0.9] {
+        let b = obb([0.0, y, 0.0], I3, [1.0, 1.0, 1.0]);
+        let m = box_triangle(&b, &seg, 0.0);
+        assert!(m.count >= 1.0, "segment at {y}");
+        assert!((m.normal.y.abs() - 1.0).abs() < 1e-6 && m.normal.y * y < 0.0, "{:?}", m.normal);
+        check_geometry("segment", &m, &b, &seg, 0.0, 1e-5);
+        for p in m.contacts() {
+            assert!((p.depth - 0.1).abs() < 1e-6);
+        }
+    }
+    let point = Triangle::new(v(0.5, 0.0, 0.25), v(0.5, 0.0, 0.25), v(0.5, 0.0, 0.25));
+    let m = box_triangle(&b, &point, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert_eq!((m.points[0].position, m.points[0].depth), (point.a, 0.100000024));
+    let far = obb([0.0, 5.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    assert_eq!(box_triangle(&far, &seg, 0.0).count, 0.0);
+    assert_eq!(box_triangle(&far, &point, 0.0).count, 0.0);
+    // zero-size box: a point resting on the ground
+    let dot_box = obb([0.0, 0.0, 0.0], I3, [0.0, 0.0, 0.0]);
+    let m = box_triangle(&dot_box, &t, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert_eq!(m.points[0].depth, 0.0);
+    // garbage in other lanes does not disturb a valid lane
+    let mut cases: Vec<(Obb, Triangle, f32)> = bad_boxes.iter().map(|bb| (*bb, t, 0.0)).collect();
+    cases.push((b, t, 0.0));
+    cases.push((b, seg, 0.0));
+    cases.push((b, point, 0.0));
+    cases.push((b, t, nan));
+    widths_match::<f32x4>(&cases, 1);
+    widths_match::<f32x8>(&cases, 1);
+    widths_match::<f32x16>(&cases, 1);
+}
+
+// ------------------------------------------------------------ random
+
+/// Boxes resting on or near triangles: a random triangle (sizes 0.3–6,
+/// random orientation), a box of half extents 0.1–1.5 at a random point
+/// above (or slightly behind) it, randomly rotated; a fifth of the boxes lie
+/// nearly flat on the face.
+fn random_pairs(n: usize, seed: u64) -> Vec<(Obb, Triangle)> {
+    let mut r = SplitMix(seed);
+    (0..n)
+        .map(|_| {
+            let c0 = r.p(-10.0, 10.0);
+            let size = 0.3 + 5.7 * r.f();
+            let t = Triangle::new(
+                c0 + r.p(-1.0, 1.0) * size,
+                c0 + r.p(-1.0, 1.0) * size,
+                c0 + r.p(-1.0, 1.0) * size,
+            );
+            let nn = (t.b - t.a).cross(t.c - t.a);
+            let nl = nn.length().max(1e-20);
+            let n = nn / nl;
+            let (wa, wb) = (r.f(), r.f());
+            let (wa, wb) = if wa + wb > 1.0 { (1.0 - wa, 1.0 - wb) } else { (wa, wb) };
+            let on = t.a + (t.b - t.a) * wa + (t.c - t.a) * wb;
+            let half = r.p(0.1, 1.5);
+            let flat = r.f() < 0.2;
+            let axes = if flat {
+                // nearly flat: the box's y axis along the normal, small tilt
+                let up = d3(n);
+                let k = cross([0.0, 1.0, 0.0], up);
+                let base = if norm(k) > 1e-9 {
+                    rot_axes(k, dot([0.0, 1.0, 0.0], up).clamp(-1.0, 1.0).acos())
+                } else {
+                    I3
+                };
+                let tilt =
+                    rot_axes([r.f() as f64, r.f() as f64, r.f() as f64 + 0.1], r.f() as f64 * 0.02);
+                let apply = |u: Vec3| tilt[0] * u.x + tilt[1] * u.y + tilt[2] * u.z;
+                [apply(base[0]), apply(base[1]), apply(base[2])]
+            } else {
+                let axis = [r.f() as f64 - 0.5, r.f() as f64 - 0.5, r.f() as f64 - 0.5 + 1e-3];
+                rot_axes(axis, r.f() as f64 * std::f64::consts::TAU)
+            };
+            let reach = if flat { half.y } else { half.length() };
+            let height = reach * (-0.3 + 1.6 * r.f());
+            let c = on + n * height + r.p(-0.5, 0.5) * half.max_element();
+            (Obb::new(c, axes, half), t)
+        })
+        .collect()
+}
+
+#[test]
+fn random_pairs_match_f64_reference() {
+    const MARGIN: f32 = 0.02;
+    let pairs = random_pairs(12_000, 0xb0c5);
+    let bias = OBB_EDGE_AXIS_BIAS as f64;
+    let (mut hits, mut deep, mut checked) = (0usize, 0usize, 0usize);
+    let mut kinds = [0usize; 3];
+    for (i, (a, t)) in pairs.iter().enumerate() {
+        let m = box_triangle(a, t, MARGIN);
+        let s = scale(a, t);
+        let tol = 2e-5 * s;
+        let nn = cross(sub(d3(t.b), d3(t.a)), sub(d3(t.c), d3(t.a)));
+        let hc = dot(nn, sub(d3(a.center), d3(t.a))) / norm(nn);
+        let sat = sat_ref(a, t);
+        let front = hc >= 0.0;
+        let want = front && sat >= -MARGIN as f64;
+        let got = m.count > 0.0;
+        if hc.abs() > tol && (sat + MARGIN as f64).abs() > tol {
+            if want {
+                assert!(got, "{i}: missed contact, sat {sat}, hc {hc}");
+            } else if got {
+                // only the face bias may report a pair slightly beyond the margin
+                assert!(front, "{i}: contact behind the triangle");
+                assert!(sat >= -(MARGIN as f64) * (1.0 + 2.0 * bias) - tol, "{i}: sat {sat}");
+            }
+            checked += 1;
+        }
+        if !got {
+            assert_eq!(m, Manifold::EMPTY, "{i}");
+            continue;
+        }
+        hits += 1;
+        let label = format!("pair {i}");
+        check_geometry(&label, &m, a, t, MARGIN, tol);
+        // the depth along the reported normal is within the tie bias of the
+        // least SAT depth, and is the deepest point's depth
+        let along = overlap_along(a, t, d3(m.normal));
+        assert!(along >= sat - tol, "{label}: along {along} < sat {sat}");
+        assert!(along <= sat + bias * sat.abs() + tol, "{label}: along {along} vs sat {sat}");
+        let id0 = m.points[0].feature_id;
+        let kind = if id0 >= EDGE_ID_BASE {
+            2
+        } else if id0 >= BOX_FACE_ID_BASE {
+            1
+        } else {
+            0
+        };
+        kinds[kind] += 1;
+        if kind == 0 {
+            // triangle reference: the deepest box point is either inside the
+            // clip region or the box is beyond the triangle's rim; a point
+            // never reports more than the depth along the normal
+            let best = m.max_depth().unwrap() as f64;
+            assert!(best <= along + tol, "{label}");
+        }
+        if kind == 2 && m.points[0].depth > 0.0 {
+            assert!((m.points[0].depth as f64 - along).abs() <= tol, "{label}: edge depth");
+        }
+        if sat > 0.0 {
+            deep += 1;
+        }
+    }
+    let rate = hits as f64 / pairs.len() as f64;
+    assert!((0.35..0.75).contains(&rate), "hit rate {rate}");
+    assert!(deep > 2000, "penetrating pairs {deep}");
+    assert!(checked > 11_000, "decided pairs {checked}");
+    assert!(kinds.iter().all(|&k| k > 200), "triangle/box/edge manifolds {kinds:?}");
+}
+
+#[test]
+fn random_pairs_every_width_and_lane_bit_identical() {
+    let pairs = random_pairs(2048, 0x5eed);
+    let margins = [0.0f32, 0.02, 0.3];
+    let cases: Vec<(Obb, Triangle, f32)> =
+        pairs.iter().enumerate().map(|(i, (a, t))| (*a, *t, margins[i % 3])).collect();
+    widths_match::<f32x4>(&cases, 3);
+    widths_match::<f32x8>(&cases, 5);
+    widths_match::<f32x16>(&cases, 7);
+    // the hit rate of the scalar path is the same as the widest (sanity)
+    let hits = cases.iter().filter(|(a, t, m)| box_triangle(a, t, *m).count > 0.0).count();
+    assert!(hits > 600 && hits < 1800, "hits {hits}");
+}
+
+#[test]
+fn feature_ids_stable_under_small_motion() {
+    let pairs = random_pairs(3000, 77);
+    let mut same = 0;
+    let mut compared = 0;
+    for (a, t) in &pairs {
+        let m0 = box_triangle(a, t, 0.0);
+        if m0.count == 0.0 || m0.max_depth().unwrap() < 0.05 {
+            continue;
+        }
+        let mut b = *a;
+        b.center += v(1e-5, -1e-5, 1e-5);
+        let m1 = box_triangle(&b, t, 0.0);
+        let ids = |m: &Manifold| {
+            let mut v: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+            v.sort_by(f32::total_cmp);
+            v
+        };
+        compared += 1;
+        if ids(&m0) == ids(&m1) {
+            same += 1;
+        }
+    }
+    assert!(compared > 300, "{compared}");
+    assert!(same * 100 >= compared * 97, "ids stable in {same} of {compared}");
+}
