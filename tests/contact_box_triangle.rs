@@ -11,83 +11,24 @@ use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::box_triangle::{BOX_FACE_ID_BASE, EDGE_ID_BASE};
 use widephase::contact::{box_triangle, Manifold};
 use widephase::overlap::OBB_EDGE_AXIS_BIAS;
-use widephase::pack::{extract, transpose, LanePod};
+use widephase::pack::{transpose, LanePod};
 use widephase::workload::SplitMix;
 use widephase::{Obb, Triangle, Vec3};
 
+#[path = "common/contact64.rs"]
+mod contact64;
+use contact64::*;
+
 // ------------------------------------------------------------ helpers
 
-type D3 = [f64; 3];
-
-fn d3(v: Vec3) -> D3 {
-    [v.x as f64, v.y as f64, v.z as f64]
-}
-fn dot(a: D3, b: D3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn sub(a: D3, b: D3) -> D3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn add_s(a: D3, b: D3, s: f64) -> D3 {
-    [a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s]
-}
-fn cross(a: D3, b: D3) -> D3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-fn norm(a: D3) -> f64 {
-    dot(a, a).sqrt()
-}
 fn v(x: f32, y: f32, z: f32) -> Vec3 {
     Vec3::new(x, y, z)
-}
-
-/// Rotation matrix columns for a rotation of `angle` about `axis` (f64, then
-/// rounded).
-fn rot_axes(axis: D3, angle: f64) -> [Vec3; 3] {
-    let l = norm(axis);
-    let k = [axis[0] / l, axis[1] / l, axis[2] / l];
-    let (s, c) = angle.sin_cos();
-    let rot = |v: D3| -> Vec3 {
-        let kv = cross(k, v);
-        let kd = dot(k, v);
-        let r = [
-            v[0] * c + kv[0] * s + k[0] * kd * (1.0 - c),
-            v[1] * c + kv[1] * s + k[1] * kd * (1.0 - c),
-            v[2] * c + kv[2] * s + k[2] * kd * (1.0 - c),
-        ];
-        Vec3::new(r[0] as f32, r[1] as f32, r[2] as f32)
-    };
-    [rot([1.0, 0.0, 0.0]), rot([0.0, 1.0, 0.0]), rot([0.0, 0.0, 1.0])]
-}
-
-const I3: [Vec3; 3] = [Vec3::X, Vec3::Y, Vec3::Z];
-
-fn obb(c: [f32; 3], axes: [Vec3; 3], h: [f32; 3]) -> Obb {
-    Obb::new(Vec3::from_array(c), axes, Vec3::from_array(h))
 }
 
 /// A ground triangle in the plane `y = y0` facing +Y, large enough to hold
 /// a box of size ~2 anywhere near the origin.
 fn ground(y0: f32) -> Triangle {
     Triangle::new(v(-20.0, y0, -20.0), v(0.0, y0, 20.0), v(20.0, y0, -20.0))
-}
-
-/// Signed distance from `p` to the box (f64): negative inside.
-fn box_sd(b: &Obb, p: D3) -> f64 {
-    let rel = sub(p, d3(b.center));
-    let h = d3(b.half);
-    let mut out = [0.0f64; 3];
-    let mut inside = f64::NEG_INFINITY;
-    for i in 0..3 {
-        let l = dot(rel, d3(b.axes[i])).abs() - h[i];
-        out[i] = l.max(0.0);
-        inside = inside.max(l);
-    }
-    if inside > 0.0 {
-        norm(out)
-    } else {
-        inside
-    }
 }
 
 /// Distance from `p` to the triangle (f64).
@@ -204,44 +145,21 @@ fn check_geometry(label: &str, m: &Manifold, a: &Obb, t: &Triangle, margin: f32,
     }
 }
 
-fn bits(m: &Manifold) -> Vec<u32> {
-    let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
-    v.push(m.count.to_bits());
-    for p in &m.points {
-        v.extend(
-            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
-        );
-    }
-    v
-}
-
 /// Every case through width `L` in every lane position (other lanes hold
 /// other cases), bit for bit against the scalar tester.
-fn widths_match<L: LanePod>(cases: &[(Obb, Triangle, f32)], step: usize) {
-    let n = cases.len();
-    let expect: Vec<Vec<u32>> =
-        cases.iter().map(|(a, t, m)| bits(&box_triangle(a, t, *m))).collect();
-    for i in (0..n).step_by(step) {
-        for pos in 0..L::WIDTH {
-            let idx: Vec<usize> =
-                (0..L::WIDTH).map(|j| if j == pos { i } else { (i + 7 * j + 1) % n }).collect();
-            let sa: Vec<Obb> = idx.iter().map(|&j| cases[j].0).collect();
-            let sb: Vec<Triangle> = idx.iter().map(|&j| cases[j].1).collect();
-            let margins: Vec<f32> = idx.iter().map(|&j| cases[j].2).collect();
-            let mut mp = [0.0f32; 16];
-            mp[..L::WIDTH].copy_from_slice(&margins);
-            let margin: L = bytemuck::pod_read_unaligned(bytemuck::cast_slice(&mp[..L::WIDTH]));
-            let m = box_triangle(&transpose::<Obb, L>(&sa), &transpose::<Triangle, L>(&sb), margin);
-            for (j, &c) in idx.iter().enumerate() {
-                assert_eq!(
-                    bits(&extract::<Manifold, L>(&m, j)),
-                    expect[c],
-                    "width {} lane {j} case {c}",
-                    L::WIDTH
-                );
-            }
+fn box_triangle_widths_match<L: LanePod>(cases: &[(Obb, Triangle, f32)], step: usize) {
+    let scalar = |(a, t, m): &(Obb, Triangle, f32)| box_triangle(a, t, *m);
+    let wide = |lanes: &[(Obb, Triangle, f32)]| {
+        let sa: Vec<Obb> = lanes.iter().map(|c| c.0).collect();
+        let sb: Vec<Triangle> = lanes.iter().map(|c| c.1).collect();
+        let mut mp = [0.0f32; 16];
+        for (m, c) in mp.iter_mut().zip(lanes) {
+            *m = c.2;
         }
-    }
+        let margin: L = bytemuck::pod_read_unaligned(bytemuck::cast_slice(&mp[..L::WIDTH]));
+        box_triangle(&transpose::<Obb, L>(&sa), &transpose::<Triangle, L>(&sb), margin)
+    };
+    widths_match::<L, _>(cases, step, scalar, wide);
 }
 
 // ------------------------------------------------------------ analytic
@@ -512,9 +430,9 @@ fn invalid_and_degenerate_inputs() {
     cases.push((b, seg, 0.0));
     cases.push((b, point, 0.0));
     cases.push((b, t, nan));
-    widths_match::<f32x4>(&cases, 1);
-    widths_match::<f32x8>(&cases, 1);
-    widths_match::<f32x16>(&cases, 1);
+    box_triangle_widths_match::<f32x4>(&cases, 1);
+    box_triangle_widths_match::<f32x8>(&cases, 1);
+    box_triangle_widths_match::<f32x16>(&cases, 1);
 }
 
 // ------------------------------------------------------------ random
@@ -642,9 +560,9 @@ fn random_pairs_every_width_and_lane_bit_identical() {
     let margins = [0.0f32, 0.02, 0.3];
     let cases: Vec<(Obb, Triangle, f32)> =
         pairs.iter().enumerate().map(|(i, (a, t))| (*a, *t, margins[i % 3])).collect();
-    widths_match::<f32x4>(&cases, 3);
-    widths_match::<f32x8>(&cases, 5);
-    widths_match::<f32x16>(&cases, 7);
+    box_triangle_widths_match::<f32x4>(&cases, 3);
+    box_triangle_widths_match::<f32x8>(&cases, 5);
+    box_triangle_widths_match::<f32x16>(&cases, 7);
     // the hit rate of the scalar path is the same as the widest (sanity)
     let hits = cases.iter().filter(|(a, t, m)| box_triangle(a, t, *m).count > 0.0).count();
     assert!(hits > 600 && hits < 1800, "hits {hits}");
