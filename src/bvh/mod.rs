@@ -78,7 +78,9 @@ pub(crate) const LEAF_BIT: u32 = 1 << 31;
 pub(crate) const EMPTY: u32 = u32::MAX;
 
 /// One wide node: eight child boxes in SoA form and what each slot holds.
+/// 256 bytes, aligned to a cache line so a node spans exactly four lines.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub(crate) struct Node {
     pub(crate) bounds: Aabb<W>,
     /// `EMPTY`, `LEAF_BIT | leaf`, or an index of a node (always greater than
@@ -112,7 +114,9 @@ pub(crate) fn union_valid(a: Aabb, b: &Aabb) -> Aabb {
     }
 }
 
-/// Reusable traversal stack entries: (child slot value, entry `t`).
+/// Reusable traversal stack entries: (child slot value, entry `t`). The
+/// traversal uses it as a fixed-length slice (resized on demand), not as a
+/// growing `Vec`.
 pub(crate) type Stack = Vec<(u32, f32)>;
 
 /// A wide BVH over axis-aligned boxes: box, sphere and ray queries, self-overlap
@@ -399,7 +403,13 @@ impl Bvh {
             return;
         }
         let pre = NodeRay::new(ray);
-        stack.clear();
+        // The stack is used as a fixed slice with its own top `sp` (no
+        // `Vec::push`/`pop` bookkeeping); it is grown before a node's pushes
+        // when fewer than `BRANCH` free entries remain (rare: only deep trees).
+        if stack.len() < STACK_INIT {
+            stack.resize(STACK_INIT, (0, 0.0));
+        }
+        let mut sp = 0usize;
         let mut cur = 0u32;
         loop {
             if cur & LEAF_BIT != 0 {
@@ -417,37 +427,63 @@ impl Bvh {
                     stats.nodes += 1;
                     stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
                 }
-                let (mut m, ts) = pre.test(&node.bounds, *best_t);
-                if m != 0 && m & (m - 1) == 0 {
-                    // One child hit: descend without touching the stack.
-                    cur = node.child[m.trailing_zeros() as usize];
+                let (m, ts) = pre.test(&node.bounds, *best_t);
+                if m != 0 {
+                    // Visit the hit children nearest first by `(entry t, slot)`:
+                    // descend into the nearest now, push the others farthest
+                    // first so the next nearest is popped next (Embree's
+                    // order). One hit: no stack; two: one compare.
+                    let i0 = m.trailing_zeros() as usize;
+                    let rest = m & (m - 1);
+                    if rest == 0 {
+                        cur = node.child[i0];
+                        continue;
+                    }
+                    if stack.len() < sp + BRANCH {
+                        stack.resize(sp + BRANCH + STACK_INIT, (0, 0.0));
+                    }
+                    let i1 = rest.trailing_zeros() as usize;
+                    if rest & (rest - 1) == 0 {
+                        // i0 < i1: on equal t the smaller slot is nearer.
+                        let (near, far) = if ts[i1] < ts[i0] { (i1, i0) } else { (i0, i1) };
+                        stack[sp] = (node.child[far], ts[far]);
+                        sp += 1;
+                        cur = node.child[near];
+                        continue;
+                    }
+                    // Three or more: insertion sort of `(t, slot)` keys,
+                    // largest first, in a local array.
+                    let mut keys = [0u64; BRANCH];
+                    let mut n = 0;
+                    let mut mm = m;
+                    while mm != 0 {
+                        let i = mm.trailing_zeros() as usize;
+                        mm &= mm - 1;
+                        let key = (sortable(ts[i]) as u64) << 32 | i as u64;
+                        let mut k = n;
+                        while k > 0 && keys[k - 1] < key {
+                            keys[k] = keys[k - 1];
+                            k -= 1;
+                        }
+                        keys[k] = key;
+                        n += 1;
+                    }
+                    for &key in &keys[..n - 1] {
+                        let i = (key & 7) as usize;
+                        stack[sp] = (node.child[i], ts[i]);
+                        sp += 1;
+                    }
+                    cur = node.child[(keys[n - 1] & 7) as usize];
                     continue;
                 }
-                // Push the hit children farthest first, so the nearest is popped
-                // next (front-to-back order by entry t). At most 8: insertion
-                // sort of (t, slot) keys in a local array, largest first.
-                let mut keys = [0u64; BRANCH];
-                let mut n = 0;
-                while m != 0 {
-                    let i = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let key = (sortable(ts[i]) as u64) << 32 | i as u64;
-                    let mut k = n;
-                    while k > 0 && keys[k - 1] < key {
-                        keys[k] = keys[k - 1];
-                        k -= 1;
-                    }
-                    keys[k] = key;
-                    n += 1;
-                }
-                stack.extend(keys[..n].iter().map(|&key| {
-                    let i = (key & 7) as usize;
-                    (node.child[i], ts[i])
-                }));
             }
             // The nearest pending entry that is not beyond the best hit.
             loop {
-                let Some((c, t_enter)) = stack.pop() else { return };
+                if sp == 0 {
+                    return;
+                }
+                sp -= 1;
+                let (c, t_enter) = stack[sp];
                 if t_enter <= *best_t {
                     cur = c;
                     break;
@@ -456,6 +492,9 @@ impl Bvh {
         }
     }
 }
+
+/// Initial length of a traversal stack (entries; grown on demand).
+const STACK_INIT: usize = 64;
 
 /// An order-preserving map of finite `f32` (and ±∞) to `u32`: flips the
 /// sign bit of non-negative values and every bit of negative ones.
