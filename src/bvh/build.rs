@@ -66,14 +66,20 @@ pub(super) fn build(boxes: &[Aabb]) -> Bvh {
     let input = Input { boxes, cent };
     let mut prims: Vec<u32> = (0..n as u32).collect();
     let mut bvh =
-        Bvh { nodes: Vec::new(), leaves: Vec::new(), prims: Vec::new(), boxes: Vec::new() };
+        Bvh {
+        nodes: Vec::new(),
+        leaves: Vec::new(),
+        prims: Vec::new(),
+        boxes: Vec::new(),
+        depth: 0,
+    };
     if n == 0 {
         return bvh;
     }
     let root = build_rec(&input, &mut prims, 0, 0);
     // The root is always a node (a lone leaf sits in its slot 0).
     bvh.nodes.push(empty_node());
-    fill_node(&mut bvh, 0, collapse(root));
+    bvh.depth = fill_node(&mut bvh, 0, collapse(root));
     bvh.prims = prims;
     bvh
 }
@@ -116,8 +122,9 @@ fn collapse(node: BNode) -> Vec<BNode> {
 }
 
 /// Lays out node `at` with the given children (preorder: child nodes get
-/// indices after `at`, in slot order).
-fn fill_node(bvh: &mut Bvh, at: usize, kids: Vec<BNode>) {
+/// indices after `at`, in slot order); returns the number of node levels in
+/// this subtree (1 when every child is a leaf).
+fn fill_node(bvh: &mut Bvh, at: usize, kids: Vec<BNode>) -> u32 {
     let mut lanes = [[0.0f32; BRANCH]; 6];
     for (k, row) in lanes.iter_mut().enumerate() {
         *row = [if k < 3 { f32::INFINITY } else { f32::NEG_INFINITY }; BRANCH];
@@ -135,14 +142,16 @@ fn fill_node(bvh: &mut Bvh, at: usize, kids: Vec<BNode>) {
         }
     }
     bvh.nodes[at] = Node { bounds: soa_box(&lanes), child };
+    let mut below = 0;
     for (s, kid) in kids.into_iter().enumerate() {
         if let BNode::Inner { .. } = kid {
             let idx = bvh.nodes.len();
             bvh.nodes.push(empty_node());
             bvh.nodes[at].child[s] = idx as u32;
-            fill_node(bvh, idx, collapse(kid));
+            below = below.max(fill_node(bvh, idx, collapse(kid)));
         }
     }
+    below + 1
 }
 
 fn build_rec(inp: &Input, ids: &mut [u32], start: u32, depth: u32) -> BNode {

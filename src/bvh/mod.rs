@@ -56,7 +56,7 @@ use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{aabb_aabb, sphere_aabb};
 use crate::ray::{
-    finite_t, ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS,
+    ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS,
     RAY_AABB_WIDEN_REL,
 };
 use crate::shapes::{Aabb, Ray, Sphere};
@@ -146,6 +146,9 @@ pub struct Bvh {
     pub(crate) prims: Vec<u32>,
     /// Primitive boxes by id (as given; invalid ones are never reported).
     pub(crate) boxes: Vec<Aabb>,
+    /// Node levels on the longest root-to-leaf path (0 for an empty tree);
+    /// bounds the ray traversal's stack ([`Bvh::stack_need`]).
+    pub(crate) depth: u32,
 }
 
 impl Bvh {
@@ -373,6 +376,15 @@ impl Bvh {
         }
     }
 
+    /// Stack entries a ray traversal can need: a visited node keeps at most
+    /// `BRANCH - 1` of its hit children pending (the nearest is entered at
+    /// once), and the pending entries of one node level are all popped before
+    /// the ones of the level above, so `depth · (BRANCH - 1)` bounds the stack.
+    #[inline]
+    pub(crate) fn stack_need(&self) -> usize {
+        self.depth as usize * (BRANCH - 1) + 1
+    }
+
     /// Ordered ray traversal shared by picking and the mesh queries: children
     /// whose conservative slab test hits with entry `<= best_t` are visited
     /// nearest first; `leaf(leaf_index, &mut best_t)` tests a leaf, may lower
@@ -403,12 +415,13 @@ impl Bvh {
             return;
         }
         let pre = NodeRay::new(ray);
-        // The stack is used as a fixed slice with its own top `sp` (no
-        // `Vec::push`/`pop` bookkeeping); it is grown before a node's pushes
-        // when fewer than `BRANCH` free entries remain (rare: only deep trees).
-        if stack.len() < STACK_INIT {
-            stack.resize(STACK_INIT, (0, 0.0));
+        // The stack is a fixed slice with its own top `sp` (no `Vec::push`
+        // bookkeeping), long enough for any traversal of this tree.
+        let need = self.stack_need();
+        if stack.len() < need {
+            stack.resize(need, (0, 0.0));
         }
+        let stack = &mut stack[..];
         let mut sp = 0usize;
         let mut cur = 0u32;
         loop {
@@ -438,9 +451,6 @@ impl Bvh {
                     if rest == 0 {
                         cur = node.child[i0];
                         continue;
-                    }
-                    if stack.len() < sp + BRANCH {
-                        stack.resize(sp + BRANCH + STACK_INIT, (0, 0.0));
                     }
                     let i1 = rest.trailing_zeros() as usize;
                     if rest & (rest - 1) == 0 {
@@ -493,9 +503,6 @@ impl Bvh {
     }
 }
 
-/// Initial length of a traversal stack (entries; grown on demand).
-const STACK_INIT: usize = 64;
-
 /// An order-preserving map of finite `f32` (and ±∞) to `u32`: flips the
 /// sign bit of non-negative values and every bit of negative ones.
 #[inline(always)]
@@ -542,7 +549,9 @@ impl core::ops::AddAssign for TraversalStats {
 ///
 /// The reduced test gives the same hit mask as
 /// `ray_aabb_conservative_precomp` on every box a node holds (valid boxes, or
-/// the inverted empty box of an unused slot, which both reject):
+/// the inverted empty box of an unused slot, which both reject) whose slab
+/// times do not overflow, and a superset with entries never larger when they
+/// do (last point):
 /// - With `inv_i` finite and non-zero, `min_i - o_i <= max_i - o_i` stay in
 ///   order after the (monotone) rounded product, so the near plane of axis `i`
 ///   is `min_i` when `inv_i > 0` and `max_i` otherwise: one product per plane,
@@ -555,6 +564,16 @@ impl core::ops::AddAssign for TraversalStats {
 ///   max (and likewise for the exits). So the reduced test keeps the kernel's
 ///   guarantee: it never misses a box the exact ray segment touches.
 /// - An unused slot (`+∞..−∞`) gives entry `+∞` and exit `−∞`: a miss.
+/// - Instead of the kernel's "widen finite values only", the largest entry is
+///   first clamped to `≤ f32::MAX` and the smallest exit to `≥ -f32::MAX`, then
+///   widened (one `min`/`max` instead of an `is_finite` test and a select per
+///   side). Finite values are unchanged; an entry of `+∞` becomes finite (a
+///   lower entry) and an exit of `−∞` becomes finite (a higher exit), so the
+///   test accepts every box the kernel accepts, with an entry `t` that is never
+///   larger: still conservative. `−∞` entries and `+∞` exits stay infinite
+///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. An unused
+///   slot now gives entry `≈ f32::MAX` and exit `≈ -f32::MAX`: still a miss.
+///   The entries are returned unclamped (`−∞` is ordered fine by `sortable`).
 struct NodeRay {
     origin: [W; 3],
     inv: [W; 3],
@@ -610,13 +629,17 @@ impl NodeRay {
         let f = min(min(far[0], far[1]), far[2]);
         let c = W::splat(RAY_AABB_WIDEN_REL);
         let eta = W::splat(RAY_AABB_WIDEN_ABS);
-        // near -= c·|near| + eta; far += c·|far| + eta (finite values only)
-        let n = W::select(n.is_finite(), n - (c * n.abs() + eta), n);
-        let f = W::select(f.is_finite(), f + (c * f.abs() + eta), f);
+        // near -= c·|near| + eta; far += c·|far| + eta, after clamping the
+        // entry below +∞ and the exit above −∞ (see the type's docs: the
+        // result is never tighter than the kernel's, and never NaN).
+        let n = min(n, W::splat(f32::MAX));
+        let f = max(f, W::splat(f32::MIN));
+        let n = n - (c * n.abs() + eta);
+        let f = f + (c * f.abs() + eta);
         let enter = max(self.t_min, n);
         let exit = min(self.t_max, f);
         let m = enter.le(exit) & enter.le(W::splat(best_t));
-        (m.bits(), finite_t(enter).to_array())
+        (m.bits(), enter.to_array())
     }
 }
 
