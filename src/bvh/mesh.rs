@@ -224,11 +224,14 @@ impl MeshBvh {
         stack: &mut Stack,
         stats: &mut TraversalStats,
     ) -> Option<RayHit> {
-        let rw = splat_ray(ray);
+        // The triangle test's per-ray shear, computed at the first leaf (many
+        // rays reach none).
+        let mut rw: Option<RayTrianglePrecomp<W>> = None;
         let mut best: Option<RayHit> = None;
         let mut best_t = ray.t_max;
         self.bvh.ray_visit_counted::<COUNT>(ray, stack, &mut best_t, stats, |leaf, best_t| {
-            let h = self.packs[leaf as usize].hit(&rw);
+            let rw = rw.get_or_insert_with(|| splat_ray(ray));
+            let h = self.packs[leaf as usize].hit(rw);
             let mut m = h.hit.bits();
             if m != 0 {
                 let (ts, us, vs) = (h.t.to_array(), h.u.to_array(), h.v.to_array());

@@ -409,12 +409,37 @@ impl Bvh {
         stack: &mut Stack,
         best_t: &mut f32,
         stats: &mut TraversalStats,
-        mut leaf: impl FnMut(u32, &mut f32) -> bool,
+        leaf: impl FnMut(u32, &mut f32) -> bool,
     ) {
         if self.nodes.is_empty() || !crate::ray::ray_valid(ray) {
             return;
         }
-        let pre = NodeRay::new(ray);
+        // The node test folds `best_t` into the exit, so it must not exceed
+        // `t_max` (every caller starts at `t_max`; this keeps it so).
+        if !(*best_t <= ray.t_max) {
+            *best_t = ray.t_max;
+        }
+        // One instance of the loop per node test, chosen once per ray.
+        match NodeRay::new(ray) {
+            Some(pre) => self.traverse::<COUNT>(&pre, stack, best_t, stats, leaf),
+            None => {
+                let pre = GeneralNodeRay(RayPrecomp::new(ray).splat::<W>());
+                self.traverse::<COUNT>(&pre, stack, best_t, stats, leaf)
+            }
+        }
+    }
+
+    /// The loop of [`ray_visit_counted`](Self::ray_visit_counted) for one
+    /// node test (a valid ray, a non-empty tree, `*best_t <= t_max`).
+    #[inline(always)]
+    fn traverse<const COUNT: bool>(
+        &self,
+        pre: &impl NodeTest,
+        stack: &mut Stack,
+        best_t: &mut f32,
+        stats: &mut TraversalStats,
+        mut leaf: impl FnMut(u32, &mut f32) -> bool,
+    ) {
         // The stack is a fixed slice with its own top `sp` (no `Vec::push`
         // bookkeeping), long enough for any traversal of this tree.
         let need = self.stack_need();
@@ -580,37 +605,49 @@ struct NodeRay {
     /// Per axis: `inv_i < 0` (the near plane is the box's max).
     neg: [bool; 3],
     t_min: W,
-    t_max: W,
-    /// The general kernel's data, for the other rays only.
-    general: Option<RayPrecomp<W>>,
+}
+
+/// A node test: the hit mask (bit per slot) of the children whose
+/// conservative entry `t` is `<= best_t`, and the entries (any value in
+/// the other lanes). `best_t` never exceeds the ray's `t_max`.
+trait NodeTest {
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]);
+}
+
+/// The general node test: the crate's kernel, for rays with a zero or
+/// tiny direction component.
+struct GeneralNodeRay(RayPrecomp<W>);
+
+impl NodeTest for GeneralNodeRay {
+    #[inline(always)]
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
+        let h = ray_aabb_conservative_precomp(&self.0, b);
+        let m = h.hit & h.t.le(W::splat(best_t));
+        (m.bits(), h.t.to_array())
+    }
 }
 
 impl NodeRay {
+    /// The reduced test's data, or `None` when a direction component is zero
+    /// or has an infinite inverse (those rays use [`GeneralNodeRay`]).
     #[inline(always)]
-    fn new(ray: &Ray) -> Self {
+    fn new(ray: &Ray) -> Option<Self> {
         let d = ray.dir.to_array();
         let inv = d.map(|x| 1.0 / x);
         let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
         let o = ray.origin.to_array();
-        NodeRay {
+        fast.then(|| NodeRay {
             origin: o.map(W::splat),
             inv: inv.map(W::splat),
             neg: inv.map(|x| x < 0.0),
             t_min: W::splat(ray.t_min),
-            t_max: W::splat(ray.t_max),
-            general: (!fast).then(|| RayPrecomp::new(ray).splat::<W>()),
-        }
+        })
     }
+}
 
-    /// The hit mask (bit per slot) of the children whose widened entry `t` is
-    /// `<= best_t`, and those entries.
+impl NodeTest for NodeRay {
     #[inline(always)]
     fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
-        if let Some(general) = &self.general {
-            let h = ray_aabb_conservative_precomp(general, b);
-            let m = h.hit & h.t.le(W::splat(best_t));
-            return (m.bits(), h.t.to_array());
-        }
         let lo = [b.min.x, b.min.y, b.min.z];
         let hi = [b.max.x, b.max.y, b.max.z];
         let mut near = [W::splat(0.0); 3];
@@ -636,10 +673,10 @@ impl NodeRay {
         let f = max(f, W::splat(f32::MIN));
         let n = n - (c * n.abs() + eta);
         let f = f + (c * f.abs() + eta);
+        // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
         let enter = max(self.t_min, n);
-        let exit = min(self.t_max, f);
-        let m = enter.le(exit) & enter.le(W::splat(best_t));
-        (m.bits(), enter.to_array())
+        let exit = min(W::splat(best_t), f);
+        (enter.le(exit).bits(), enter.to_array())
     }
 }
 
