@@ -578,9 +578,12 @@ impl core::ops::AddAssign for TraversalStats {
 /// times do not overflow, and a superset with entries never larger when they
 /// do (last point):
 /// - With `inv_i` finite and non-zero, `min_i - o_i <= max_i - o_i` stay in
-///   order after the (monotone) rounded product, so the near plane of axis `i`
-///   is `min_i` when `inv_i > 0` and `max_i` otherwise: one product per plane,
-///   no `min`/`max` per axis. The kernel's `lo == 0 → 0` select only matters
+///   order after the (monotone) rounded product, so on a valid box the near
+///   plane's time (`min_i` when `inv_i > 0`, `max_i` otherwise) is the `min`
+///   of the two and the far one the `max`: no sign test. A slot's box is
+///   either valid or the empty box, inverted on every axis (boxes are unions
+///   of valid boxes, or `EMPTY_BOX`), which `min`/`max` would turn into
+///   whole slabs, so lanes with `min_x > max_x` are masked out. The kernel's `lo == 0 → 0` select only matters
 ///   for an infinite `inv_i` (`0·∞`); here `0·inv_i` is `±0`, equal to 0.
 /// - The widening `w(x) = x − (c·|x| + η)` (finite `x` only) is monotone
 ///   non-decreasing in `x` in floating point (its correction grows by far less
@@ -588,7 +591,6 @@ impl core::ops::AddAssign for TraversalStats {
 ///   widening the largest entry once equals widening every axis and taking the
 ///   max (and likewise for the exits). So the reduced test keeps the kernel's
 ///   guarantee: it never misses a box the exact ray segment touches.
-/// - An unused slot (`+∞..−∞`) gives entry `+∞` and exit `−∞`: a miss.
 /// - Instead of the kernel's "widen finite values only", the largest entry is
 ///   first clamped to `≤ f32::MAX` and the smallest exit to `≥ -f32::MAX`, then
 ///   widened (one `min`/`max` instead of an `is_finite` test and a select per
@@ -596,14 +598,10 @@ impl core::ops::AddAssign for TraversalStats {
 ///   lower entry) and an exit of `−∞` becomes finite (a higher exit), so the
 ///   test accepts every box the kernel accepts, with an entry `t` that is never
 ///   larger: still conservative. `−∞` entries and `+∞` exits stay infinite
-///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. An unused
-///   slot now gives entry `≈ f32::MAX` and exit `≈ -f32::MAX`: still a miss.
-///   The entries are returned unclamped (`−∞` is ordered fine by `sortable`).
+///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. The entries are returned unclamped (`−∞` is ordered fine by `sortable`).
 struct NodeRay {
     origin: [W; 3],
     inv: [W; 3],
-    /// Per axis: `inv_i < 0` (the near plane is the box's max).
-    neg: [bool; 3],
     t_min: W,
 }
 
@@ -639,7 +637,6 @@ impl NodeRay {
         fast.then(|| NodeRay {
             origin: o.map(W::splat),
             inv: inv.map(W::splat),
-            neg: inv.map(|x| x < 0.0),
             t_min: W::splat(ray.t_min),
         })
     }
@@ -650,18 +647,21 @@ impl NodeTest for NodeRay {
     fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
         let lo = [b.min.x, b.min.y, b.min.z];
         let hi = [b.max.x, b.max.y, b.max.z];
-        let mut near = [W::splat(0.0); 3];
-        let mut far = [W::splat(0.0); 3];
-        for k in 0..3 {
-            let (n, f) = if self.neg[k] { (hi[k], lo[k]) } else { (lo[k], hi[k]) };
-            near[k] = (n - self.origin[k]) * self.inv[k];
-            far[k] = (f - self.origin[k]) * self.inv[k];
-        }
         // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
         // here (finite non-zero `inv`, finite or infinite box coordinates), so
         // wide's NaN-checking inherent `f32x8::max` would only cost a compare
         // and a blend per call.
         let (max, min) = (<W as Lane>::max, <W as Lane>::min);
+        let mut near = [W::splat(0.0); 3];
+        let mut far = [W::splat(0.0); 3];
+        for k in 0..3 {
+            let a = (lo[k] - self.origin[k]) * self.inv[k];
+            let z = (hi[k] - self.origin[k]) * self.inv[k];
+            // On a valid box the near plane's time is the smaller one (the
+            // sign of inv_k picks it), so min/max select it without a branch.
+            near[k] = min(a, z);
+            far[k] = max(a, z);
+        }
         let n = max(max(near[0], near[1]), near[2]);
         let f = min(min(far[0], far[1]), far[2]);
         let c = W::splat(RAY_AABB_WIDEN_REL);
@@ -676,7 +676,10 @@ impl NodeTest for NodeRay {
         // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
         let enter = max(self.t_min, n);
         let exit = min(W::splat(best_t), f);
-        (enter.le(exit).bits(), enter.to_array())
+        // Each slot's box is valid or the empty (inverted on every axis) box,
+        // which min/max would turn into whole slabs: reject it by its x.
+        let used = b.min.x.le(b.max.x);
+        ((enter.le(exit) & used).bits(), enter.to_array())
     }
 }
 
