@@ -65,8 +65,7 @@ pub(super) fn build(boxes: &[Aabb]) -> Bvh {
         .collect();
     let input = Input { boxes, cent };
     let mut prims: Vec<u32> = (0..n as u32).collect();
-    let mut bvh =
-        Bvh {
+    let mut bvh = Bvh {
         nodes: Vec::new(),
         leaves: Vec::new(),
         prims: Vec::new(),

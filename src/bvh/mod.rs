@@ -56,8 +56,7 @@ use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{aabb_aabb, sphere_aabb};
 use crate::ray::{
-    ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS,
-    RAY_AABB_WIDEN_REL,
+    ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS, RAY_AABB_WIDEN_REL,
 };
 use crate::shapes::{Aabb, Ray, Sphere};
 use crate::workload::SplitMix;

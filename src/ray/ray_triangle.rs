@@ -204,7 +204,7 @@ pub fn ray_triangle_precomp<L: Lane>(
 /// [`ray_triangle_precomp`] with the triangle validity `tri_valid` (which must
 /// equal `tri.is_valid()`) computed once by the caller, e.g. when a BVH leaf
 /// pack is built.
-#[inline]
+#[inline(always)]
 pub(crate) fn ray_triangle_precomp_valid<L: Lane>(
     pre: &RayTrianglePrecomp<L>,
     tri: &Triangle<L>,
