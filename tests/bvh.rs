@@ -674,30 +674,40 @@ fn fill_and_traversal_stats() {
     assert_eq!(MeshBvh::new(&[]).bvh().mean_fill(), 0.0);
 }
 
-/// Rays whose slab times overflow `f32` (direction components near the
-/// smallest normal, so `1/d` is finite but `(plane - o)·(1/d)` is `±∞` for
-/// far planes: the node test's clamped widening), and a deep tree (each
+/// Rays with direction components down to the node test's documented limit
+/// `|d_i| >= 2^-40` (`1/COORD_LIMIT`; or exactly zero), so slab times reach
+/// `~2^45` and the widening works at large `t`, and a deep tree (each
 /// binned-SAH split peels one box off: the traversal stack sized from the
 /// tree depth), both against brute force.
 #[test]
-fn overflowing_slab_times_and_deep_trees_equal_brute_force() {
+fn tiny_directions_and_deep_trees_equal_brute_force() {
     let mut r = rng::rng(0x0F10);
     let tris = gen_tris(&mut r, 2000);
     let bvh = MeshBvh::new(&tris);
-    let scales = [1e-36f32, 1e-37, 3e-38, -2e-38, 1.5e-38];
+    let lim = 2f32.powi(-40);
+    let scales = [lim, 3.0 * lim, -lim, 1e-6, -17.0 * lim];
+    let mut hits = 0;
     for i in 0..2000 {
         let o = point(&mut r, -12.0, 12.0);
         let target = point(&mut r, -9.0, 9.0);
         let s = scales[i % scales.len()];
         let mut d = ((target - o) * s).to_array();
         if i % 4 == 1 {
-            d[r.usize(0..3)] = scales[r.usize(0..scales.len())];
+            d[r.usize(0..3)] = [0.0, lim, -lim][r.usize(0..3)];
+        }
+        // keep every non-zero component at or above the limit
+        for x in d.iter_mut() {
+            if *x != 0.0 && x.abs() < lim {
+                *x = lim.copysign(*x);
+            }
         }
         let ray = Ray::new(o, Vec3::new(d[0], d[1], d[2]));
         let want = brute_closest(&tris, &ray);
         assert!(same_hit(bvh.closest_hit(&ray), want), "ray {ray:?}: brute {want:?}");
         assert_eq!(bvh.any_hit(&ray), want.is_some(), "any-hit {ray:?}");
+        hits += want.is_some() as usize;
     }
+    assert!(hits > 200, "only {hits} of 2000 rays hit");
     // exponentially spaced slabs x = 1.01^i - 1: a deep, unbalanced tree
     let boxes: Vec<Aabb> = (0..3000)
         .map(|i| {
@@ -706,11 +716,14 @@ fn overflowing_slab_times_and_deep_trees_equal_brute_force() {
         })
         .collect();
     let bvh = Bvh::new(&boxes);
+    let mut picked = 0;
     for _ in 0..2000 {
         let o = point(&mut r, -5.0, 5.0) * 2000.0;
         let target = Vec3::new(r.f32() * 9000.0, r.f32(), r.f32());
         let ray = Ray::new(o, target - o);
         let want = brute_pick(&boxes, &ray);
         assert_eq!(bvh.pick(&ray), want, "pick {ray:?}");
+        picked += want.is_some() as usize;
     }
+    assert!(picked > 50, "only {picked} of 2000 picks hit");
 }

@@ -597,7 +597,11 @@ impl core::ops::AddAssign for TraversalStats {
 ///   lower entry) and an exit of `−∞` becomes finite (a higher exit), so the
 ///   test accepts every box the kernel accepts, with an entry `t` that is never
 ///   larger: still conservative. `−∞` entries and `+∞` exits stay infinite
-///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. The entries are returned unclamped (`−∞` is ordered fine by `sortable`).
+///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. The
+///   entries are returned unclamped (`−∞` is ordered fine by `sortable`).
+///   Within the kernel's documented range (coordinates `<= 2^40`, non-zero
+///   `|d_i| >= 2^-40`) slab times stay below `2^81` and never overflow, so the
+///   clamp only matters outside it.
 struct NodeRay {
     origin: [W; 3],
     inv: [W; 3],
