@@ -415,7 +415,7 @@ impl Bvh {
         }
         // The node test folds `best_t` into the exit, so it must not exceed
         // `t_max` (every caller starts at `t_max`; this keeps it so).
-        if !(*best_t <= ray.t_max) {
+        if best_t.is_nan() || *best_t > ray.t_max {
             *best_t = ray.t_max;
         }
         // One instance of the loop per node test, chosen once per ray.
