@@ -1148,3 +1148,346 @@ pub(crate) fn segment_hits(p: &[[f64; 3]; 3], c: [f64; 3], axis: usize, half: f6
     let hit = (w[0] * p[0][axis] + w[1] * p[1][axis] + w[2] * p[2][axis]) / area;
     (hit - c[axis]).abs() <= half * (1.0 + 1e-9)
 }
+
+/// Largest extent (`hi − lo`, in voxels, per axis) of a triangle on the
+/// lane-per-triangle path ([`Small`]): a block of at most 3×3×3 voxels.
+const SMALL_EXT: u32 = 2;
+
+/// Miss margin of [`Small`] relative to `|A|₁·scale` (`N₁·scale` on the
+/// normal): a voxel is sure-missed only when one axis separates its exact box
+/// from the triangle by more than this, which is 4× beyond the conservative
+/// kernel's whole band (see [`Small`]), so the kernel would answer "no" too.
+const SMALL_KERNEL_K: f64 = 1.0 / 16384.0; // 2^-14
+
+/// Lane-per-triangle classification of small triangles (bounding range at
+/// most 3×3×3 voxels, more than one voxel): Schwarz & Seidel's per-triangle
+/// setup done once for 16 triangles at a time (`f64x8` lanes, two halves),
+/// then each of the ≤ 27 block offsets tested for all 16 triangles in one
+/// `f32x16` pass over the 13 SAT axes, without a scalar store per candidate.
+///
+/// ```text
+/// setup (f64x8 lanes, per triangle): exactly Tile's (same axes, b, s, half,
+///     M, T, E = M + 2⁻¹⁹·T + 2⁻¹²⁰) at the range's corner, plus the kernel
+///     margin K = 2⁻¹⁴·|A|₁·scale (N₁·scale on the normal):
+///     hin = f32(half − E), hout = f32(half + E + K)
+/// per offset (dx, dy, dz) ∈ {0,1,2}³, 16 triangles per step:
+///     v = fl(fl(fl(b + dz·s_z) + dy·s_y) + dx·s_x)
+///     sure hit  ⇔ |v| ≤ hin on all 13 axes   -> marked (bits ORed per row)
+///     sure miss ⇔ |v| > hout on one axis     -> dropped
+///     else (or a degenerate / huge triangle) -> the 16-lane kernel (Batch)
+/// ```
+///
+/// Sure hit: [`Tile`]'s proof applies unchanged with fewer roundings (the
+/// offsets are 0, 1, 2, so `d·s` is exact; four conversions and three sums,
+/// each `≤ u₃₂·T(1 + 2⁻²⁰)`, plus the rounding of `hin`: `≤ 5.1·u₃₂·T <
+/// E − M`): the triangle touches the exact box, so the conservative kernel
+/// answers "touching" — the same answer as the call it replaces.
+///
+/// Sure miss: by the same bound, `|v| > hout` implies that on that axis the
+/// exact box's projection is separated from the triangle's by more than `K`
+/// (the rounding of `half + E + K` to f32 costs `≤ u₃₂·(T + K)`, covered by
+/// `E − M` and by `K`'s own factor 4 below). The conservative kernel answers
+/// "touching" only when, on every axis it tests (the same 13), its computed
+/// clearance is within its widened radius: on the edge axes the widening is
+/// `G·|a|₁ ≤ 2⁻²⁰·(max|v_j| + |c| + h)·|a|₁ ≤ 2⁻¹⁸·|A|₁·scale` (every
+/// coordinate, the box centre and `h` are `≤ scale`) and its evaluation error
+/// is less than half of that (`TRI_AABB_EDGE_K` is twice the derived 7.1u);
+/// on the normal the bound is `≤ 2⁻¹⁹·(|v₀| + |c| + h)·N₁ ≤ 2⁻¹⁷·N₁·scale`,
+/// again more than twice its evaluation error; the face axes are exact
+/// comparisons. The stored box exceeds the exact one by at most one f32 ulp
+/// per plane (`≤ 2⁻²³·scale`, times `|A|₁`). So "touching" from the kernel
+/// implies an exact clearance `≤ 2⁻¹⁶·|A|₁·scale < K` on every axis: a sure
+/// miss is a voxel the kernel rejects. Hence every voxel gets exactly the
+/// answer of the shared kernel batch this path replaces (outputs are
+/// byte-identical; `tests/voxel.rs` compares with the per-triangle path of
+/// `triangle_lists`). If `hout` overflows to `∞` (huge coordinates) nothing
+/// is sure-missed; triangles with `T > 2¹⁰⁰` or a zero / non-finite normal go
+/// to the kernel whole.
+pub(crate) struct Small<'a> {
+    t: &'a Tables,
+    n: usize,
+    tris: [Triangle; 16],
+    /// unclipped range corner
+    lo: [[u32; 3]; 16],
+    /// range extent `hi − lo` per axis (each ≤ [`SMALL_EXT`])
+    ext: [[u32; 3]; 16],
+    /// clipped z range `ka..=kb` of the current slab
+    kz: [(u32, u32); 16],
+}
+
+/// Per-axis, per-lane setup of one [`Small`] group (lane = triangle).
+struct SmallSetup {
+    b: [[f32; 16]; 13],
+    s: [[[f32; 16]; 13]; 3],
+    hin: [[f32; 16]; 13],
+    hout: [[f32; 16]; 13],
+    /// lanes whose setup is usable (non-degenerate, `T ≤ 2¹⁰⁰`)
+    ok: u32,
+}
+
+impl<'a> Small<'a> {
+    /// An empty group over the plane tables `t`.
+    pub fn new(t: &'a Tables) -> Self {
+        Small {
+            t,
+            n: 0,
+            tris: [Triangle::default(); 16],
+            lo: [[0; 3]; 16],
+            ext: [[0; 3]; 16],
+            kz: [(1, 0); 16],
+        }
+    }
+
+    /// Whether a triangle with voxel ranges `r` belongs on this path.
+    #[inline]
+    pub fn takes(r: &Ranges) -> bool {
+        let [(i0, i1), (j0, j1), (k0, k1)] = *r;
+        i1 - i0 <= SMALL_EXT
+            && j1 - j0 <= SMALL_EXT
+            && k1 - k0 <= SMALL_EXT
+            && (i1 - i0) + (j1 - j0) + (k1 - k0) > 0
+    }
+
+    /// Adds a triangle (ranges `r`, [`Small::takes`]) for z layers
+    /// `k_lo..=k_hi`; classifies the group when it holds 16.
+    #[inline]
+    pub fn push<S: Sink>(
+        &mut self,
+        tri: &Triangle,
+        r: Ranges,
+        k_lo: u32,
+        k_hi: u32,
+        batch: &mut Batch<'_>,
+        sink: &mut S,
+    ) {
+        let (ka, kb) = (r[2].0.max(k_lo), r[2].1.min(k_hi));
+        if ka > kb {
+            return;
+        }
+        let l = self.n;
+        self.tris[l] = *tri;
+        self.lo[l] = r.map(|x| x.0);
+        self.ext[l] = r.map(|x| x.1 - x.0);
+        self.kz[l] = (ka, kb);
+        self.n += 1;
+        if self.n == 16 {
+            self.flush(batch, sink);
+        }
+    }
+
+    /// The setup of lanes `8·half .. 8·half + 8` (see [`Small`]).
+    fn setup_half(&self, half: usize, out: &mut SmallSetup) {
+        type F = f64x8;
+        let l0 = 8 * half;
+        let ld = |f: &dyn Fn(usize) -> f64| F::new(std::array::from_fn(|i| f(l0 + i)));
+        let tri = &self.tris;
+        let p: [[F; 3]; 3] = [0, 1, 2].map(|v| {
+            [0, 1, 2].map(|a| {
+                ld(&|l| {
+                    let q = [tri[l].a, tri[l].b, tri[l].c][v];
+                    q.get(a) as f64
+                })
+            })
+        });
+        let g = &self.t.grid;
+        let hs = g.voxel as f64;
+        let (h, hh) = (F::splat(hs), F::splat(0.5 * hs));
+        let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+        let mut scale = F::splat(2.0 * hs);
+        for a in 0..3 {
+            scale = scale.max(F::splat(o[a].abs() + 2.0 * hs));
+            for pv in &p {
+                scale = scale.max(pv[a].abs() + h + h);
+            }
+        }
+        let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
+        let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
+        let prod = [
+            (e1[1] * e2[2], e1[2] * e2[1]),
+            (e1[2] * e2[0], e1[0] * e2[2]),
+            (e1[0] * e2[1], e1[1] * e2[0]),
+        ];
+        let n = prod.map(|(x, y)| x - y);
+        let nabs1 = prod.iter().fold(F::ZERO, |s, (x, y)| s + x.abs() + y.abs());
+        let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+        // (false for NaN: every comparison with NaN is false)
+        let mut ok = n1.simd_gt(F::ZERO) & n1.simd_le(F::splat(f64::MAX));
+        let c0 = [0, 1, 2].map(|a| {
+            F::splat(o[a]) + (ld(&|l| self.lo[l][a] as f64) + F::splat(0.5)) * h
+        });
+        let d = [0, 1, 2].map(|a| ld(&|l| self.ext[l][a] as f64));
+        let dot = |a: &[F; 3], q: &[F; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
+        let (e_rel, e_abs) = (F::splat(TILE_E_REL), F::splat(TILE_E_ABS));
+        let t_max = F::splat(TILE_T_MAX);
+        // axis x: A, the projections q0, q1 spanning the triangle's interval,
+        // |A|₁, the f64 margin M and the kernel margin K
+        let mut put = |x: usize, a: [F; 3], q0: F, q1: F, a1: F, m: F, km: F| {
+            let half = F::splat(0.5) * (q0 - q1).abs() + hh * a1;
+            let bx = dot(&a, &c0) - F::splat(0.5) * (q0 + q1);
+            let sa = [a[0] * h, a[1] * h, a[2] * h];
+            let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
+            let t = t + half + m;
+            ok &= t.simd_le(t_max);
+            let e = m + (t * e_rel + e_abs);
+            // a zero axis separates nothing: infinite bounds
+            let live = a1.simd_gt(F::ZERO);
+            let inf = F::splat(f64::INFINITY);
+            let (hin, hout) = (live.bitselect(half - e, inf), live.bitselect(half + e + km, inf));
+            let cv = |v: F, dst: &mut [f32; 16]| {
+                for (i, y) in v.to_array().iter().enumerate() {
+                    dst[l0 + i] = *y as f32;
+                }
+            };
+            cv(hin, &mut out.hin[x]);
+            cv(hout, &mut out.hout[x]);
+            cv(bx, &mut out.b[x]);
+            for k in 0..3 {
+                cv(sa[k], &mut out.s[k][x]);
+            }
+        };
+        let slack = F::splat(SURE_SLACK);
+        let kk = F::splat(SMALL_KERNEL_K);
+        let d0 = dot(&n, &p[0]);
+        put(0, n, d0, d0, n1, slack * nabs1 * scale, kk * nabs1 * scale);
+        for k in 0..3 {
+            // the faces: [tmin, tmax] per axis
+            let lo = p[0][k].min(p[1][k]).min(p[2][k]);
+            let hi = p[0][k].max(p[1][k]).max(p[2][k]);
+            let mut a = [F::ZERO; 3];
+            a[k] = F::ONE;
+            put(1 + k, a, lo, hi, F::ONE, slack * scale, kk * scale);
+        }
+        for i in 0..3 {
+            let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
+            for k in 0..3 {
+                // A = e_k × f_i
+                let mut a = [F::ZERO; 3];
+                a[(k + 1) % 3] = -fi[(k + 2) % 3];
+                a[(k + 2) % 3] = fi[(k + 1) % 3];
+                let a1 = a[0].abs() + a[1].abs() + a[2].abs();
+                // p_i and p_{i+1} project equally: the interval is spanned
+                // by p_i and p_{i+2}
+                let (q0, q1) = (dot(&a, &p[i]), dot(&a, &p[(i + 2) % 3]));
+                put(4 + 3 * i + k, a, q0, q1, a1, slack * a1 * scale, kk * a1 * scale);
+            }
+        }
+        out.ok |= (ok.to_bitmask() & 0xff) << l0;
+    }
+
+    /// Classifies the pending triangles: sure hits into `sink`, undecided
+    /// voxels and unusable triangles to `batch` (flushed by the caller).
+    pub fn flush<S: Sink>(&mut self, batch: &mut Batch<'_>, sink: &mut S) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        self.n = 0;
+        let mut st = SmallSetup {
+            b: [[0.0; 16]; 13],
+            s: [[[0.0; 16]; 13]; 3],
+            hin: [[0.0; 16]; 13],
+            hout: [[0.0; 16]; 13],
+            ok: 0,
+        };
+        self.setup_half(0, &mut st);
+        if n > 8 {
+            self.setup_half(1, &mut st);
+        }
+        let live = if n == 16 { 0xffff } else { (1u32 << n) - 1 };
+        let ok = st.ok & live;
+        let v16 = |a: &[f32; 16]| f32x16::new(*a);
+        let lane_f = |f: &dyn Fn(usize) -> f32| f32x16::new(std::array::from_fn(f));
+        let ex = lane_f(&|l| self.ext[l][0] as f32);
+        let ey = lane_f(&|l| self.ext[l][1] as f32);
+        // the slab's z offsets ka − lo_z ..= kb − lo_z (empty for dead lanes)
+        let zlo = lane_f(&|l| self.kz[l].0 as f32 - self.lo[l][2] as f32);
+        let zhi = lane_f(&|l| self.kz[l].1 as f32 - self.lo[l][2] as f32);
+        let b = st.b.each_ref().map(v16);
+        let [sx, sy, sz] = st.s.each_ref().map(|s| s.each_ref().map(v16));
+        let hin = st.hin.each_ref().map(v16);
+        let hout = st.hout.each_ref().map(v16);
+        // per lane: bit `9·dz + 3·dy + dx` of the hit / undecided offsets
+        let (mut hitw, mut undw) = ([0u32; 16], [0u32; 16]);
+        for dz in 0..3u32 {
+            let fz = f32x16::splat(dz as f32);
+            let vz = (zlo.le(fz) & fz.le(zhi)).bits() as u32 & ok;
+            if vz == 0 {
+                continue;
+            }
+            let bz: [f32x16; 13] = std::array::from_fn(|x| b[x] + fz * sz[x]);
+            for dy in 0..3u32 {
+                let fy = f32x16::splat(dy as f32);
+                let vy = vz & fy.le(ey).bits() as u32;
+                if vy == 0 {
+                    continue;
+                }
+                let by: [f32x16; 13] = std::array::from_fn(|x| bz[x] + fy * sy[x]);
+                for dx in 0..3u32 {
+                    let fx = f32x16::splat(dx as f32);
+                    let valid = vy & fx.le(ex).bits() as u32;
+                    if valid == 0 {
+                        continue;
+                    }
+                    // the normal first: it rejects most of the block
+                    let v = (by[0] + fx * sx[0]).abs();
+                    let mut hit = v.le(hin[0]);
+                    let mut miss = v.gt(hout[0]);
+                    if valid & !(miss.bits() as u32) == 0 {
+                        continue;
+                    }
+                    for x in 1..13 {
+                        let v = (by[x] + fx * sx[x]).abs();
+                        hit &= v.le(hin[x]);
+                        miss |= v.gt(hout[x]);
+                    }
+                    let hb = hit.bits() as u32 & valid;
+                    let ub = valid & !hb & !(miss.bits() as u32);
+                    let bit = 1u32 << (9 * dz + 3 * dy + dx);
+                    let mut m = hb;
+                    while m != 0 {
+                        hitw[m.trailing_zeros() as usize] |= bit;
+                        m &= m - 1;
+                    }
+                    let mut m = ub;
+                    while m != 0 {
+                        undw[m.trailing_zeros() as usize] |= bit;
+                        m &= m - 1;
+                    }
+                }
+            }
+        }
+        for l in 0..n {
+            let [i0, j0, k0] = self.lo[l];
+            let (ka, kb) = self.kz[l];
+            if ok >> l & 1 == 0 {
+                // unusable setup: every voxel of the (clipped) range to the kernel
+                let [ei, ej, _] = self.ext[l];
+                for k in ka..=kb {
+                    for j in j0..=j0 + ej {
+                        for i in i0..=i0 + ei {
+                            batch.push(&self.tris[l], [i, j, k], sink);
+                        }
+                    }
+                }
+                continue;
+            }
+            let (w, mut u) = (hitw[l], undw[l]);
+            if w != 0 {
+                for dz in 0..3 {
+                    for dy in 0..3 {
+                        let bits = (w >> (9 * dz + 3 * dy)) & 7;
+                        if bits != 0 {
+                            sink.or_row(i0, j0 + dy, k0 + dz, bits);
+                        }
+                    }
+                }
+            }
+            while u != 0 {
+                let o = u.trailing_zeros();
+                u &= u - 1;
+                let v = [i0 + o % 3, j0 + o / 3 % 3, k0 + o / 9];
+                batch.push(&self.tris[l], v, sink);
+            }
+        }
+    }
+}
