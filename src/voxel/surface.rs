@@ -1213,16 +1213,92 @@ pub(crate) struct Small<'a> {
     ext: [[u32; 3]; 16],
     /// clipped z range `ka..=kb` of the current slab
     kz: [(u32, u32); 16],
+    /// lane-major f64 copies for the setup: the 9 vertex coordinates, the
+    /// corner voxel's centre and the extents
+    c: [[f64; 16]; 9],
+    c0: [[f64; 16]; 3],
+    d: [[f64; 16]; 3],
+    /// the setup, kept here (not re-zeroed per group: every live lane is
+    /// written before it is read, dead lanes are masked off)
+    st: SmallSetup<f32>,
+    /// the largest extent per axis this group takes (1 or 2): the block
+    /// offsets walked per group
+    max_ext: [u32; 3],
 }
 
-/// Per-axis, per-lane setup of one [`Small`] group (lane = triangle).
-struct SmallSetup {
-    b: [[f32; 16]; 13],
-    s: [[[f32; 16]; 13]; 3],
-    hin: [[f32; 16]; 13],
-    hout: [[f32; 16]; 13],
-    /// lanes whose setup is usable (non-degenerate, `T ≤ 2¹⁰⁰`)
-    ok: u32,
+/// [`Small`] groups by shape: triangles whose range is at most 2 voxels wide
+/// on an axis go to a group that walks 2 offsets on it, not 3 (a 2×2×2
+/// group tests 8 block offsets instead of 27).
+pub(crate) struct SmallSet<'a> {
+    groups: [Small<'a>; 8],
+}
+
+impl<'a> SmallSet<'a> {
+    /// Empty groups over the plane tables `t`.
+    pub fn new(t: &'a Tables) -> Box<Self> {
+        Box::new(SmallSet {
+            groups: std::array::from_fn(|key| {
+                let mut g = Small::new(t);
+                g.max_ext = [0, 1, 2].map(|a| 1 + (key as u32 >> a & 1));
+                g
+            }),
+        })
+    }
+
+    /// Adds a triangle ([`Small::takes`]) to the group of its shape.
+    #[inline]
+    pub fn push<S: Sink>(
+        &mut self,
+        tri: &Triangle,
+        r: Ranges,
+        k_lo: u32,
+        k_hi: u32,
+        batch: &mut Batch<'_>,
+        sink: &mut S,
+    ) {
+        let key = (0..3).map(|a| ((r[a].1 - r[a].0 == SMALL_EXT) as usize) << a).sum::<usize>();
+        self.groups[key].push(tri, r, k_lo, k_hi, batch, sink);
+    }
+
+    /// Classifies every pending triangle (see [`Small::flush`]).
+    pub fn flush<S: Sink>(&mut self, batch: &mut Batch<'_>, sink: &mut S) {
+        for g in &mut self.groups {
+            g.flush(batch, sink);
+        }
+    }
+}
+
+/// Per-axis, per-lane setup of one [`Small`] group (lane = triangle):
+/// `[hin, hout, b, s_x, s_y, s_z]` per axis.
+type SmallSetup<T> = [[[T; 16]; 6]; 13];
+
+/// The setup of one axis for 8 lanes (see [`Small`]): `[hin, hout, b, s_x,
+/// s_y, s_z]` and `T`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn small_axis(
+    a: [f64x8; 3],
+    q0: f64x8,
+    q1: f64x8,
+    a1: f64x8,
+    m: f64x8,
+    km: f64x8,
+    c0: &[f64x8; 3],
+    d: &[f64x8; 3],
+    h: f64x8,
+) -> ([f64x8; 6], f64x8) {
+    type F = f64x8;
+    let half = F::splat(0.5) * (q0 - q1).abs() + F::splat(0.5) * h * a1;
+    let bx = a[0] * c0[0] + a[1] * c0[1] + a[2] * c0[2] - F::splat(0.5) * (q0 + q1);
+    let sa = [a[0] * h, a[1] * h, a[2] * h];
+    let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
+    let t = t + half + m;
+    let e = m + (t * F::splat(TILE_E_REL) + F::splat(TILE_E_ABS));
+    // a zero axis separates nothing: infinite bounds
+    let live = a1.simd_gt(F::ZERO);
+    let inf = F::splat(f64::INFINITY);
+    let (hin, hout) = (live.bitselect(half - e, inf), live.bitselect(half + e + km, inf));
+    ([hin, hout, bx, sa[0], sa[1], sa[2]], t)
 }
 
 impl<'a> Small<'a> {
@@ -1235,6 +1311,11 @@ impl<'a> Small<'a> {
             lo: [[0; 3]; 16],
             ext: [[0; 3]; 16],
             kz: [(1, 0); 16],
+            c: [[0.0; 16]; 9],
+            c0: [[0.0; 16]; 3],
+            d: [[0.0; 16]; 3],
+            st: [[[0.0; 16]; 6]; 13],
+            max_ext: [SMALL_EXT; 3],
         }
     }
 
@@ -1269,35 +1350,44 @@ impl<'a> Small<'a> {
         self.lo[l] = r.map(|x| x.0);
         self.ext[l] = r.map(|x| x.1 - x.0);
         self.kz[l] = (ka, kb);
+        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
+        for (q, x) in tc.iter().enumerate() {
+            self.c[q][l] = *x as f64;
+        }
+        let g = &self.t.grid;
+        let h = g.voxel as f64;
+        for a in 0..3 {
+            self.c0[a][l] = g.origin.get(a) as f64 + (r[a].0 as f64 + 0.5) * h;
+            self.d[a][l] = (r[a].1 - r[a].0) as f64;
+        }
         self.n += 1;
         if self.n == 16 {
             self.flush(batch, sink);
         }
     }
 
-    /// The setup of lanes `8·half .. 8·half + 8` (see [`Small`]).
-    fn setup_half(&self, half: usize, out: &mut SmallSetup) {
+    /// The setup of lanes `8·half .. 8·half + 8` (see [`Small`]) into `out`;
+    /// returns the usable lanes (non-degenerate, `T ≤ 2¹⁰⁰`) as bits.
+    #[inline(always)]
+    fn setup_half(&mut self, half: usize) -> u32 {
         type F = f64x8;
         let l0 = 8 * half;
-        let ld = |f: &dyn Fn(usize) -> f64| F::new(std::array::from_fn(|i| f(l0 + i)));
-        let tri = &self.tris;
-        let p: [[F; 3]; 3] = [0, 1, 2].map(|v| {
-            [0, 1, 2].map(|a| {
-                ld(&|l| {
-                    let q = [tri[l].a, tri[l].b, tri[l].c][v];
-                    q.get(a) as f64
-                })
-            })
-        });
+        let ld = |a: &[f64; 16]| F::new(std::array::from_fn(|i| a[l0 + i]));
+        let p: [[F; 3]; 3] = [0, 1, 2].map(|v| [0, 1, 2].map(|a| ld(&self.c[3 * v + a])));
+        let c0 = self.c0.each_ref().map(ld);
+        let d = self.d.each_ref().map(ld);
         let g = &self.t.grid;
+        let out = &mut self.st;
         let hs = g.voxel as f64;
-        let (h, hh) = (F::splat(hs), F::splat(0.5 * hs));
-        let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
-        let mut scale = F::splat(2.0 * hs);
+        let h = F::splat(hs);
+        let mut so = 2.0 * hs;
         for a in 0..3 {
-            scale = scale.max(F::splat(o[a].abs() + 2.0 * hs));
-            for pv in &p {
-                scale = scale.max(pv[a].abs() + h + h);
+            so = so.max(g.origin.get(a).abs() as f64 + 2.0 * hs);
+        }
+        let mut scale = F::splat(so);
+        for pv in &p {
+            for x in pv {
+                scale = scale.max(x.abs() + h + h);
             }
         }
         let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
@@ -1312,53 +1402,29 @@ impl<'a> Small<'a> {
         let n1 = n[0].abs() + n[1].abs() + n[2].abs();
         // (false for NaN: every comparison with NaN is false)
         let mut ok = n1.simd_gt(F::ZERO) & n1.simd_le(F::splat(f64::MAX));
-        let c0 = [0, 1, 2].map(|a| {
-            F::splat(o[a]) + (ld(&|l| self.lo[l][a] as f64) + F::splat(0.5)) * h
-        });
-        let d = [0, 1, 2].map(|a| ld(&|l| self.ext[l][a] as f64));
-        let dot = |a: &[F; 3], q: &[F; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
-        let (e_rel, e_abs) = (F::splat(TILE_E_REL), F::splat(TILE_E_ABS));
         let t_max = F::splat(TILE_T_MAX);
-        // axis x: A, the projections q0, q1 spanning the triangle's interval,
-        // |A|₁, the f64 margin M and the kernel margin K
-        let mut put = |x: usize, a: [F; 3], q0: F, q1: F, a1: F, m: F, km: F| {
-            let half = F::splat(0.5) * (q0 - q1).abs() + hh * a1;
-            let bx = dot(&a, &c0) - F::splat(0.5) * (q0 + q1);
-            let sa = [a[0] * h, a[1] * h, a[2] * h];
-            let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
-            let t = t + half + m;
+        let mut store = |x: usize, (v, t): ([F; 6], F)| {
             ok &= t.simd_le(t_max);
-            let e = m + (t * e_rel + e_abs);
-            // a zero axis separates nothing: infinite bounds
-            let live = a1.simd_gt(F::ZERO);
-            let inf = F::splat(f64::INFINITY);
-            let (hin, hout) = (live.bitselect(half - e, inf), live.bitselect(half + e + km, inf));
-            let cv = |v: F, dst: &mut [f32; 16]| {
-                for (i, y) in v.to_array().iter().enumerate() {
-                    dst[l0 + i] = *y as f32;
-                }
-            };
-            cv(hin, &mut out.hin[x]);
-            cv(hout, &mut out.hout[x]);
-            cv(bx, &mut out.b[x]);
-            for k in 0..3 {
-                cv(sa[k], &mut out.s[k][x]);
+            for (q, vq) in v.iter().enumerate() {
+                let f = vq.to_array().map(|y| y as f32);
+                out[x][q][l0..l0 + 8].copy_from_slice(&f);
             }
         };
         let slack = F::splat(SURE_SLACK);
         let kk = F::splat(SMALL_KERNEL_K);
-        let d0 = dot(&n, &p[0]);
-        put(0, n, d0, d0, n1, slack * nabs1 * scale, kk * nabs1 * scale);
+        let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+        store(0, small_axis(n, d0, d0, n1, slack * nabs1 * scale, kk * nabs1 * scale, &c0, &d, h));
         for k in 0..3 {
             // the faces: [tmin, tmax] per axis
             let lo = p[0][k].min(p[1][k]).min(p[2][k]);
             let hi = p[0][k].max(p[1][k]).max(p[2][k]);
             let mut a = [F::ZERO; 3];
             a[k] = F::ONE;
-            put(1 + k, a, lo, hi, F::ONE, slack * scale, kk * scale);
+            store(1 + k, small_axis(a, lo, hi, F::ONE, slack * scale, kk * scale, &c0, &d, h));
         }
         for i in 0..3 {
             let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
+            let (pa, pc) = (&p[i], &p[(i + 2) % 3]);
             for k in 0..3 {
                 // A = e_k × f_i
                 let mut a = [F::ZERO; 3];
@@ -1367,11 +1433,13 @@ impl<'a> Small<'a> {
                 let a1 = a[0].abs() + a[1].abs() + a[2].abs();
                 // p_i and p_{i+1} project equally: the interval is spanned
                 // by p_i and p_{i+2}
-                let (q0, q1) = (dot(&a, &p[i]), dot(&a, &p[(i + 2) % 3]));
-                put(4 + 3 * i + k, a, q0, q1, a1, slack * a1 * scale, kk * a1 * scale);
+                let q0 = a[0] * pa[0] + a[1] * pa[1] + a[2] * pa[2];
+                let q1 = a[0] * pc[0] + a[1] * pc[1] + a[2] * pc[2];
+                let (m, km) = (slack * a1 * scale, kk * a1 * scale);
+                store(4 + 3 * i + k, small_axis(a, q0, q1, a1, m, km, &c0, &d, h));
             }
         }
-        out.ok |= (ok.to_bitmask() & 0xff) << l0;
+        (ok.to_bitmask() & 0xff) << l0
     }
 
     /// Classifies the pending triangles: sure hits into `sink`, undecided
@@ -1382,19 +1450,13 @@ impl<'a> Small<'a> {
             return;
         }
         self.n = 0;
-        let mut st = SmallSetup {
-            b: [[0.0; 16]; 13],
-            s: [[[0.0; 16]; 13]; 3],
-            hin: [[0.0; 16]; 13],
-            hout: [[0.0; 16]; 13],
-            ok: 0,
-        };
-        self.setup_half(0, &mut st);
+        let mut ok = self.setup_half(0);
         if n > 8 {
-            self.setup_half(1, &mut st);
+            ok |= self.setup_half(1);
         }
+        let st = &self.st;
         let live = if n == 16 { 0xffff } else { (1u32 << n) - 1 };
-        let ok = st.ok & live;
+        let ok = ok & live;
         let v16 = |a: &[f32; 16]| f32x16::new(*a);
         let lane_f = |f: &dyn Fn(usize) -> f32| f32x16::new(std::array::from_fn(f));
         let ex = lane_f(&|l| self.ext[l][0] as f32);
@@ -1402,27 +1464,26 @@ impl<'a> Small<'a> {
         // the slab's z offsets ka − lo_z ..= kb − lo_z (empty for dead lanes)
         let zlo = lane_f(&|l| self.kz[l].0 as f32 - self.lo[l][2] as f32);
         let zhi = lane_f(&|l| self.kz[l].1 as f32 - self.lo[l][2] as f32);
-        let b = st.b.each_ref().map(v16);
-        let [sx, sy, sz] = st.s.each_ref().map(|s| s.each_ref().map(v16));
-        let hin = st.hin.each_ref().map(v16);
-        let hout = st.hout.each_ref().map(v16);
+        let get = |q: usize| -> [f32x16; 13] { std::array::from_fn(|x| v16(&st[x][q])) };
+        let (hin, hout, b, sx, sy, sz) = (get(0), get(1), get(2), get(3), get(4), get(5));
         // per lane: bit `9·dz + 3·dy + dx` of the hit / undecided offsets
         let (mut hitw, mut undw) = ([0u32; 16], [0u32; 16]);
-        for dz in 0..3u32 {
+        let [mx, my, mz] = self.max_ext;
+        for dz in 0..=mz {
             let fz = f32x16::splat(dz as f32);
             let vz = (zlo.le(fz) & fz.le(zhi)).bits() as u32 & ok;
             if vz == 0 {
                 continue;
             }
             let bz: [f32x16; 13] = std::array::from_fn(|x| b[x] + fz * sz[x]);
-            for dy in 0..3u32 {
+            for dy in 0..=my {
                 let fy = f32x16::splat(dy as f32);
                 let vy = vz & fy.le(ey).bits() as u32;
                 if vy == 0 {
                     continue;
                 }
                 let by: [f32x16; 13] = std::array::from_fn(|x| bz[x] + fy * sy[x]);
-                for dx in 0..3u32 {
+                for dx in 0..=mx {
                     let fx = f32x16::splat(dx as f32);
                     let valid = vy & fx.le(ex).bits() as u32;
                     if valid == 0 {
@@ -1473,8 +1534,8 @@ impl<'a> Small<'a> {
             }
             let (w, mut u) = (hitw[l], undw[l]);
             if w != 0 {
-                for dz in 0..3 {
-                    for dy in 0..3 {
+                for dz in 0..=mz {
+                    for dy in 0..=my {
                         let bits = (w >> (9 * dz + 3 * dy)) & 7;
                         if bits != 0 {
                             sink.or_row(i0, j0 + dy, k0 + dz, bits);
