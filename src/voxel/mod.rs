@@ -52,10 +52,7 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
-use surface::{
-    tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Small, SmallSet, Tables,
-    VoxPack,
-};
+use surface::{tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, VoxPack};
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
 #[derive(Debug, Clone, PartialEq)]
@@ -191,21 +188,15 @@ fn run_slab<S: Sink>(
 ) {
     let mut pack = VoxPack::new(t, thin);
     let mut batch = Batch::new(t, thin);
-    // small triangles (≤ 3×3×3 voxels) are classified 16 at a time, one per
-    // lane; the thin filter keeps them on the per-voxel path
-    let mut small = SmallSet::new(t);
     for &id in ids {
         let tri = mesh.triangle(id as usize);
         let Some(r) = ranges[id as usize] else { continue };
         if plain {
             triangle_rows_plain(&tri, t, k0, k1, thin, s)
-        } else if !thin && Small::takes(&r) {
-            small.push(&tri, r, k0, k1, &mut batch, s)
         } else {
             triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, s)
         }
     }
-    small.flush(&mut batch, s);
     batch.flush(s);
 }
 
