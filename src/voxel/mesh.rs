@@ -91,10 +91,15 @@ impl<'a> MeshRef<'a> {
         // Fast path (one pass over each array): every index in range and every
         // vertex finite. Otherwise the loop below names the first offending
         // triangle (unreferenced non-finite vertices are allowed).
-        let finite = |p: &Vec3| p.x.is_finite() & p.y.is_finite() & p.z.is_finite();
-        if self.indices.iter().all(|t| t.iter().all(|&v| (v as usize) < n))
-            && self.vertices.iter().all(finite)
-        {
+        // (branch-free folds, so both passes vectorize: the largest index,
+        // and the largest exponent field — all ones for inf and NaN)
+        let max_index = self.indices.iter().flatten().fold(0u32, |m, &v| m.max(v));
+        let max_exp = self
+            .vertices
+            .iter()
+            .flat_map(|p| [p.x, p.y, p.z])
+            .fold(0u32, |m, x| m.max(x.to_bits() & 0x7f80_0000));
+        if (max_index as usize) < n && max_exp < 0x7f80_0000 {
             return Ok(());
         }
         for (t, tri) in self.indices.iter().enumerate() {

@@ -147,10 +147,15 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
         .into_par_iter()
         .map(|i| tri_ranges(&mesh.triangle(i), t))
         .collect();
-    let zr: Vec<Option<(u32, u32)>> = ranges.iter().map(|r| r.map(|r| r[2])).collect();
+    // each triangle's slabs `s0..=s1` (empty when it misses the grid), in
+    // parallel: the serial passes below only count and fill
+    let slabs: Vec<(u32, u32)> = ranges
+        .par_iter()
+        .map(|r| r.map_or((1, 0), |r| (r[2].0 / layers, r[2].1 / layers)))
+        .collect();
     let mut counts = vec![0usize; nslabs + 1];
-    for (a, b) in zr.iter().flatten() {
-        for s in a / layers..=b / layers {
+    for &(a, b) in &slabs {
+        for s in a..=b {
             counts[s as usize + 1] += 1;
         }
     }
@@ -159,12 +164,10 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
     }
     let mut fill = counts.clone();
     let mut ids = vec![0u32; counts[nslabs]];
-    for (i, r) in zr.iter().enumerate() {
-        if let Some((a, b)) = r {
-            for s in a / layers..=b / layers {
-                ids[fill[s as usize]] = i as u32;
-                fill[s as usize] += 1;
-            }
+    for (i, &(a, b)) in slabs.iter().enumerate() {
+        for s in a..=b {
+            ids[fill[s as usize]] = i as u32;
+            fill[s as usize] += 1;
         }
     }
     Bins { offsets: counts, ids, ranges }

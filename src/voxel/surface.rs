@@ -1010,7 +1010,10 @@ impl<'a> Batch<'a> {
     fn push<S: Sink>(&mut self, tri: &Triangle, v: [u32; 3], sink: &mut S) {
         let l = self.n;
         self.vox[l] = v;
-        self.tris[l] = *tri;
+        if self.thin {
+            // (read only by the thin filter)
+            self.tris[l] = *tri;
+        }
         let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
         for (q, x) in tc.iter().enumerate() {
             self.c[q][l] = *x;
