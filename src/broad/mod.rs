@@ -29,7 +29,9 @@ mod incremental;
 mod radix;
 pub mod workload;
 
-pub use box_pruning::{bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with};
+pub use box_pruning::{
+    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, BoxPruner,
+};
 pub use incremental::{BroadPhase, Handle};
 
 /// The lane type the convenience entry points use: 16 lanes (one AVX-512
