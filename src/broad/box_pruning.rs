@@ -255,12 +255,13 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
             at[(k >> 32) as usize] += 1;
         }
     }
-    place_pairs(parts, at, out);
+    place_pairs(parts, None, at, out);
 }
 
 /// Sorts the distinct pair keys `(a << 32) | b` of `parts` into `out` as
 /// `(a, b)` pairs, given `at[a]` = the number of keys with first index `a`
-/// (`at.len()` = number of first indices + 1, the last entry 0).
+/// (`at.len()` = number of first indices + 1, the last entry 0). With
+/// `shift`, part `b` holds only first indices in `b << shift .. (b + 1) << shift`.
 ///
 /// A counting sort on `a` (CSR: prefix sum, scatter into the output)
 /// followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]): runs
@@ -269,7 +270,7 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
 /// of the packed keys (11-bit digits, 3–4 passes over all pairs), measured in
 /// `simd-notes.md` ("Broad phase", the CSR subsection). `out` keeps its
 /// allocation and is not zero-filled where it already has the length.
-fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
+fn place_pairs(parts: &[&[u64]], shift: Option<u32>, at: &mut [u32], out: &mut Vec<(u32, u32)>) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -291,88 +292,137 @@ fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
     } else {
         out.truncate(total);
     }
-    for p in parts {
+    // With buckets, part b holds the first indices b << shift .. (b + 1) << shift
+    // only, so its runs are complete (and still in cache) right after its
+    // scatter: sort them there.
+    let n_a = at.len() - 1;
+    let (mut begin, mut next) = (0usize, 0usize);
+    for (b, p) in parts.iter().enumerate() {
         for &k in *p {
             let a = (k >> 32) as usize;
             out[at[a] as usize] = (a as u32, k as u32);
             at[a] += 1;
         }
+        if let Some(shift) = shift {
+            let hi = ((b + 1) << shift).min(n_a);
+            begin = sort_runs(&at[next..hi], begin, out);
+            next = hi;
+        }
     }
-    // Now at[a] is the end of a's run, i.e. the start of a + 1's.
-    let mut begin = 0usize;
-    for &end in &at[..at.len() - 1] {
+    sort_runs(&at[next..n_a], begin, out);
+}
+
+/// Sorts the runs ending at `ends` (after the scatter `at[a]` is the end of
+/// `a`'s run, i.e. the start of `a + 1`'s), the first starting at `begin`;
+/// returns the end of the last.
+#[inline]
+fn sort_runs(ends: &[u32], mut begin: usize, out: &mut [(u32, u32)]) -> usize {
+    for &end in ends {
         let end = end as usize;
         if end - begin > 1 {
             sort_run_by_second(&mut out[begin..end]);
         }
         begin = end;
     }
+    begin
 }
 
 /// Sorts a run of pairs that share their first index by their (distinct)
-/// second. Runs are a handful of entries: up to 32 are placed by rank, each
-/// entry's rank being the number of entries below it, counted with one lane
-/// compare per 16 entries (branch-free, unlike an insertion sort whose
-/// data-dependent loop exits mispredict); a longer run (a box overlapping many)
-/// falls back to the library sort.
+/// second. Runs are a handful of entries: up to [`RANK_SORT_MAX`] are placed
+/// by rank, each entry's rank being the number of entries below it, counted
+/// with one lane compare per 16 entries (branch-free, unlike an insertion
+/// sort whose data-dependent loop exits mispredict); a longer run (a box
+/// overlapping very many) falls back to the library sort.
 #[inline]
 fn sort_run_by_second(run: &mut [(u32, u32)]) {
     let n = run.len();
-    if n > 32 {
+    if n > RANK_SORT_MAX {
         run.sort_unstable_by_key(|p| p.1);
         return;
     }
     let a = run[0].0;
     // Unused lanes hold u32::MAX, above every index (< 2^32 - 1 boxes).
-    let mut b = [u32::MAX; 32];
+    let mut b = [u32::MAX; RANK_SORT_MAX];
     for (x, p) in b.iter_mut().zip(run.iter()) {
         *x = p.1;
     }
-    let lo = u32x16::new(b[..16].try_into().expect("16 lanes"));
-    if n <= 16 {
-        for &x in &b[..n] {
-            let r = lo.simd_lt(u32x16::splat(x)).to_bitmask().count_ones();
-            run[r as usize] = (a, x);
+    let chunk = |c: usize| u32x16::new(b[16 * c..16 * c + 16].try_into().expect("16 lanes"));
+    let rank = |v: u32x16, x: u32x16| v.simd_lt(x).to_bitmask().count_ones();
+    match n.div_ceil(16) {
+        1 => {
+            let c0 = chunk(0);
+            for &x in &b[..n] {
+                run[rank(c0, u32x16::splat(x)) as usize] = (a, x);
+            }
         }
-    } else {
-        let hi = u32x16::new(b[16..].try_into().expect("16 lanes"));
-        for &x in &b[..n] {
-            let s = u32x16::splat(x);
-            let r =
-                lo.simd_lt(s).to_bitmask().count_ones() + hi.simd_lt(s).to_bitmask().count_ones();
-            run[r as usize] = (a, x);
+        2 => {
+            let (c0, c1) = (chunk(0), chunk(1));
+            for &x in &b[..n] {
+                let s = u32x16::splat(x);
+                run[(rank(c0, s) + rank(c1, s)) as usize] = (a, x);
+            }
+        }
+        k => {
+            let cs: [u32x16; RANK_SORT_MAX / 16] = core::array::from_fn(chunk);
+            for &x in &b[..n] {
+                let s = u32x16::splat(x);
+                let r: u32 = cs[..k].iter().map(|&c| rank(c, s)).sum();
+                run[r as usize] = (a, x);
+            }
         }
     }
 }
+
+/// Longest partner run [`sort_run_by_second`] sorts by rank (4 vectors of 16;
+/// at 100k Terdiman boxes runs of 33–64 went to the library sort for ~13 M
+/// instructions per call before this was raised from 32).
+const RANK_SORT_MAX: usize = 64;
 
 #[inline(always)]
 fn pair_key(a: u32, b: u32) -> u64 {
     ((a as u64) << 32) | b as u64
 }
 
-/// Appends the key `(min(a,b) << 32) | max(a,b)` to `out`; with `COUNT`, also
-/// counts it under its first index in `count`.
-#[inline(always)]
-fn emit<const COUNT: bool>(a: u32, b: u32, out: &mut Vec<u64>, count: &mut [u32]) {
-    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    out.push(pair_key(lo, hi));
-    if COUNT {
-        count[lo as usize] += 1;
+/// Where the scans put the pairs they find.
+trait PairSink {
+    /// Takes the pair of box indices `a != b`, in either order.
+    fn pair(&mut self, a: u32, b: u32);
+}
+
+/// Unsorted keys `(min << 32) | max` in one array (one rayon task's share).
+impl PairSink for Vec<u64> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        self.push(pair_key(lo, hi));
     }
 }
 
-/// Self pairs of sorted boxes `range` of `s` (plain box pruning, no grid),
-/// keys appended to `out` (counted in `count` with `COUNT`).
-fn sweep<L: Lane, const COUNT: bool>(
-    s: &Sorted,
-    range: core::ops::Range<usize>,
-    out: &mut Vec<u64>,
-    count: &mut [u32],
-) {
+/// One thread's sink: each key goes to the bucket of its first index
+/// (`lo >> shift`) and is counted per first index, so [`place_pairs`] needs no
+/// counting pass and scatters each bucket into a cache-sized stretch of the
+/// output instead of all over it.
+struct Buckets<'a> {
+    buckets: &'a mut [Vec<u64>],
+    shift: u32,
+    count: &'a mut [u32],
+}
+
+impl PairSink for Buckets<'_> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        self.count[lo as usize] += 1;
+        self.buckets[(lo >> self.shift) as usize].push(pair_key(lo, hi));
+    }
+}
+
+/// Self pairs of sorted boxes `range` of `s` (plain box pruning, no grid).
+fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl PairSink) {
     for i in range {
         let p = Probe::<L>::of(s, i);
         let id = s.id[i];
-        scan(s, i + 1, &p, |k| emit::<COUNT>(id, s.id[k], out, count));
+        scan(s, i + 1, &p, |k| out.pair(id, s.id[k]));
     }
 }
 
@@ -539,8 +589,7 @@ fn build_cells(
     }
     let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
     let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
-    let gf: f64 = std::env::var("WP_GF").ok().map_or(3.5, |v| v.parse().unwrap()); // TEMP
-    let mut g = (span / (gf * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
+    let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
     // Spans by box index, computed in input order (sequential reads: at 1M
     // boxes a pass in x order, a random gather, ran at memory latency).
     let CellScratch { spans, count, fill, slot } = sc;
@@ -591,41 +640,65 @@ fn build_cells(
     }
     let len = total + n_cells * PAD;
     let Cells { r, home_y, home_z, start, end } = cells;
-    r.clear();
-    r.reserve(len);
-    home_y.clear();
-    home_y.reserve(len);
-    home_z.clear();
-    home_z.reserve(len);
+    // Sized once and written by index (a push per array per entry cost more
+    // than the gather itself: ~1 M instructions per call at 10k boxes).
+    for v in [
+        &mut r.min_x,
+        &mut r.max_x,
+        &mut r.min_y,
+        &mut r.max_y,
+        &mut r.min_z,
+        &mut r.max_z,
+        &mut *home_y,
+        &mut *home_z,
+    ] {
+        v.resize(len, 0.0);
+    }
+    r.id.resize(len, 0);
     start.clear();
     end.clear();
-    let mut e = 0;
-    let sentinel = Aabb::new(
-        crate::Vec3::new(f32::INFINITY, f32::INFINITY, f32::INFINITY),
-        crate::Vec3::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY),
-    );
+    let (mut e, mut o) = (0, 0);
     for (c, &cnt) in count.iter().enumerate() {
         let (cy, cz) = ((c / g) as u32, (c % g) as u32);
-        start.push(r.len());
-        for &id in &slot[e..e + cnt as usize] {
-            r.push(&boxes[id as usize], id);
+        let cnt = cnt as usize;
+        let src = &slot[e..e + cnt];
+        let (min_x, max_x) = (&mut r.min_x[o..o + cnt], &mut r.max_x[o..o + cnt]);
+        let (min_y, max_y) = (&mut r.min_y[o..o + cnt], &mut r.max_y[o..o + cnt]);
+        let (min_z, max_z) = (&mut r.min_z[o..o + cnt], &mut r.max_z[o..o + cnt]);
+        let (hy, hz, ids) =
+            (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut r.id[o..o + cnt]);
+        for k in 0..cnt {
+            let id = src[k];
+            let b = &boxes[id as usize];
             let sp = spans[id as usize].0;
-            home_y.push(((sp & 255) == cy) as u32 as f32);
-            home_z.push((((sp >> 16) & 255) == cz) as u32 as f32);
+            (min_x[k], max_x[k]) = (b.min.x, b.max.x);
+            (min_y[k], max_y[k]) = (b.min.y, b.max.y);
+            (min_z[k], max_z[k]) = (b.min.z, b.max.z);
+            hy[k] = ((sp & 255) == cy) as u32 as f32;
+            hz[k] = (((sp >> 16) & 255) == cz) as u32 as f32;
+            ids[k] = id;
         }
-        e += cnt as usize;
-        end.push(r.len());
-        for _ in 0..PAD {
-            r.push(&sentinel, 0);
+        start.push(o);
+        end.push(o + cnt);
+        e += cnt;
+        o += cnt;
+        // The sentinels: min > max on every axis, min.x = +inf, not home.
+        let pad = o..o + PAD;
+        for v in [&mut r.min_x, &mut r.min_y, &mut r.min_z] {
+            v[pad.clone()].fill(f32::INFINITY);
         }
-        home_y.extend([0.0; PAD]);
-        home_z.extend([0.0; PAD]);
+        for v in [&mut r.max_x, &mut r.max_y, &mut r.max_z] {
+            v[pad.clone()].fill(f32::NEG_INFINITY);
+        }
+        home_y[pad.clone()].fill(0.0);
+        home_z[pad.clone()].fill(0.0);
+        r.id[pad].fill(0);
+        o += PAD;
     }
     true
 }
 
-/// Box pruning inside cell `c`, keeping the pairs the cell owns: keys
-/// appended to `out` (and counted in `count` with `COUNT`).
+/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`).
 ///
 /// A pair belongs to the cell iff, on each axis, one of the two boxes starts
 /// in it (is "home"). That test is folded into the overlap compares, so a
@@ -636,12 +709,7 @@ fn build_cells(
 /// second half holds and is replaced by `0.5 <= home_y[k]`. Same on z. The
 /// probe picks the array and the value it compares against once.
 #[inline]
-fn scan_cell<L: Lane, const COUNT: bool>(
-    cells: &Cells,
-    c: usize,
-    out: &mut Vec<u64>,
-    count: &mut [u32],
-) {
+fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
     let (s, e) = (cells.start[c], cells.end[c]);
     let lim = e + PAD;
     let r = &cells.r;
@@ -672,7 +740,7 @@ fn scan_cell<L: Lane, const COUNT: bool>(
             let mut bits = hit.bits();
             while bits != 0 {
                 let k = j + bits.trailing_zeros() as usize;
-                emit::<COUNT>(a, id[k], out, count);
+                out.pair(a, id[k]);
                 bits &= bits - 1;
             }
             if !in_x.all() {
@@ -704,8 +772,8 @@ pub struct BoxPruner {
     scratch: CellScratch,
     cells: Cells,
     sorted: Sorted,
-    /// Unsorted pair keys (one thread).
-    raw: Vec<u64>,
+    /// Unsorted pair keys by first-index bucket (one thread).
+    buckets: Vec<Vec<u64>>,
     /// Pairs per first index, then the CSR offsets.
     at: Vec<u32>,
     pairs: Vec<(u32, u32)>,
@@ -752,7 +820,12 @@ impl BoxPruner {
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
     /// handed to rayon and the pairs are counted per first index as they are
     /// found (no counting pass).
-    pub(crate) fn run<L: Lane>(&mut self, boxes: &[Aabb], keep: impl Fn(usize) -> bool, chunk: usize) {
+    pub(crate) fn run<L: Lane>(
+        &mut self,
+        boxes: &[Aabb],
+        keep: impl Fn(usize) -> bool,
+        chunk: usize,
+    ) {
         assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
         let n_a = boxes.len();
         let st = sorted_keys(boxes, keep, &mut self.keys, &mut self.tmp);
@@ -762,18 +835,27 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            self.raw.clear();
+            // Buckets of 2^shift first indices: at most ~256 of them, so
+            // every bucket's tail stays in L1 while the scans append.
+            let shift = (usize::BITS - (n_a >> 8).leading_zeros()).max(9);
+            let nb = (n_a >> shift) + 1;
+            self.buckets.resize_with(nb.max(self.buckets.len()), Vec::new);
+            for b in &mut self.buckets {
+                b.clear();
+            }
             self.at.clear();
             self.at.resize(n_a + 1, 0);
+            let mut sink = Buckets { buckets: &mut self.buckets[..nb], shift, count: &mut self.at };
             if grid {
                 for c in 0..n_cells {
-                    scan_cell::<L, true>(&self.cells, c, &mut self.raw, &mut self.at);
+                    scan_cell::<L>(&self.cells, c, &mut sink);
                 }
             } else {
                 let n = self.sorted.len();
-                sweep::<L, true>(&self.sorted, 0..n, &mut self.raw, &mut self.at);
+                sweep::<L>(&self.sorted, 0..n, &mut sink);
             }
-            place_pairs(&[&self.raw], &mut self.at, &mut self.pairs);
+            let slices: Vec<&[u64]> = self.buckets[..nb].iter().map(Vec::as_slice).collect();
+            place_pairs(&slices, Some(shift), &mut self.at, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -782,13 +864,13 @@ impl BoxPruner {
                 .into_par_iter()
                 .with_min_len((n_cells / 64).max(1))
                 .fold(Vec::new, |mut out, c| {
-                    scan_cell::<L, false>(cells, c, &mut out, &mut []);
+                    scan_cell::<L>(cells, c, &mut out);
                     out
                 })
                 .collect()
         } else {
             let s = &self.sorted;
-            par_chunks(s.len(), chunk, |range, out| sweep::<L, false>(s, range, out, &mut []))
+            par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
         count_and_place(&slices, n_a, &mut self.at, &mut self.pairs);
