@@ -255,13 +255,12 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
             at[(k >> 32) as usize] += 1;
         }
     }
-    place_pairs(parts, None, at, out);
+    place_pairs(parts, at, out);
 }
 
 /// Sorts the distinct pair keys `(a << 32) | b` of `parts` into `out` as
 /// `(a, b)` pairs, given `at[a]` = the number of keys with first index `a`
-/// (`at.len()` = number of first indices + 1, the last entry 0). With
-/// `shift`, part `b` holds only first indices in `b << shift .. (b + 1) << shift`.
+/// (`at.len()` = number of first indices + 1, the last entry 0).
 ///
 /// A counting sort on `a` (CSR: prefix sum, scatter into the output)
 /// followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]): runs
@@ -270,7 +269,7 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
 /// of the packed keys (11-bit digits, 3–4 passes over all pairs), measured in
 /// `simd-notes.md` ("Broad phase", the CSR subsection). `out` keeps its
 /// allocation and is not zero-filled where it already has the length.
-fn place_pairs(parts: &[&[u64]], shift: Option<u32>, at: &mut [u32], out: &mut Vec<(u32, u32)>) {
+fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -292,24 +291,14 @@ fn place_pairs(parts: &[&[u64]], shift: Option<u32>, at: &mut [u32], out: &mut V
     } else {
         out.truncate(total);
     }
-    // With buckets, part b holds the first indices b << shift .. (b + 1) << shift
-    // only, so its runs are complete (and still in cache) right after its
-    // scatter: sort them there.
-    let n_a = at.len() - 1;
-    let (mut begin, mut next) = (0usize, 0usize);
-    for (b, p) in parts.iter().enumerate() {
+    for p in parts {
         for &k in *p {
             let a = (k >> 32) as usize;
             out[at[a] as usize] = (a as u32, k as u32);
             at[a] += 1;
         }
-        if let Some(shift) = shift {
-            let hi = ((b + 1) << shift).min(n_a);
-            begin = sort_runs(&at[next..hi], begin, out);
-            next = hi;
-        }
     }
-    sort_runs(&at[next..n_a], begin, out);
+    sort_runs(&at[..at.len() - 1], 0, out);
 }
 
 /// Sorts the runs ending at `ends` (after the scatter `at[a]` is the end of
@@ -398,22 +387,19 @@ impl PairSink for Vec<u64> {
     }
 }
 
-/// One thread's sink: each key goes to the bucket of its first index
-/// (`lo >> shift`; one bucket with `shift` = 32) and is counted per first index, so [`place_pairs`] needs no
-/// counting pass and scatters each bucket into a cache-sized stretch of the
-/// output instead of all over it.
-struct Buckets<'a> {
-    buckets: &'a mut [Vec<u64>],
-    shift: u32,
+/// One thread's sink: the keys in one array, counted per first index as
+/// they are found, so [`place_pairs`] needs no counting pass.
+struct Counted<'a> {
+    keys: &'a mut Vec<u64>,
     count: &'a mut [u32],
 }
 
-impl PairSink for Buckets<'_> {
+impl PairSink for Counted<'_> {
     #[inline(always)]
     fn pair(&mut self, a: u32, b: u32) {
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
         self.count[lo as usize] += 1;
-        self.buckets[((lo as u64) >> self.shift) as usize].push(pair_key(lo, hi));
+        self.keys.push(pair_key(lo, hi));
     }
 }
 
@@ -772,12 +758,8 @@ pub struct BoxPruner {
     scratch: CellScratch,
     cells: Cells,
     sorted: Sorted,
-    /// Unsorted pair keys by first-index bucket (one thread, a kept pruner).
-    buckets: Vec<Vec<u64>>,
-    /// Unsorted pair keys (one thread, a fresh pruner).
+    /// Unsorted pair keys (one thread).
     raw: Vec<u64>,
-    /// Set by [`self_pairs_with`]: no later call will reuse the scratch.
-    one_shot: bool,
     /// Pairs per first index, then the CSR offsets.
     at: Vec<u32>,
     pairs: Vec<(u32, u32)>,
@@ -839,28 +821,10 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            // Buckets of 2^shift first indices: at most ~256 of them, so
-            // every bucket's tail stays in L1 while the scans append. Only
-            // once a previous call has sized them: a fresh pruner (every
-            // one-shot call) appends to one array instead, since growing
-            // ~200 arrays from empty cost more in copies and page faults
-            // than the buckets save (measured: 6,400 vs 700 faults per call
-            // at 100k Terdiman boxes).
-            let shift = (usize::BITS - (n_a >> 8).leading_zeros()).max(9);
-            let nb = (n_a >> shift) + 1;
-            let sized = self.buckets.len() >= nb;
+            self.raw.clear();
             self.at.clear();
             self.at.resize(n_a + 1, 0);
-            let (parts, part_shift) = if sized {
-                for b in &mut self.buckets {
-                    b.clear();
-                }
-                (&mut self.buckets[..nb], shift)
-            } else {
-                self.raw.clear();
-                (core::slice::from_mut(&mut self.raw), 32)
-            };
-            let mut sink = Buckets { buckets: parts, shift: part_shift, count: &mut self.at };
+            let mut sink = Counted { keys: &mut self.raw, count: &mut self.at };
             if grid {
                 for c in 0..n_cells {
                     scan_cell::<L>(&self.cells, c, &mut sink);
@@ -869,19 +833,7 @@ impl BoxPruner {
                 let n = self.sorted.len();
                 sweep::<L>(&self.sorted, 0..n, &mut sink);
             }
-            if sized {
-                let slices: Vec<&[u64]> = self.buckets[..nb].iter().map(Vec::as_slice).collect();
-                place_pairs(&slices, Some(shift), &mut self.at, &mut self.pairs);
-            } else {
-                if !self.one_shot {
-                    // Size the buckets for the next call from this one's counts.
-                    self.buckets.resize_with(nb, Vec::new);
-                    for (b, counts) in self.buckets.iter_mut().zip(self.at.chunks(1 << shift)) {
-                        b.reserve(counts.iter().map(|&c| c as usize).sum::<usize>() * 5 / 4);
-                    }
-                }
-                place_pairs(&[&self.raw], None, &mut self.at, &mut self.pairs);
-            }
+            place_pairs(&[&self.raw], &mut self.at, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -913,7 +865,7 @@ impl BoxPruner {
 /// A one-shot call on a fresh [`BoxPruner`]; keep a pruner to reuse its
 /// memory across calls.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
-    let mut p = BoxPruner { one_shot: true, ..BoxPruner::default() };
+    let mut p = BoxPruner::new();
     p.run::<L>(boxes, |_| true, chunk);
     core::mem::take(&mut p.pairs)
 }
