@@ -36,28 +36,33 @@ fn main() {
     let chunk = (n / 16).clamp(256, 1 << 16);
     let reuse = args.get(6).is_some_and(|a| a == "reuse");
     let mut pruner = BoxPruner::new();
-    let mut run = || match (width, reuse) {
-        ("1", false) => self_pairs_with::<f32>(&boxes, chunk).len(),
-        ("8", false) => self_pairs_with::<wide::f32x8>(&boxes, chunk).len(),
-        ("16", false) => self_pairs_with::<wide::f32x16>(&boxes, chunk).len(),
-        ("1", true) => pruner.self_pairs_with::<f32>(&boxes, chunk).len(),
-        ("8", true) => pruner.self_pairs_with::<wide::f32x8>(&boxes, chunk).len(),
-        ("16", true) => pruner.self_pairs_with::<wide::f32x16>(&boxes, chunk).len(),
-        _ => panic!("WIDTH is 1, 8 or 16"),
+    // Returns the pair count and, with `hash`, the hash of the pair list of
+    // exactly the timed variant (width, one-shot or kept pruner).
+    let mut run = |hash: bool| {
+        let h = |p: &[(u32, u32)]| (p.len(), if hash { fnv(p) } else { 0 });
+        match (width, reuse) {
+            ("1", false) => h(&self_pairs_with::<f32>(&boxes, chunk)),
+            ("8", false) => h(&self_pairs_with::<wide::f32x8>(&boxes, chunk)),
+            ("16", false) => h(&self_pairs_with::<wide::f32x16>(&boxes, chunk)),
+            ("1", true) => h(pruner.self_pairs_with::<f32>(&boxes, chunk)),
+            ("8", true) => h(pruner.self_pairs_with::<wide::f32x8>(&boxes, chunk)),
+            ("16", true) => h(pruner.self_pairs_with::<wide::f32x16>(&boxes, chunk)),
+            _ => panic!("WIDTH is 1, 8 or 16"),
+        }
     };
     let mut times = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
-        std::hint::black_box(pool.install(&mut run));
+        std::hint::black_box(pool.install(|| run(false)));
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    let last = pool.install(|| self_pairs_with::<wide::f32x16>(&boxes, chunk));
+    let (count, hash) = pool.install(|| run(true));
     times.sort_by(f64::total_cmp);
     println!(
         "{set} {n} x{width} t{threads}{}: {} pairs, hash {:016x}, min {:.3} ms, median {:.3} ms",
         if reuse { " reuse" } else { "" },
-        last.len(),
-        fnv(&last),
+        count,
+        hash,
         times[0],
         times[times.len() / 2]
     );

@@ -298,22 +298,15 @@ fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
             at[a] += 1;
         }
     }
-    sort_runs(&at[..at.len() - 1], 0, out);
-}
-
-/// Sorts the runs ending at `ends` (after the scatter `at[a]` is the end of
-/// `a`'s run, i.e. the start of `a + 1`'s), the first starting at `begin`;
-/// returns the end of the last.
-#[inline]
-fn sort_runs(ends: &[u32], mut begin: usize, out: &mut [(u32, u32)]) -> usize {
-    for &end in ends {
+    // Now at[a] is the end of a's run, i.e. the start of a + 1's.
+    let mut begin = 0usize;
+    for &end in &at[..at.len() - 1] {
         let end = end as usize;
         if end - begin > 1 {
             sort_run_by_second(&mut out[begin..end]);
         }
         begin = end;
     }
-    begin
 }
 
 /// Sorts a run of pairs that share their first index by their (distinct)
