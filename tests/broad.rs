@@ -4,8 +4,8 @@
 
 use wide::{f32x16, f32x4, f32x8};
 use widephase::broad::{
-    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, workload, BroadPhase,
-    Handle,
+    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, workload, BoxPruner,
+    BroadPhase, Handle,
 };
 use widephase::overlap::aabb_aabb;
 use widephase::workload::SplitMix;
@@ -39,8 +39,33 @@ fn brute_bipartite(a: &[Aabb], b: &[Aabb]) -> Vec<(u32, u32)> {
     out
 }
 
-/// Every lane width, several chunk sizes, 1–3 threads: all must equal `want`.
+std::thread_local! {
+    /// One pruner per test thread, kept across every `check_self` call of a
+    /// test, so its scratch holds the previous (different) input's state.
+    static PRUNER: std::cell::RefCell<BoxPruner> = std::cell::RefCell::new(BoxPruner::new());
+}
+
+/// Every lane width, several chunk sizes, 1–3 threads, one-shot and with a
+/// reused [`BoxPruner`]: all must equal `want`.
 fn check_self(boxes: &[Aabb], want: &[(u32, u32)], what: &str) {
+    PRUNER.with_borrow_mut(|p| {
+        for threads in 1..=2 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                assert_eq!(
+                    p.self_pairs_with::<f32>(boxes, 7),
+                    want,
+                    "{what}: reuse f32 t{threads}"
+                );
+                assert_eq!(
+                    p.self_pairs_with::<f32x8>(boxes, 64),
+                    want,
+                    "{what}: reuse x8 t{threads}"
+                );
+                assert_eq!(p.self_pairs(boxes), want, "{what}: reuse default t{threads}");
+            });
+        }
+    });
     for threads in 1..=3 {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -422,11 +447,11 @@ fn cli_pairs_file_and_random() {
 #[test]
 fn long_and_short_partner_runs() {
     // Box 0 overlaps k thin boxes placed in shuffled index order, so the run
-    // of pairs (0, *) has exactly k entries: lengths around the 16- and
-    // 32-entry limits of the per-run rank sort, and a long one for the
+    // of pairs (0, *) has exactly k entries: lengths around the 16-, 32-,
+    // 48- and 64-entry limits of the per-run rank sort, and a long one for the
     // library-sort fallback. Enough filler boxes for the y/z grid.
     let mut rng = SplitMix(5);
-    for k in [1usize, 2, 15, 16, 17, 31, 32, 33, 200] {
+    for k in [1usize, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 200] {
         let mut boxes = vec![bx([0.0, 0.0, 0.0], [10.0, 10.0, 10.0])];
         let mut star: Vec<Aabb> = (0..k)
             .map(|i| {

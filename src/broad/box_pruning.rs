@@ -238,37 +238,61 @@ fn par_chunks(
 
 /// Turns pair keys `(a << 32) | b` with `a < n_a`, spread over `parts`, into
 /// the sorted list of `(a, b)` (the keys are distinct).
-///
-/// A counting sort on `a` (CSR: count per `a`, prefix sum, scatter into the
-/// output) followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]):
-/// runs are short (a box has a few partners), so this is two linear passes
-/// and a cache-resident small sort per run, in place. It replaced an LSD radix sort of the packed keys
-/// (11-bit digits, 3–4 passes over all pairs), measured
-/// in `simd-notes.md` ("Broad phase", the CSR subsection).
 pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
-    let total: usize = parts.iter().map(Vec::len).sum();
-    if total > u32::MAX as usize {
-        // More pairs than the u32 offsets hold: plain comparison sort.
-        let mut all: Vec<u64> = parts.iter().flatten().copied().collect();
-        all.sort_unstable();
-        return all.iter().map(|&k| ((k >> 32) as u32, k as u32)).collect();
-    }
-    // at[a] = number of pairs with first index < a (after the prefix sum).
-    let mut at = vec![0u32; n_a + 1];
+    let mut at = Vec::new();
+    let mut out = Vec::new();
+    let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
+    count_and_place(&slices, n_a, &mut at, &mut out);
+    out
+}
+
+/// [`place_pairs`] after counting the first indices of `parts` into `at`.
+fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Vec<(u32, u32)>) {
+    at.clear();
+    at.resize(n_a + 1, 0);
     for p in parts {
-        for &k in p {
+        for &k in *p {
             at[(k >> 32) as usize] += 1;
         }
     }
+    place_pairs(parts, at, out);
+}
+
+/// Sorts the distinct pair keys `(a << 32) | b` of `parts` into `out` as
+/// `(a, b)` pairs, given `at[a]` = the number of keys with first index `a`
+/// (`at.len()` = number of first indices + 1, the last entry 0).
+///
+/// A counting sort on `a` (CSR: prefix sum, scatter into the output)
+/// followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]): runs
+/// are short (a box has a few partners), so this is one scatter pass and a
+/// cache-resident small sort per run, in place. It replaced an LSD radix sort
+/// of the packed keys (11-bit digits, 3–4 passes over all pairs), measured in
+/// `simd-notes.md` ("Broad phase", the CSR subsection). `out` keeps its
+/// allocation and is not zero-filled where it already has the length.
+fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if total > u32::MAX as usize {
+        // More pairs than the u32 offsets hold: plain comparison sort.
+        let mut all: Vec<u64> = parts.iter().flat_map(|p| p.iter()).copied().collect();
+        all.sort_unstable();
+        out.clear();
+        out.extend(all.iter().map(|&k| ((k >> 32) as u32, k as u32)));
+        return;
+    }
+    // at[a] = number of pairs with first index < a (after the prefix sum).
     let mut sum = 0u32;
     for c in at.iter_mut() {
         let t = *c;
         *c = sum;
         sum += t;
     }
-    let mut out = vec![(0u32, 0u32); total];
+    if out.len() < total {
+        out.resize(total, (0, 0));
+    } else {
+        out.truncate(total);
+    }
     for p in parts {
-        for &k in p {
+        for &k in *p {
             let a = (k >> 32) as usize;
             out[at[a] as usize] = (a as u32, k as u32);
             at[a] += 1;
@@ -276,69 +300,109 @@ pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
     }
     // Now at[a] is the end of a's run, i.e. the start of a + 1's.
     let mut begin = 0usize;
-    for &end in &at[..n_a] {
+    for &end in &at[..at.len() - 1] {
         let end = end as usize;
         if end - begin > 1 {
             sort_run_by_second(&mut out[begin..end]);
         }
         begin = end;
     }
-    out
 }
 
 /// Sorts a run of pairs that share their first index by their (distinct)
-/// second. Runs are a handful of entries: up to 32 are placed by rank, each
-/// entry's rank being the number of entries below it, counted with one lane
-/// compare per 16 entries (branch-free, unlike an insertion sort whose
-/// data-dependent loop exits mispredict); a longer run (a box overlapping many)
-/// falls back to the library sort.
+/// second. Runs are a handful of entries: up to [`RANK_SORT_MAX`] are placed
+/// by rank, each entry's rank being the number of entries below it, counted
+/// with one lane compare per 16 entries (branch-free, unlike an insertion
+/// sort whose data-dependent loop exits mispredict); a longer run (a box
+/// overlapping very many) falls back to the library sort.
 #[inline]
 fn sort_run_by_second(run: &mut [(u32, u32)]) {
     let n = run.len();
-    if n > 32 {
+    if n > RANK_SORT_MAX {
         run.sort_unstable_by_key(|p| p.1);
         return;
     }
     let a = run[0].0;
     // Unused lanes hold u32::MAX, above every index (< 2^32 - 1 boxes).
-    let mut b = [u32::MAX; 32];
+    let mut b = [u32::MAX; RANK_SORT_MAX];
     for (x, p) in b.iter_mut().zip(run.iter()) {
         *x = p.1;
     }
-    let lo = u32x16::new(b[..16].try_into().expect("16 lanes"));
-    if n <= 16 {
-        for &x in &b[..n] {
-            let r = lo.simd_lt(u32x16::splat(x)).to_bitmask().count_ones();
-            run[r as usize] = (a, x);
+    let chunk = |c: usize| u32x16::new(b[16 * c..16 * c + 16].try_into().expect("16 lanes"));
+    let rank = |v: u32x16, x: u32x16| v.simd_lt(x).to_bitmask().count_ones();
+    match n.div_ceil(16) {
+        1 => {
+            let c0 = chunk(0);
+            for &x in &b[..n] {
+                run[rank(c0, u32x16::splat(x)) as usize] = (a, x);
+            }
         }
-    } else {
-        let hi = u32x16::new(b[16..].try_into().expect("16 lanes"));
-        for &x in &b[..n] {
-            let s = u32x16::splat(x);
-            let r =
-                lo.simd_lt(s).to_bitmask().count_ones() + hi.simd_lt(s).to_bitmask().count_ones();
-            run[r as usize] = (a, x);
+        2 => {
+            let (c0, c1) = (chunk(0), chunk(1));
+            for &x in &b[..n] {
+                let s = u32x16::splat(x);
+                run[(rank(c0, s) + rank(c1, s)) as usize] = (a, x);
+            }
+        }
+        k => {
+            let cs: [u32x16; RANK_SORT_MAX / 16] = core::array::from_fn(chunk);
+            for &x in &b[..n] {
+                let s = u32x16::splat(x);
+                let r: u32 = cs[..k].iter().map(|&c| rank(c, s)).sum();
+                run[r as usize] = (a, x);
+            }
         }
     }
 }
+
+/// Longest partner run [`sort_run_by_second`] sorts by rank (4 vectors of 16;
+/// at 100k Terdiman boxes runs of 33–64 went to the library sort for ~13 M
+/// instructions per call before this was raised from 32).
+const RANK_SORT_MAX: usize = 64;
 
 #[inline(always)]
 fn pair_key(a: u32, b: u32) -> u64 {
     ((a as u64) << 32) | b as u64
 }
 
-/// Self pairs, unsorted keys `(min(i,j) << 32) | max(i,j)`, over sorted `s`.
-pub(crate) fn self_pair_keys<L: Lane>(s: &Sorted, chunk: usize) -> Vec<Vec<u64>> {
-    par_chunks(s.len(), chunk, |range, out| {
-        for i in range {
-            let p = Probe::<L>::of(s, i);
-            let id = s.id[i];
-            scan(s, i + 1, &p, |k| {
-                let j = s.id[k];
-                out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) })
-            });
-        }
-    })
+/// Where the scans put the pairs they find.
+trait PairSink {
+    /// Takes the pair of box indices `a != b`, in either order.
+    fn pair(&mut self, a: u32, b: u32);
+}
+
+/// Unsorted keys `(min << 32) | max` in one array (one rayon task's share).
+impl PairSink for Vec<u64> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        self.push(pair_key(lo, hi));
+    }
+}
+
+/// One thread's sink: the keys in one array, counted per first index as
+/// they are found, so [`place_pairs`] needs no counting pass.
+struct Counted<'a> {
+    keys: &'a mut Vec<u64>,
+    count: &'a mut [u32],
+}
+
+impl PairSink for Counted<'_> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        self.count[lo as usize] += 1;
+        self.keys.push(pair_key(lo, hi));
+    }
+}
+
+/// Self pairs of sorted boxes `range` of `s` (plain box pruning, no grid).
+fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl PairSink) {
+    for i in range {
+        let p = Probe::<L>::of(s, i);
+        let id = s.id[i];
+        scan(s, i + 1, &p, |k| out.pair(id, s.id[k]));
+    }
 }
 
 /// The y/z bounds and mean extent of a set of boxes, for choosing the grid.
@@ -436,7 +500,7 @@ impl Grid {
 }
 
 /// A box's cell range, `y0 | y1 << 8 | z0 << 16 | z1 << 24`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Span(u32);
 
 impl Span {
@@ -453,52 +517,64 @@ impl Span {
     fn cells(self) -> usize {
         self.y().len() * self.z().len()
     }
-    /// Home bits in cell `(cy, cz)`: bit 0 if the box's first y cell is `cy`,
-    /// bit 1 if its first z cell is `cz`.
-    #[inline(always)]
-    fn home(self, cy: usize, cz: usize) -> u8 {
-        ((self.0 & 255) as usize == cy) as u8 | ((((self.0 >> 16) & 255) as usize == cz) as u8) << 1
-    }
 }
 
 /// Boxes copied into the cells of a [`Grid`], each cell's run in x order and
-/// followed by [`PAD`] sentinels; `home[e]` holds the entry's [`Span::home`]
-/// bits in its cell.
+/// followed by [`PAD`] sentinels. `home_y[e]` is 1.0 if the entry's box
+/// starts in this cell's row on y (its first y cell is the cell's), else 0.0;
+/// `home_z` likewise on z; sentinels hold 0.0.
+#[derive(Clone, Debug, Default)]
 struct Cells {
     r: Sorted,
-    home: Vec<u8>,
+    home_y: Vec<f32>,
+    home_z: Vec<f32>,
     /// Cell `c` holds entries `start[c]..end[c]`.
     start: Vec<usize>,
     end: Vec<usize>,
 }
 
+/// Scratch of [`build_cells`], kept between calls by a [`BoxPruner`].
+#[derive(Clone, Debug, Default)]
+struct CellScratch {
+    spans: Vec<Span>,
+    count: Vec<u32>,
+    fill: Vec<usize>,
+    slot: Vec<u32>,
+}
+
 /// Chooses the grid and copies the boxes (`keys` from [`sorted_keys`], with
-/// their statistics `st`) into it. Cells are about 3.5 times the mean y/z
+/// their statistics `st`) into `cells`. Cells are about 3.5 times the mean y/z
 /// extent (2×, the earlier choice, measured slower at 10k and 100k: more
 /// copies and sentinels than the shorter scans save), at most `sqrt(n/16)`
 /// per axis and 256; halved while boxes spanning several cells would make
-/// more than `3n` entries. `None` when one cell would do (then plain box
-/// pruning over the sorted boxes is the same and cheaper).
+/// more than `3n` entries. `false` (and `cells` untouched) when one cell
+/// would do: then plain box pruning over the sorted boxes is the same and
+/// cheaper.
 ///
 /// Count the entries per cell, place each box's index in its cells in x
 /// order (a counting sort, so each cell's run stays sorted), then gather the
 /// boxes cell by cell into padded SoA arrays: each SoA array is written once,
 /// front to back, and none is zero-filled first.
-fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
+fn build_cells(
+    boxes: &[Aabb],
+    keys: &[u64],
+    st: &YzStats,
+    sc: &mut CellScratch,
+    cells: &mut Cells,
+) -> bool {
     let n = keys.len();
     if n < 64 {
-        return None;
+        return false;
     }
     let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
     let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
     let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
     // Spans by box index, computed in input order (sequential reads: at 1M
     // boxes a pass in x order, a random gather, ran at memory latency).
-    let mut spans: Vec<Span> = Vec::with_capacity(boxes.len());
-    let mut count: Vec<u32> = Vec::new();
+    let CellScratch { spans, count, fill, slot } = sc;
     let total = loop {
         if g <= 1 {
-            return None;
+            return false;
         }
         let grid = Grid::new(st.lo, st.hi, g);
         spans.clear();
@@ -520,15 +596,16 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
         }
         g /= 2;
     };
-    let cells = g * g;
-    let mut fill: Vec<usize> = Vec::with_capacity(cells);
+    let n_cells = g * g;
+    fill.clear();
     let mut at = 0;
-    for &c in &count {
+    for &c in count.iter() {
         fill.push(at);
         at += c as usize;
     }
     // The box indices of each cell, cell by cell, each cell's in x order.
-    let mut slot = vec![0u32; total];
+    slot.clear();
+    slot.resize(total, 0);
     for &key in keys {
         let id = key as u32;
         let sp = spans[id as usize];
@@ -540,95 +617,235 @@ fn build_cells(boxes: &[Aabb], keys: &[u64], st: &YzStats) -> Option<Cells> {
             }
         }
     }
-    let len = total + cells * PAD;
-    let mut r = Sorted::default();
-    r.reserve(len);
-    let mut home = Vec::with_capacity(len);
-    let (mut start, mut end) = (Vec::with_capacity(cells), Vec::with_capacity(cells));
-    let mut e = 0;
-    let sentinel = Aabb::new(
-        crate::Vec3::new(f32::INFINITY, f32::INFINITY, f32::INFINITY),
-        crate::Vec3::new(f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY),
-    );
+    let len = total + n_cells * PAD;
+    let Cells { r, home_y, home_z, start, end } = cells;
+    // Sized once and written by index (a push per array per entry cost more
+    // than the gather itself: ~1 M instructions per call at 10k boxes).
+    for v in [
+        &mut r.min_x,
+        &mut r.max_x,
+        &mut r.min_y,
+        &mut r.max_y,
+        &mut r.min_z,
+        &mut r.max_z,
+        &mut *home_y,
+        &mut *home_z,
+    ] {
+        v.resize(len, 0.0);
+    }
+    r.id.resize(len, 0);
+    start.clear();
+    end.clear();
+    let (mut e, mut o) = (0, 0);
     for (c, &cnt) in count.iter().enumerate() {
-        let (cy, cz) = (c / g, c % g);
-        start.push(r.len());
-        for &id in &slot[e..e + cnt as usize] {
-            r.push(&boxes[id as usize], id);
-            home.push(spans[id as usize].home(cy, cz));
+        let (cy, cz) = ((c / g) as u32, (c % g) as u32);
+        let cnt = cnt as usize;
+        let src = &slot[e..e + cnt];
+        let (min_x, max_x) = (&mut r.min_x[o..o + cnt], &mut r.max_x[o..o + cnt]);
+        let (min_y, max_y) = (&mut r.min_y[o..o + cnt], &mut r.max_y[o..o + cnt]);
+        let (min_z, max_z) = (&mut r.min_z[o..o + cnt], &mut r.max_z[o..o + cnt]);
+        let (hy, hz, ids) =
+            (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut r.id[o..o + cnt]);
+        for k in 0..cnt {
+            let id = src[k];
+            let b = &boxes[id as usize];
+            let sp = spans[id as usize].0;
+            (min_x[k], max_x[k]) = (b.min.x, b.max.x);
+            (min_y[k], max_y[k]) = (b.min.y, b.max.y);
+            (min_z[k], max_z[k]) = (b.min.z, b.max.z);
+            hy[k] = ((sp & 255) == cy) as u32 as f32;
+            hz[k] = (((sp >> 16) & 255) == cz) as u32 as f32;
+            ids[k] = id;
         }
-        e += cnt as usize;
-        end.push(r.len());
-        for _ in 0..PAD {
-            r.push(&sentinel, 0);
+        start.push(o);
+        end.push(o + cnt);
+        e += cnt;
+        o += cnt;
+        // The sentinels: min > max on every axis, min.x = +inf, not home.
+        let pad = o..o + PAD;
+        for v in [&mut r.min_x, &mut r.min_y, &mut r.min_z] {
+            v[pad.clone()].fill(f32::INFINITY);
         }
-        home.extend([0; PAD]);
+        for v in [&mut r.max_x, &mut r.max_y, &mut r.max_z] {
+            v[pad.clone()].fill(f32::NEG_INFINITY);
+        }
+        home_y[pad.clone()].fill(0.0);
+        home_z[pad.clone()].fill(0.0);
+        r.id[pad].fill(0);
+        o += PAD;
     }
-    Some(Cells { r, home, start, end })
+    true
 }
 
-/// Box pruning inside one cell, keeping the pairs the cell owns.
+/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`).
+///
+/// A pair belongs to the cell iff, on each axis, one of the two boxes starts
+/// in it (is "home"). That test is folded into the overlap compares, so a
+/// duplicate costs no branch: on y, if probe `i` is home the test is the
+/// plain `min_y[k] <= max_y[i] && min_y[i] <= max_y[k]`; if it is not, box
+/// `k` must be home, and then `cell(min_y[i]) < cell(min_y[k])` gives
+/// `min_y[i] < min_y[k] <= max_y[k]` (the cell function is monotone), so the
+/// second half holds and is replaced by `0.5 <= home_y[k]`. Same on z. The
+/// probe picks the array and the value it compares against once.
 #[inline]
-fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut Vec<u64>) {
-    let (r, home) = (&cells.r, &cells.home);
-    for i in cells.start[c]..cells.end[c] {
-        let p = Probe::<L>::of(r, i);
-        let (id, hi) = (r.id[i], home[i]);
-        scan(r, i + 1, &p, |k| {
-            // The pair belongs to this cell iff, on each axis, one of the
-            // two boxes starts here.
-            if hi | home[k] == 3 {
-                let j = r.id[k];
-                out.push(if id < j { pair_key(id, j) } else { pair_key(j, id) });
+fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
+    let (s, e) = (cells.start[c], cells.end[c]);
+    let lim = e + PAD;
+    let r = &cells.r;
+    let (min_x, max_x) = (&r.min_x[s..lim], &r.max_x[s..lim]);
+    let (min_y, max_y) = (&r.min_y[s..lim], &r.max_y[s..lim]);
+    let (min_z, max_z) = (&r.min_z[s..lim], &r.max_z[s..lim]);
+    let (home_y, home_z) = (&cells.home_y[s..lim], &cells.home_z[s..lim]);
+    let id = &r.id[s..lim];
+    for i in 0..e - s {
+        // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
+        let (ty, vy) = if home_y[i] != 0.0 { (max_y, min_y[i]) } else { (home_y, 0.5) };
+        let (tz, vz) = if home_z[i] != 0.0 { (max_z, min_z[i]) } else { (home_z, 0.5) };
+        let (px, py, pz) = (L::splat(max_x[i]), L::splat(max_y[i]), L::splat(max_z[i]));
+        let (vy, vz) = (L::splat(vy), L::splat(vz));
+        let a = id[i];
+        let mut j = i + 1;
+        loop {
+            // if (min_x[j] > max_x[i]) break;   -- per lane, a prefix of the lanes passes
+            let in_x = L::load(&min_x[j..]).le(px);
+            if in_x.none() {
+                break;
             }
-        });
+            let hit = in_x
+                & L::load(&min_y[j..]).le(py)
+                & vy.le(L::load(&ty[j..]))
+                & L::load(&min_z[j..]).le(pz)
+                & vz.le(L::load(&tz[j..]));
+            let mut bits = hit.bits();
+            while bits != 0 {
+                let k = j + bits.trailing_zeros() as usize;
+                out.pair(a, id[k]);
+                bits &= bits - 1;
+            }
+            if !in_x.all() {
+                break;
+            }
+            j += L::WIDTH;
+        }
     }
 }
 
-/// Self pair keys `(min(i,j) << 32) | max(i,j)`, unsorted, in parts, of the
-/// boxes named by `keys` (from [`sorted_keys`], statistics `st`), over a y/z
-/// grid of box-pruning regions (PhysX's "multi box pruning"): every box is
-/// copied, in x order, into each cell its y/z range touches; each cell is
-/// pruned on its own; a pair is reported only by the cell holding the corner
-/// `(max(min_y), max(min_z))` of the two boxes' y/z overlap, i.e. the cell
-/// `(max(cy0_i, cy0_j), max(cz0_i, cz0_j))` (the cell function is monotone),
-/// so each pair comes out exactly once. The scan windows shrink by about the
-/// number of cells. Without a grid this is plain box pruning over `sorted`
-/// (built here if `None`) with `chunk` sorted boxes per rayon task. With one
-/// rayon thread nothing is handed to rayon.
-pub(crate) fn self_pair_parts<L: Lane>(
-    boxes: &[Aabb],
-    keys: &[u64],
-    st: &YzStats,
-    sorted: Option<&Sorted>,
-    chunk: usize,
-) -> Vec<Vec<u64>> {
-    let Some(cells) = build_cells(boxes, keys, st) else {
-        return match sorted {
-            Some(s) => self_pair_keys::<L>(s, chunk),
-            None => {
-                let mut s = Sorted::default();
-                s.fill(boxes, keys);
-                self_pair_keys::<L>(&s, chunk)
-            }
-        };
-    };
-    let n_cells = cells.start.len();
-    if rayon::current_num_threads() == 1 {
-        let mut out = Vec::new();
-        for c in 0..n_cells {
-            scan_cell::<L>(&cells, c, &mut out);
-        }
-        return vec![out];
+/// Reusable scratch for all-pairs box pruning: repeated queries (one per
+/// frame, say) reuse every array, so after the first call no memory is
+/// allocated or first touched unless the input grows. [`self_pairs_with`] is
+/// this on a fresh pruner.
+///
+/// ```
+/// use widephase::broad::{self_pairs, BoxPruner};
+/// use widephase::{Aabb, Vec3};
+/// let b = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+/// let mut pruner = BoxPruner::new();
+/// let boxes = [b(0.0), b(3.0), b(1.0), b(0.5)];
+/// assert_eq!(pruner.self_pairs(&boxes), &[(0, 2), (0, 3), (2, 3)]);
+/// assert_eq!(pruner.self_pairs(&boxes[1..]), &self_pairs(&boxes[1..])[..]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct BoxPruner {
+    keys: Vec<u64>,
+    tmp: Vec<u64>,
+    scratch: CellScratch,
+    cells: Cells,
+    sorted: Sorted,
+    /// Unsorted pair keys (one thread).
+    raw: Vec<u64>,
+    /// Pairs per first index, then the CSR offsets.
+    at: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl BoxPruner {
+    /// An empty pruner (allocates on first use).
+    pub fn new() -> Self {
+        Self::default()
     }
-    (0..n_cells)
-        .into_par_iter()
-        .with_min_len((n_cells / 64).max(1))
-        .fold(Vec::new, |mut out, c| {
-            scan_cell::<L>(&cells, c, &mut out);
-            out
-        })
-        .collect()
+
+    /// [`self_pairs`] with this pruner's scratch: the same pairs, valid
+    /// until the next call.
+    pub fn self_pairs(&mut self, boxes: &[Aabb]) -> &[(u32, u32)] {
+        self.self_pairs_with::<super::NativeLane>(boxes, auto_chunk(boxes.len()))
+    }
+
+    /// [`self_pairs_with`] with this pruner's scratch: the same pairs, valid
+    /// until the next call.
+    pub fn self_pairs_with<L: Lane>(&mut self, boxes: &[Aabb], chunk: usize) -> &[(u32, u32)] {
+        self.run::<L>(boxes, |_| true, chunk);
+        &self.pairs
+    }
+
+    /// The sort keys of the last query's boxes ([`sorted_keys`]).
+    pub(crate) fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The last query's pairs, to take or swap out.
+    pub(crate) fn pairs_mut(&mut self) -> &mut Vec<(u32, u32)> {
+        &mut self.pairs
+    }
+
+    /// Self pairs of the valid boxes whose index `keep` admits, into
+    /// `self.pairs`, over a y/z grid of box-pruning regions (PhysX's "multi
+    /// box pruning"): every box is copied, in x order, into each cell its y/z
+    /// range touches; each cell is pruned on its own; a pair is reported only
+    /// by the cell holding the corner `(max(min_y), max(min_z))` of the two
+    /// boxes' y/z overlap, i.e. the cell `(max(cy0_i, cy0_j), max(cz0_i,
+    /// cz0_j))` (the cell function is monotone), so each pair comes out
+    /// exactly once. The scan windows shrink by about the number of cells.
+    /// Without a grid this is plain box pruning over the sorted boxes with
+    /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
+    /// handed to rayon and the pairs are counted per first index as they are
+    /// found (no counting pass).
+    pub(crate) fn run<L: Lane>(
+        &mut self,
+        boxes: &[Aabb],
+        keep: impl Fn(usize) -> bool,
+        chunk: usize,
+    ) {
+        assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
+        let n_a = boxes.len();
+        let st = sorted_keys(boxes, keep, &mut self.keys, &mut self.tmp);
+        let grid = build_cells(boxes, &self.keys, &st, &mut self.scratch, &mut self.cells);
+        if !grid {
+            self.sorted.fill(boxes, &self.keys);
+        }
+        let n_cells = self.cells.start.len();
+        if rayon::current_num_threads() == 1 {
+            self.raw.clear();
+            self.at.clear();
+            self.at.resize(n_a + 1, 0);
+            let mut sink = Counted { keys: &mut self.raw, count: &mut self.at };
+            if grid {
+                for c in 0..n_cells {
+                    scan_cell::<L>(&self.cells, c, &mut sink);
+                }
+            } else {
+                let n = self.sorted.len();
+                sweep::<L>(&self.sorted, 0..n, &mut sink);
+            }
+            place_pairs(&[&self.raw], &mut self.at, &mut self.pairs);
+            return;
+        }
+        let parts: Vec<Vec<u64>> = if grid {
+            let cells = &self.cells;
+            (0..n_cells)
+                .into_par_iter()
+                .with_min_len((n_cells / 64).max(1))
+                .fold(Vec::new, |mut out, c| {
+                    scan_cell::<L>(cells, c, &mut out);
+                    out
+                })
+                .collect()
+        } else {
+            let s = &self.sorted;
+            par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
+        };
+        let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
+        count_and_place(&slices, n_a, &mut self.at, &mut self.pairs);
+    }
 }
 
 /// All pairs `(i, j)`, `i < j`, of boxes in `boxes` that overlap
@@ -636,15 +853,14 @@ pub(crate) fn self_pair_parts<L: Lane>(
 /// pair; invalid boxes — inverted, NaN, infinite extent — never pair), sorted.
 ///
 /// Box pruning over lane type `L` in the regions of a y/z grid
-/// ([`self_pair_parts`]), with `chunk` sorted boxes per rayon task when there is
+/// ([`BoxPruner`]), with `chunk` sorted boxes per rayon task when there is
 /// no grid. The result is identical for every `L`, `chunk` and thread count.
+/// A one-shot call on a fresh [`BoxPruner`]; keep a pruner to reuse its
+/// memory across calls.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
-    assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
-    let (mut keys, mut tmp) = (Vec::new(), Vec::new());
-    let st = sorted_keys(boxes, |_| true, &mut keys, &mut tmp);
-    drop(tmp);
-    let parts = self_pair_parts::<L>(boxes, &keys, &st, None, chunk);
-    sort_pairs(&parts, boxes.len())
+    let mut p = BoxPruner::new();
+    p.run::<L>(boxes, |_| true, chunk);
+    core::mem::take(&mut p.pairs)
 }
 
 /// [`self_pairs_with`] at the native lane width and an automatic chunk size,

@@ -21,7 +21,7 @@
 //! instead of swapping endpoints one by one we re-sort the moved boxes, so the
 //! cost does not grow with how far a box moved.
 
-use super::box_pruning::{self_pair_parts, sort_key, sorted_keys, Sorted};
+use super::box_pruning::{sort_key, BoxPruner, Sorted};
 use super::NativeLane;
 use crate::shapes::Aabb;
 
@@ -74,7 +74,7 @@ pub struct BroadPhase {
     spare_pairs: Vec<(u32, u32)>,
     new_pairs: Vec<u64>,
     keys: Vec<u64>,
-    tmp: Vec<u64>,
+    pruner: BoxPruner,
     built: bool,
 }
 
@@ -172,14 +172,13 @@ impl BroadPhase {
         &self.pairs
     }
 
-    /// Full box pruning over the live boxes (dead slots are skipped).
+    /// Full box pruning over the live boxes (dead slots are skipped), with
+    /// a kept [`BoxPruner`] so repeated rebuilds reuse their memory.
     fn rebuild(&mut self) {
         let alive = &self.alive;
-        let st = sorted_keys(&self.boxes, |k| alive[k], &mut self.keys, &mut self.tmp);
-        self.sorted.fill(&self.boxes, &self.keys);
-        let parts =
-            self_pair_parts::<NativeLane>(&self.boxes, &self.keys, &st, Some(&self.sorted), 4096);
-        self.pairs = super::box_pruning::sort_pairs(&parts, self.boxes.len());
+        self.pruner.run::<NativeLane>(&self.boxes, |k| alive[k], 4096);
+        self.sorted.fill(&self.boxes, self.pruner.keys());
+        core::mem::swap(&mut self.pairs, self.pruner.pairs_mut());
     }
 
     /// The incremental path: only the dirty boxes are re-sorted and re-queried.

@@ -3,6 +3,8 @@
 //! - [`self_pairs`] / [`bipartite_pairs`]: one-shot box pruning (sort on x,
 //!   SoA overlap tests on y and z over wide lanes, rayon across the sweep);
 //!   see [`box_pruning`](self_pairs_with) for the algorithm.
+//! - [`BoxPruner`]: the same query with its scratch kept between calls (no
+//!   allocation after the first call).
 //! - [`BroadPhase`]: the frame-to-frame version for moving boxes (insert,
 //!   update, remove; re-sorts and re-queries only what moved).
 //! - [`workload`]: the seeded box distributions used by the benchmarks and the
@@ -29,7 +31,9 @@ mod incremental;
 mod radix;
 pub mod workload;
 
-pub use box_pruning::{bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with};
+pub use box_pruning::{
+    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, BoxPruner,
+};
 pub use incremental::{BroadPhase, Handle};
 
 /// The lane type the convenience entry points use: 16 lanes (one AVX-512
