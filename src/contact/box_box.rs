@@ -11,7 +11,7 @@
 //! farthest from it, then the largest triangle on each side of that line).
 //!
 //! # Axis choice and tie rule
-//! The axis is [`obb_obb_contact`]'s: the axis of least overlap, where an edge
+//! The axis is [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s: the axis of least overlap, where an edge
 //! axis must beat the best face axis by more than
 //! [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)` · |face depth|`
 //! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
@@ -45,7 +45,7 @@
 //! use it).
 
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
-use crate::overlap::{obb_obb_contact, ObbContact};
+use crate::overlap::{ObbContact, OBB_EDGE_AXIS_BIAS};
 use crate::pack::LanePod;
 use crate::{Lane, LaneMask, Obb, V3};
 use bytemuck::{Pod, Zeroable};
@@ -136,6 +136,138 @@ pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (
     (enter, exit, L::select(up, ns, ps), L::select(up, ps, ns))
 }
 
+/// Allowance factor `ε` of [`box_box_sat`]'s edge axes (`2^-19 = 32u`): it
+/// bounds the absolute error of an entry of `R = Aᵀ·B` (`γ3 ≈ 3u` rounding)
+/// plus the model error of the frame-of-A identities for axes orthonormal to
+/// within `δ <= 16u` (f32 rotations built by normalising and crossing are
+/// within a few `u`), with a factor 2 to spare. See `simd-notes.md`,
+/// "Box–box: rotation-matrix SAT".
+pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
+
+/// The SAT of [`box_box`]: the axis of least overlap of the 15 box–box axes
+/// with [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s axis indices, tie rule and edge bias, computed
+/// in A's frame (Ericson RTCD §4.4.1, Gottschalk's OBBTree, ODE `dBoxBox`):
+///
+/// ```text
+/// R_ij = A_i·B_j,  t_A = (t·A_0, t·A_1, t·A_2),  t = c_B - c_A
+/// face A_i:  overlap = h_A,i + Σ_j h_B,j |R_ij| - |t_A,i|
+/// face B_j:  overlap = Σ_i h_A,i |R_ij| + h_B,j - |t·B_j|
+/// edge A_i×B_j (i1, i2 = i+1, i+2 mod 3; j1, j2 likewise):
+///   r_A = h_A,i1 |R_i2j| + h_A,i2 |R_i1j|,  r_B = h_B,j1 |R_ij2| + h_B,j2 |R_ij1|
+///   t·L = t_A,i2 R_i1j - t_A,i1 R_i2j,       |L| = sqrt(R_i1j² + R_i2j²)
+///   overlap = r_A + r_B - |t·L| + err_ij       (depth = overlap / |L|)
+///   err_ij  = ε·(h_A,i1 + h_A,i2 + |t_A,i1| + |t_A,i2| + h_B,j1 + h_B,j2
+///                + |t|₁·(|R_i1j| + |R_i2j|))
+/// ```
+///
+/// No cross product is formed per axis and only the winning edge axis is
+/// divided by its length (edge depths are compared cross-multiplied,
+/// `o_k·|L_best| < o_best·|L_k|`). The frame-of-A identities hold for
+/// orthonormal axes, and `R`'s entries carry an absolute rounding error that
+/// does not shrink with `|L|`, so near-parallel edge axes have a direction and
+/// overlap made of noise (Ericson §5.2.1.1 adds an arbitrary `ε` to `|R|`).
+/// Here each edge overlap is raised by `err_ij`, a bound on that absolute
+/// error ([`BOX_SAT_EDGE_ALLOWANCE`]): an edge axis never claims a separation
+/// or depth smaller than exact arithmetic gives on it, and a near-parallel
+/// axis (`|L| → 0`) gets a depth `→ +∞`, so it is never chosen (the role of
+/// `obb_obb`'s noise-axis rule, without a threshold). Face overlaps are not
+/// raised: their `|L| = 1`, so their error stays a few ulps of the sizes.
+///
+/// `hit` is `depth >= 0` (the least overlap is negative exactly when some
+/// axis separates, whatever the bias); invalid lanes give NaN `axis`,
+/// `normal` and `depth` and `hit == false`, as [`obb_obb_contact`](crate::overlap::obb_obb_contact).
+#[inline]
+pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
+    let valid = a.is_valid() & b.is_valid();
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let inf = L::splat(f32::INFINITY);
+    let nan = L::splat(f32::NAN);
+    let t = b.center - a.center;
+    let ha = [a.half.x, a.half.y, a.half.z];
+    let hb = [b.half.x, b.half.y, b.half.z];
+    let r: [[L; 3]; 3] = core::array::from_fn(|i| {
+        let ai = a.axes[i];
+        [ai.dot(b.axes[0]), ai.dot(b.axes[1]), ai.dot(b.axes[2])]
+    });
+    let ar: [[L; 3]; 3] = r.map(|row| row.map(|x| x.abs()));
+    let ta = [t.dot(a.axes[0]), t.dot(a.axes[1]), t.dot(a.axes[2])];
+    let ata = ta.map(|x| x.abs());
+
+    // faces: (overlap, index, t·L) of the least overlap, lowest index on ties
+    let (mut f_o, mut f_k, mut f_tl) = (inf, zero, zero);
+    for i in 0..3 {
+        let o = ha[i] + (hb[0] * ar[i][0] + hb[1] * ar[i][1] + hb[2] * ar[i][2]) - ata[i];
+        // if (o < best) best = (o, i, t·A_i);
+        let take = o.lt(f_o);
+        f_o = L::select(take, o, f_o);
+        f_k = L::select(take, L::splat(i as f32), f_k);
+        f_tl = L::select(take, ta[i], f_tl);
+    }
+    for j in 0..3 {
+        let tb = t.dot(b.axes[j]);
+        let o = (ha[0] * ar[0][j] + ha[1] * ar[1][j] + ha[2] * ar[2][j]) + hb[j] - tb.abs();
+        let take = o.lt(f_o);
+        f_o = L::select(take, o, f_o);
+        f_k = L::select(take, L::splat((3 + j) as f32), f_k);
+        f_tl = L::select(take, tb, f_tl);
+    }
+
+    // edges: (raised overlap, |L|, index, t·L) of the least depth
+    let eps = L::splat(BOX_SAT_EDGE_ALLOWANCE);
+    let t1 = t.x.abs() + t.y.abs() + t.z.abs();
+    let eps_t = eps * t1;
+    let p: [L; 3] = core::array::from_fn(|i| {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        eps * (ha[i1] + ha[i2] + ata[i1] + ata[i2])
+    });
+    let q: [L; 3] = core::array::from_fn(|j| eps * (hb[(j + 1) % 3] + hb[(j + 2) % 3]));
+    let (mut e_o, mut e_len, mut e_k, mut e_tl) = (inf, one, zero, zero);
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let ra = ha[i1] * ar[i2][j] + ha[i2] * ar[i1][j];
+            let rb = hb[j1] * ar[i][j2] + hb[j2] * ar[i][j1];
+            let tl = ta[i2] * r[i1][j] - ta[i1] * r[i2][j];
+            let err = (p[i] + q[j]) + eps_t * (ar[i1][j] + ar[i2][j]);
+            let o = ra + rb - tl.abs() + err;
+            let len = (r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j]).sqrt();
+            // if (o/len < e_o/e_len) best = ...;  (len = 0: inf·0 or 0 < 0, never)
+            let take = (o * e_len).lt(e_o * len);
+            e_o = L::select(take, o, e_o);
+            e_len = L::select(take, len, e_len);
+            e_k = L::select(take, L::splat((6 + 3 * i + j) as f32), e_k);
+            e_tl = L::select(take, tl, e_tl);
+        }
+    }
+    let e_depth = e_o / e_len;
+    // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
+    let use_edge = e_depth.lt(f_o - L::splat(OBB_EDGE_AXIS_BIAS) * f_o.abs());
+    let depth = L::select(use_edge, e_depth, f_o);
+    let axis = L::select(use_edge, e_k, f_k);
+    let tl = L::select(use_edge, e_tl, f_tl);
+    // the winner's world axis: A_k, B_(k-3) or A_i × B_j
+    let is = |x: L, k: f32| x.eq(L::splat(k));
+    let fa = pick3v(is(f_k, 0.0), is(f_k, 1.0), a.axes);
+    let fb = pick3v(is(f_k, 3.0), is(f_k, 4.0), b.axes);
+    let face_l = V3::select(f_k.lt(L::splat(3.0)), fa, fb);
+    let e_i0 = e_k.lt(L::splat(9.0));
+    let e_i1 = !e_i0 & e_k.lt(L::splat(12.0));
+    let e_j = e_k - L::splat(6.0) - L::select(e_i0, zero, L::select(e_i1, L::splat(3.0), L::splat(6.0)));
+    let ea = pick3v(e_i0, e_i1, a.axes);
+    let eb = pick3v(e_j.eq(zero), e_j.eq(one), b.axes);
+    let l = V3::select(use_edge, ea.cross(eb), face_l);
+    // normal = L/|L|, flipped to point from A to B (t·L >= 0)
+    let s = L::select(tl.lt(zero), L::splat(-1.0), one) / l.length();
+    let normal = l * s;
+    ObbContact {
+        hit: valid & depth.ge(zero),
+        axis: L::select(valid, axis, nan),
+        normal: V3::select(valid, normal, V3::splat(nan)),
+        depth: L::select(valid, depth, nan),
+    }
+}
+
 /// Box–box contact manifold (see the [module docs](self) and the
 /// [conventions](super)): up to 4 points, normal from `a` to `b`.
 ///
@@ -160,7 +292,7 @@ pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (
 /// ```
 #[inline]
 pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
-    let sat = obb_obb_contact(a, b);
+    let sat = box_box_sat(a, b);
     let (face, edge) = contact_lanes(&sat, margin);
     if (face | edge).none() {
         return Manifold::empty();
@@ -205,7 +337,7 @@ pub fn box_box_packs<L: LanePod>(a: &[Obb<L>], b: &[Obb<L>], margin: L, out: &mu
     let mut edge_stage = Stage::<L>::new(false);
     let no = <L::Mask as LaneMask>::splat(false);
     for (c, (pa, pb)) in a.iter().zip(b).enumerate() {
-        let sat = obb_obb_contact(pa, pb);
+        let sat = box_box_sat(pa, pb);
         let (face, edge) = contact_lanes(&sat, margin);
         let face_here = if face.bits().count_ones() >= face_min { face } else { no };
         let edge_here = if edge.bits().count_ones() >= edge_min { edge } else { no };
