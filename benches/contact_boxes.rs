@@ -7,14 +7,16 @@
 //! The `scalar`/`x4`/`x8`/`x16` rows run [`box_box_packs`], the batch entry
 //! point the pipeline and `widephase bench --filter contact` use (SAT per
 //! pack, contacting lanes compacted before the clipping); `x16_per_pack` runs
-//! [`box_box`] pack by pack (same manifolds, asserted), `x16_sat_only` the SAT.
+//! [`box_box`] pack by pack (same manifolds, asserted), `x16_sat_only` its
+//! SAT ([`box_box_sat`]) and `x16_sat_obb_obb` the world-space
+//! `obb_obb_contact` it replaced.
 //!
 //! `cargo bench --bench contact_boxes [--features peers]`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use wide::{f32x16, f32x4, f32x8};
-use widephase::contact::box_box::{box_box, box_box_packs};
+use widephase::contact::box_box::{box_box, box_box_packs, box_box_sat};
 use widephase::contact::Manifold;
 use widephase::overlap::obb_obb_contact;
 use widephase::pack::{LanePod, Pack};
@@ -106,8 +108,19 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     g.bench_function("x16_per_pack", |bch| {
         bch.iter(|| run_per_pack(&p16.0, &p16.1, black_box(&mut o16)))
     });
-    // the SAT alone (axis, normal, depth), to show the clipping's share
+    // the SAT alone (axis, normal, depth), to show the clipping's share:
+    // box_box's rotation-matrix SAT, and the world-space `obb_obb_contact`
+    // it replaced (same axes and tie rule)
     g.bench_function("x16_sat_only", |bch| {
+        bch.iter(|| {
+            let mut n = f32x16::splat(0.0);
+            for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {
+                n += box_box_sat(x, y).depth;
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("x16_sat_obb_obb", |bch| {
         bch.iter(|| {
             let mut n = f32x16::splat(0.0);
             for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {

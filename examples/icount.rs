@@ -10,11 +10,11 @@
 
 use widephase::batch::kernels::*;
 use widephase::batch::{pairwise, BitMask, PairKernel};
-use widephase::pack::{LanePod, Pack};
-use widephase::Lane;
 use widephase::contact::box_box::box_box_packs;
 use widephase::contact::Manifold;
+use widephase::pack::{LanePod, Pack};
 use widephase::workload::{obb_pairs, resting_obb_pairs, sphere_box_pairs, tri_box_pairs};
+use widephase::Lane;
 use widephase::Obb;
 
 fn pass<K: PairKernel, L: LanePod>(a: &[K::A], b: &[K::B]) -> usize {

@@ -11,7 +11,11 @@
 //! farthest from it, then the largest triangle on each side of that line).
 //!
 //! # Axis choice and tie rule
-//! The axis is [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s: the axis of least overlap, where an edge
+//! The axis is [`box_box_sat`]'s, which keeps
+//! [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s axes and tie rule
+//! but works on the rotation matrix `Aᵀ·B` (Ericson §4.4.1) with a derived
+//! allowance on edge axes instead of world-space cross products: the axis of
+//! least overlap, where an edge
 //! axis must beat the best face axis by more than
 //! [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)` · |face depth|`
 //! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
@@ -136,12 +140,13 @@ pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (
     (enter, exit, L::select(up, ns, ps), L::select(up, ps, ns))
 }
 
-/// Allowance factor `ε` of [`box_box_sat`]'s edge axes (`2^-19 = 32u`): it
-/// bounds the absolute error of an entry of `R = Aᵀ·B` (`γ3 ≈ 3u` rounding)
-/// plus the model error of the frame-of-A identities for axes orthonormal to
-/// within `δ <= 16u` (f32 rotations built by normalising and crossing are
-/// within a few `u`), with a factor 2 to spare. See `simd-notes.md`,
-/// "Box–box: rotation-matrix SAT".
+/// Allowance factor `ε` of [`box_box_sat`]'s edge axes (`2^-19 = 32u`): to
+/// first order it bounds, per unit of the magnitudes it multiplies, the
+/// absolute error of an edge overlap: `γ3 ≈ 3u` per entry of `R = Aᵀ·B` and
+/// of `t_A`, `~4u` for the expression, and `2δ` for the frame-of-A
+/// identities when the axes are orthonormal to within `δ <= 8u` (f32
+/// rotations built by normalising and crossing are within a few `u`). See
+/// `simd-notes.md`, "Box–box: rotation-matrix SAT".
 pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 
 /// The SAT of [`box_box`]: the axis of least overlap of the 15 box–box axes
@@ -160,6 +165,8 @@ pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 ///                + |t|₁·(|R_i1j| + |R_i2j|))
 /// ```
 ///
+/// Face axis `k < 3` is `A_k` itself (`obb_obb_contact` uses `A_1×A_2` etc.,
+/// the same vector for orthonormal axes), `k = 3..6` is `B_(k-3)`.
 /// No cross product is formed per axis and only the winning edge axis is
 /// divided by its length (edge depths are compared cross-multiplied,
 /// `o_k·|L_best| < o_best·|L_k|`). The frame-of-A identities hold for
@@ -253,7 +260,8 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     let face_l = V3::select(f_k.lt(L::splat(3.0)), fa, fb);
     let e_i0 = e_k.lt(L::splat(9.0));
     let e_i1 = !e_i0 & e_k.lt(L::splat(12.0));
-    let e_j = e_k - L::splat(6.0) - L::select(e_i0, zero, L::select(e_i1, L::splat(3.0), L::splat(6.0)));
+    let e_j =
+        e_k - L::splat(6.0) - L::select(e_i0, zero, L::select(e_i1, L::splat(3.0), L::splat(6.0)));
     let ea = pick3v(e_i0, e_i1, a.axes);
     let eb = pick3v(e_j.eq(zero), e_j.eq(one), b.axes);
     let l = V3::select(use_edge, ea.cross(eb), face_l);
