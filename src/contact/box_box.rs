@@ -797,27 +797,30 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
     cand: &[Candidate<L>; N],
 ) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
-    let none = L::splat(-1.0);
-    // Passes track only (score, index, x, y); the chosen points are gathered
-    // once at the end (fewer blends than carrying whole candidates).
+    let no = <L::Mask as LaneMask>::splat(false);
+    // Each pass carries its chosen candidate (5–7 blends per candidate and
+    // pass): cheaper than carrying an index and gathering the 4 points at the
+    // end (4 gathers of a compare and 6 blends per candidate), same choice.
     // A candidate valid in no lane is never chosen, so the passes skip it
     // (resting packs often have no corner or exit crossing at all).
     let active: [bool; N] = core::array::from_fn(|k| cand[k].valid.any());
-    // deepest
-    let (mut i0, mut x0, mut y0) = (none, zero, zero);
-    let mut best = L::splat(f32::NEG_INFINITY);
+    let mut empty = cand[0];
+    empty.valid = no;
+    // deepest (lowest index on ties)
+    let mut p0 = empty;
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
             continue;
         }
-        let take = c.valid & (c.depth.gt(best) | i0.lt(zero));
-        best = L::select(take, c.depth, best);
-        i0 = L::select(take, L::splat(k as f32), i0);
-        x0 = L::select(take, c.x, x0);
-        y0 = L::select(take, c.y, y0);
+        // if (c.valid && (c.depth > p0.depth || !p0.valid)) p0 = c;
+        let m = c.valid & (c.depth.gt(p0.depth) | !p0.valid);
+        take(m, c, &mut p0, true);
     }
+    // without p0 (no valid candidate) its coordinates are 0
+    let x0 = L::select(p0.valid, p0.x, zero);
+    let y0 = L::select(p0.valid, p0.y, zero);
     // farthest from p0 (distance > 0)
-    let (mut i1, mut x1, mut y1) = (none, zero, zero);
+    let mut p1 = empty;
     let mut best = zero;
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
@@ -825,49 +828,49 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
         }
         let (dx, dy) = (c.x - x0, c.y - y0);
         let d2 = dx * dx + dy * dy;
-        let take = c.valid & d2.gt(best);
-        best = L::select(take, d2, best);
-        i1 = L::select(take, L::splat(k as f32), i1);
-        x1 = L::select(take, c.x, x1);
-        y1 = L::select(take, c.y, y1);
+        let m = c.valid & d2.gt(best);
+        best = L::select(m, d2, best);
+        take(m, c, &mut p1, true);
     }
     // largest areas on either side of p0→p1 (none when there is no p1: the
-    // edge vector is then zero and so are the areas)
-    let (ex, ey) = (x1 - x0, y1 - y0);
-    let (mut i2, mut i3) = (none, none);
+    // valid candidates then all lie at p0 and their areas are zero)
+    let ex = L::select(p1.valid, p1.x, zero) - x0;
+    let ey = L::select(p1.valid, p1.y, zero) - y0;
+    let (mut p2, mut p3) = (empty, empty);
     let (mut best_pos, mut best_neg) = (zero, zero);
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
             continue;
         }
         let area = ex * (c.y - y0) - ey * (c.x - x0);
-        let take = c.valid & area.gt(best_pos);
-        best_pos = L::select(take, area, best_pos);
-        i2 = L::select(take, L::splat(k as f32), i2);
-        let take = c.valid & area.lt(best_neg);
-        best_neg = L::select(take, area, best_neg);
-        i3 = L::select(take, L::splat(k as f32), i3);
+        let m = c.valid & area.gt(best_pos);
+        best_pos = L::select(m, area, best_pos);
+        take(m, c, &mut p2, false);
+        let m = c.valid & area.lt(best_neg);
+        best_neg = L::select(m, area, best_neg);
+        take(m, c, &mut p3, false);
     }
     // pack: p3 moves into slot 2 when there is no p2
-    let has2 = i2.ge(zero);
-    let slot2 = L::select(has2, i2, i3);
-    let slot3 = L::select(has2, i3, none);
-    let gather = |idx: L| {
-        let mut out = cand[0];
-        out.valid = idx.eq(zero);
-        for (k, c) in cand.iter().enumerate().skip(1) {
-            if !active[k] {
-                continue;
-            }
-            let m = idx.eq(L::splat(k as f32));
-            out.on_incident = V3::select(m, c.on_incident, out.on_incident);
-            out.depth = L::select(m, c.depth, out.depth);
-            out.local_id = L::select(m, c.local_id, out.local_id);
-            out.valid = out.valid | m;
-        }
-        out
-    };
-    [gather(i0), gather(i1), gather(slot2), gather(slot3)]
+    let has2 = p2.valid;
+    let mut slot2 = p3;
+    take(has2, &p2, &mut slot2, false);
+    let mut slot3 = p3;
+    slot3.valid = p3.valid & has2;
+    [p0, p1, slot2, slot3]
+}
+
+/// `if m { *cur = *c }` per lane on the fields the reduction reports (and on
+/// `x`, `y` when `xy`); `valid` becomes `cur.valid | m`.
+#[inline(always)]
+fn take<L: Lane>(m: L::Mask, c: &Candidate<L>, cur: &mut Candidate<L>, xy: bool) {
+    if xy {
+        cur.x = L::select(m, c.x, cur.x);
+        cur.y = L::select(m, c.y, cur.y);
+    }
+    cur.on_incident = V3::select(m, c.on_incident, cur.on_incident);
+    cur.depth = L::select(m, c.depth, cur.depth);
+    cur.local_id = L::select(m, c.local_id, cur.local_id);
+    cur.valid = cur.valid | m;
 }
 
 /// The edge of box `o` along axis `e ∈ 0..3` farthest along `dir` (ties to
