@@ -285,9 +285,9 @@ fn box_box_sat_matches_f64_sat() {
         let faces = aa.iter().chain(&ba).map(|&n| box_overlap_along(a, b, n));
         let face_min = faces.fold(f64::INFINITY, f64::min);
         let mut exact_min = face_min;
-        for i in 0..3 {
-            for j in 0..3 {
-                let l = cross(aa[i], ba[j]);
+        for &ai in &aa {
+            for &bj in &ba {
+                let l = cross(ai, bj);
                 if norm(l) > 1e-3 {
                     let u = add_s([0.0; 3], l, 1.0 / norm(l));
                     exact_min = exact_min.min(box_overlap_along(a, b, u));
