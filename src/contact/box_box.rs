@@ -183,6 +183,18 @@ pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 /// `hit` is `depth >= 0` (the least overlap is negative exactly when some
 /// axis separates, whatever the bias); invalid lanes give NaN `axis`,
 /// `normal` and `depth` and `hit == false`, as [`obb_obb_contact`](crate::overlap::obb_obb_contact).
+///
+/// ```
+/// use widephase::{contact::box_box::box_box_sat, Obb, Vec3};
+/// let i3 = [Vec3::X, Vec3::Y, Vec3::Z];
+/// let a = Obb::new(Vec3::ZERO, i3, Vec3::splat(1.0));
+/// let c = box_box_sat(&a, &Obb::new(Vec3::new(-1.5, 0.0, 0.0), i3, Vec3::splat(1.0)));
+/// assert!(c.hit);
+/// assert_eq!((c.axis, c.normal, c.depth), (0.0, -Vec3::X, 0.5)); // A's face x
+/// let c = box_box_sat(&a, &Obb::new(Vec3::new(0.0, 2.5, 0.0), i3, Vec3::splat(1.0)));
+/// assert!(!c.hit);
+/// assert_eq!((c.axis, c.normal, c.depth), (1.0, Vec3::Y, -0.5)); // 0.5 apart
+/// ```
 #[inline]
 pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     let valid = a.is_valid() & b.is_valid();
