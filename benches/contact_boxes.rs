@@ -7,59 +7,26 @@
 //! The `scalar`/`x4`/`x8`/`x16` rows run [`box_box_packs`], the batch entry
 //! point the pipeline and `widephase bench --filter contact` use (SAT per
 //! pack, contacting lanes compacted before the clipping); `x16_per_pack` runs
-//! [`box_box`] pack by pack (same manifolds, asserted), `x16_sat_only` the SAT.
+//! [`box_box`] pack by pack (same manifolds, asserted), `x16_sat_only` its
+//! SAT ([`box_box_sat`]) and `x16_sat_obb_obb` the world-space
+//! `obb_obb_contact` it replaced.
 //!
 //! `cargo bench --bench contact_boxes [--features peers]`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use wide::{f32x16, f32x4, f32x8};
-use widephase::contact::box_box::{box_box, box_box_packs};
+use widephase::contact::box_box::{box_box, box_box_packs, box_box_sat};
 use widephase::contact::Manifold;
 use widephase::overlap::obb_obb_contact;
 use widephase::pack::{LanePod, Pack};
-use widephase::workload::{obb_pairs, SplitMix};
-use widephase::{Obb, Vec3};
+use widephase::workload::{obb_pairs, resting_obb_pairs};
+use widephase::Obb;
 
 /// Pairs per iteration (fits in L2 with the output).
 const N: usize = 4096;
 /// Speculative margin used by every row.
 const MARGIN: f32 = 0.02;
-
-/// Resting/penetrating boxes as in a pile: B sits on one of A's faces, tilted
-/// by up to ~0.2 rad, penetrating up to 0.02 or hovering within the margin,
-/// slid sideways by up to its size (some overhang the rim).
-fn resting_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Obb>) {
-    let mut r = SplitMix(seed);
-    let rot = |r: &mut SplitMix, amount: f32| -> [Vec3; 3] {
-        // small rotation: Gram–Schmidt on perturbed identity axes
-        let x = (Vec3::X + r.p(-amount, amount)).try_normalize().unwrap();
-        let t = Vec3::Y + r.p(-amount, amount);
-        let y = (t - x * x.dot(t)).try_normalize().unwrap();
-        [x, y, x.cross(y)]
-    };
-    (0..n)
-        .map(|_| {
-            let ha = r.p(0.5, 2.0);
-            let hb = r.p(0.25, 1.0);
-            let a = Obb::new(r.p(-50.0, 50.0), rot(&mut r, 0.2), ha);
-            let axes = rot(&mut r, 0.2);
-            // B above A's +y face (in A's frame), then into world
-            let lift = ha.y + hb.y - 0.02 + 0.035 * r.f();
-            let slide = r.p(-1.0, 1.0);
-            let c = a.center
-                + a.axes[0] * (slide.x * ha.x)
-                + a.axes[1] * lift
-                + a.axes[2] * (slide.z * ha.z);
-            let b_axes = [
-                a.axes[0] * axes[0].x + a.axes[1] * axes[0].y + a.axes[2] * axes[0].z,
-                a.axes[0] * axes[1].x + a.axes[1] * axes[1].y + a.axes[2] * axes[1].z,
-                a.axes[0] * axes[2].x + a.axes[1] * axes[2].y + a.axes[2] * axes[2].z,
-            ];
-            (a, Obb::new(c, b_axes, hb))
-        })
-        .unzip()
-}
 
 fn run_per_pack<L: LanePod>(a: &Pack<Obb, L>, b: &Pack<Obb, L>, out: &mut [Manifold<L>]) {
     let m = L::splat(MARGIN);
@@ -141,8 +108,19 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     g.bench_function("x16_per_pack", |bch| {
         bch.iter(|| run_per_pack(&p16.0, &p16.1, black_box(&mut o16)))
     });
-    // the SAT alone (axis, normal, depth), to show the clipping's share
+    // the SAT alone (axis, normal, depth), to show the clipping's share:
+    // box_box's rotation-matrix SAT, and the world-space `obb_obb_contact`
+    // it replaced (same axes and tie rule)
     g.bench_function("x16_sat_only", |bch| {
+        bch.iter(|| {
+            let mut n = f32x16::splat(0.0);
+            for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {
+                n += box_box_sat(x, y).depth;
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("x16_sat_obb_obb", |bch| {
         bch.iter(|| {
             let mut n = f32x16::splat(0.0);
             for (x, y) in p16.0.chunks().iter().zip(p16.1.chunks()) {
@@ -161,7 +139,7 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
 }
 
 fn bench(c: &mut Criterion) {
-    let (a, b) = resting_pairs(N, 61);
+    let (a, b) = resting_obb_pairs(N, 61);
     group(c, "resting", &a, &b);
     let (a, b) = obb_pairs(N, 0.5, 62);
     group(c, "random", &a, &b);

@@ -198,6 +198,42 @@ pub fn obb_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Obb>, Vec<cr
     )
 }
 
+/// Resting/penetrating boxes as in a pile: B sits on one of A's faces, tilted
+/// by up to ~0.2 rad, penetrating up to 0.02 or hovering within the margin,
+/// slid sideways by up to its size (some overhang the rim). Every pair is in
+/// contact at margin 0.02 (the `contact_boxes` bench's resting tier).
+pub fn resting_obb_pairs(n: usize, seed: u64) -> (Vec<crate::Obb>, Vec<crate::Obb>) {
+    let mut r = SplitMix(seed);
+    let rot = |r: &mut SplitMix, amount: f32| -> [Vec3; 3] {
+        // small rotation: Gram–Schmidt on perturbed identity axes
+        let x = (Vec3::X + r.p(-amount, amount)).try_normalize().unwrap();
+        let t = Vec3::Y + r.p(-amount, amount);
+        let y = (t - x * x.dot(t)).try_normalize().unwrap();
+        [x, y, x.cross(y)]
+    };
+    (0..n)
+        .map(|_| {
+            let ha = r.p(0.5, 2.0);
+            let hb = r.p(0.25, 1.0);
+            let a = crate::Obb::new(r.p(-50.0, 50.0), rot(&mut r, 0.2), ha);
+            let axes = rot(&mut r, 0.2);
+            // B above A's +y face (in A's frame), then into world
+            let lift = ha.y + hb.y - 0.02 + 0.035 * r.f();
+            let slide = r.p(-1.0, 1.0);
+            let c = a.center
+                + a.axes[0] * (slide.x * ha.x)
+                + a.axes[1] * lift
+                + a.axes[2] * (slide.z * ha.z);
+            let b_axes = [
+                a.axes[0] * axes[0].x + a.axes[1] * axes[0].y + a.axes[2] * axes[0].z,
+                a.axes[0] * axes[1].x + a.axes[1] * axes[1].y + a.axes[2] * axes[1].z,
+                a.axes[0] * axes[2].x + a.axes[1] * axes[2].y + a.axes[2] * axes[2].z,
+            ];
+            (a, crate::Obb::new(c, b_axes, hb))
+        })
+        .unzip()
+}
+
 /// Pairs of random triangles of size ~1 at centre distances 0–2.
 pub fn triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Triangle>, Vec<Triangle>) {
     by_rate(

@@ -260,6 +260,91 @@ fn box_box_random_pairs_are_geometrically_consistent() {
     println!("box_box random: {hits} hits of {n}, {edges} edge, {multi} multi-point, {fallback_deep} deep fallbacks");
 }
 
+/// `box_box_sat` (the rotation-matrix SAT) against an independent f64 SAT
+/// over the 15 axes of the given boxes, on random pairs and on the resting
+/// tier of the bench: never a shallower separation than exact (so no contact
+/// within the margin is lost), the reported depth equal to the f64 overlap
+/// along the reported normal within its allowance, the least overlap up to
+/// the face bias, and the same hit as `obb_obb` outside a few-ulp band.
+#[test]
+fn box_box_sat_matches_f64_sat() {
+    use widephase::contact::box_box::{box_box_sat, BOX_SAT_EDGE_ALLOWANCE};
+    let mut r = SplitMix(0xB0B0_0005);
+    let mut pairs: Vec<(Obb, Obb)> = (0..20_000).map(|_| random_box_pair(&mut r)).collect();
+    let (ra, rb) = widephase::workload::resting_obb_pairs(4096, 61);
+    pairs.extend(ra.into_iter().zip(rb));
+    let (mut edge_wins, mut same_axis_as_obb, mut band) = (0, 0, 0);
+    for (k, (a, b)) in pairs.iter().enumerate() {
+        let s = box_box_sat(a, b);
+        let t = sub(d3(b.center), d3(a.center));
+        let size: f64 = (0..3).map(|i| d3(a.half)[i] + d3(b.half)[i]).sum::<f64>() + norm(t);
+        let tol = 1e-6 * size;
+        // exact least overlap: faces, then well-conditioned edge axes
+        let (aa, ba): (Vec<D3>, Vec<D3>) =
+            ((0..3).map(|i| d3(a.axes[i])).collect(), (0..3).map(|j| d3(b.axes[j])).collect());
+        let faces = aa.iter().chain(&ba).map(|&n| box_overlap_along(a, b, n));
+        let face_min = faces.fold(f64::INFINITY, f64::min);
+        let mut exact_min = face_min;
+        for &ai in &aa {
+            for &bj in &ba {
+                let l = cross(ai, bj);
+                if norm(l) > 1e-3 {
+                    let u = add_s([0.0; 3], l, 1.0 / norm(l));
+                    exact_min = exact_min.min(box_overlap_along(a, b, u));
+                }
+            }
+        }
+        // never shallower than exact: a pair within the margin keeps its contact
+        assert!(
+            s.depth as f64 >= exact_min - tol,
+            "pair {k}: depth {} < exact {exact_min}",
+            s.depth
+        );
+        // the least overlap up to the face bias (an edge axis must win by 2^-7)
+        assert!(
+            s.depth as f64 <= face_min + face_min.abs() / 128.0 + tol,
+            "pair {k}: depth {} > face {face_min}",
+            s.depth
+        );
+        // the reported depth is the overlap along the reported normal, raised
+        // on edge axes by at most twice the allowance over |L|
+        let n = d3(s.normal);
+        let along = box_overlap_along(a, b, n);
+        let allowance = if s.axis >= 6.0 {
+            edge_wins += 1;
+            let (i, j) = (((s.axis - 6.0) / 3.0) as usize, (s.axis as usize - 6) % 3);
+            let len = norm(cross(aa[i], ba[j]));
+            4.0 * BOX_SAT_EDGE_ALLOWANCE as f64 * size * 3.0 / len
+        } else {
+            0.0
+        };
+        assert!(
+            (s.depth as f64 - along).abs() <= tol + allowance,
+            "pair {k}: depth {} vs overlap along normal {along} (axis {})",
+            s.depth,
+            s.axis
+        );
+        assert!(dot(n, t) >= -tol, "pair {k}: normal points from B to A");
+        // the hit is obb_obb's outside the rounding band of contact
+        if exact_min.abs() > tol {
+            assert_eq!(s.hit, widephase::overlap::obb_obb(a, b), "pair {k}: hit");
+        } else {
+            band += 1;
+        }
+        if s.axis == widephase::overlap::obb_obb_contact(a, b).axis {
+            same_axis_as_obb += 1;
+        }
+    }
+    let n = pairs.len();
+    // a real share of edge axes, and (nearly) the world-space SAT's choice
+    assert!(edge_wins * 20 > n, "edge axes chosen {edge_wins} of {n}");
+    assert!(
+        same_axis_as_obb * 1000 >= n * 999,
+        "same axis as obb_obb_contact {same_axis_as_obb} of {n}"
+    );
+    println!("box_box_sat: {n} pairs, {edge_wins} edge axes, {same_axis_as_obb} same axis as obb_obb_contact, {band} in band");
+}
+
 #[test]
 fn box_box_widths_are_bit_identical_in_every_lane() {
     let mut r = SplitMix(0xB0B0_0002);

@@ -11,7 +11,11 @@
 //! farthest from it, then the largest triangle on each side of that line).
 //!
 //! # Axis choice and tie rule
-//! The axis is [`obb_obb_contact`]'s: the axis of least overlap, where an edge
+//! The axis is [`box_box_sat`]'s, which keeps
+//! [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s axes and tie rule
+//! but works on the rotation matrix `Aᵀ·B` (Ericson §4.4.1) with a derived
+//! allowance on edge axes instead of world-space cross products: the axis of
+//! least overlap, where an edge
 //! axis must beat the best face axis by more than
 //! [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)` · |face depth|`
 //! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
@@ -45,7 +49,7 @@
 //! use it).
 
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
-use crate::overlap::{obb_obb_contact, ObbContact};
+use crate::overlap::{ObbContact, OBB_EDGE_AXIS_BIAS};
 use crate::pack::LanePod;
 use crate::{Lane, LaneMask, Obb, V3};
 use bytemuck::{Pod, Zeroable};
@@ -136,6 +140,154 @@ pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (
     (enter, exit, L::select(up, ns, ps), L::select(up, ps, ns))
 }
 
+/// Allowance factor `ε` of [`box_box_sat`]'s edge axes (`2^-19 = 32u`): to
+/// first order it bounds, per unit of the magnitudes it multiplies, the
+/// absolute error of an edge overlap: `γ3 ≈ 3u` per entry of `R = Aᵀ·B` and
+/// of `t_A`, `~4u` for the expression, and `2δ` for the frame-of-A
+/// identities when the axes are orthonormal to within `δ <= 8u` (f32
+/// rotations built by normalising and crossing are within a few `u`). See
+/// `simd-notes.md`, "Box–box: rotation-matrix SAT".
+pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
+
+/// The SAT of [`box_box`]: the axis of least overlap of the 15 box–box axes
+/// with [`obb_obb_contact`](crate::overlap::obb_obb_contact)'s axis indices, tie rule and edge bias, computed
+/// in A's frame (Ericson RTCD §4.4.1, Gottschalk's OBBTree, ODE `dBoxBox`):
+///
+/// ```text
+/// R_ij = A_i·B_j,  t_A = (t·A_0, t·A_1, t·A_2),  t = c_B - c_A
+/// face A_i:  overlap = h_A,i + Σ_j h_B,j |R_ij| - |t_A,i|
+/// face B_j:  overlap = Σ_i h_A,i |R_ij| + h_B,j - |t·B_j|
+/// edge A_i×B_j (i1, i2 = i+1, i+2 mod 3; j1, j2 likewise):
+///   r_A = h_A,i1 |R_i2j| + h_A,i2 |R_i1j|,  r_B = h_B,j1 |R_ij2| + h_B,j2 |R_ij1|
+///   t·L = t_A,i2 R_i1j - t_A,i1 R_i2j,       |L| = sqrt(R_i1j² + R_i2j²)
+///   overlap = r_A + r_B - |t·L| + err_ij       (depth = overlap / |L|)
+///   err_ij  = ε·(h_A,i1 + h_A,i2 + |t_A,i1| + |t_A,i2| + h_B,j1 + h_B,j2
+///                + |t|₁·(|R_i1j| + |R_i2j|))
+/// ```
+///
+/// Face axis `k < 3` is `A_k` itself (`obb_obb_contact` uses `A_1×A_2` etc.,
+/// the same vector for orthonormal axes), `k = 3..6` is `B_(k-3)`.
+/// No cross product is formed per axis and only the winning edge axis is
+/// divided by its length (edge depths are compared cross-multiplied,
+/// `o_k·|L_best| < o_best·|L_k|`). The frame-of-A identities hold for
+/// orthonormal axes, and `R`'s entries carry an absolute rounding error that
+/// does not shrink with `|L|`, so near-parallel edge axes have a direction and
+/// overlap made of noise (Ericson §5.2.1.1 adds an arbitrary `ε` to `|R|`).
+/// Here each edge overlap is raised by `err_ij`, a bound on that absolute
+/// error ([`BOX_SAT_EDGE_ALLOWANCE`]): an edge axis never claims a separation
+/// or depth smaller than exact arithmetic gives on it, and a near-parallel
+/// axis (`|L| → 0`) gets a depth `→ +∞`, so it is never chosen (the role of
+/// `obb_obb`'s noise-axis rule, without a threshold). Face overlaps are not
+/// raised: their `|L| = 1`, so their error stays a few ulps of the sizes.
+///
+/// `hit` is `depth >= 0` (the least overlap is negative exactly when some
+/// axis separates, whatever the bias); invalid lanes give NaN `axis`,
+/// `normal` and `depth` and `hit == false`, as [`obb_obb_contact`](crate::overlap::obb_obb_contact).
+///
+/// ```
+/// use widephase::{contact::box_box::box_box_sat, Obb, Vec3};
+/// let i3 = [Vec3::X, Vec3::Y, Vec3::Z];
+/// let a = Obb::new(Vec3::ZERO, i3, Vec3::splat(1.0));
+/// let c = box_box_sat(&a, &Obb::new(Vec3::new(-1.5, 0.0, 0.0), i3, Vec3::splat(1.0)));
+/// assert!(c.hit);
+/// assert_eq!((c.axis, c.normal, c.depth), (0.0, -Vec3::X, 0.5)); // A's face x
+/// let c = box_box_sat(&a, &Obb::new(Vec3::new(0.0, 2.5, 0.0), i3, Vec3::splat(1.0)));
+/// assert!(!c.hit);
+/// assert_eq!((c.axis, c.normal, c.depth), (1.0, Vec3::Y, -0.5)); // 0.5 apart
+/// ```
+#[inline]
+pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
+    let valid = a.is_valid() & b.is_valid();
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let inf = L::splat(f32::INFINITY);
+    let nan = L::splat(f32::NAN);
+    let t = b.center - a.center;
+    let ha = [a.half.x, a.half.y, a.half.z];
+    let hb = [b.half.x, b.half.y, b.half.z];
+    let r: [[L; 3]; 3] = core::array::from_fn(|i| {
+        let ai = a.axes[i];
+        [ai.dot(b.axes[0]), ai.dot(b.axes[1]), ai.dot(b.axes[2])]
+    });
+    let ar: [[L; 3]; 3] = r.map(|row| row.map(|x| x.abs()));
+    let ta = [t.dot(a.axes[0]), t.dot(a.axes[1]), t.dot(a.axes[2])];
+    let ata = ta.map(|x| x.abs());
+
+    // faces: (overlap, index, t·L) of the least overlap, lowest index on ties
+    let (mut f_o, mut f_k, mut f_tl) = (inf, zero, zero);
+    for i in 0..3 {
+        let o = ha[i] + (hb[0] * ar[i][0] + hb[1] * ar[i][1] + hb[2] * ar[i][2]) - ata[i];
+        // if (o < best) best = (o, i, t·A_i);
+        let take = o.lt(f_o);
+        f_o = L::select(take, o, f_o);
+        f_k = L::select(take, L::splat(i as f32), f_k);
+        f_tl = L::select(take, ta[i], f_tl);
+    }
+    for j in 0..3 {
+        let tb = t.dot(b.axes[j]);
+        let o = (ha[0] * ar[0][j] + ha[1] * ar[1][j] + ha[2] * ar[2][j]) + hb[j] - tb.abs();
+        let take = o.lt(f_o);
+        f_o = L::select(take, o, f_o);
+        f_k = L::select(take, L::splat((3 + j) as f32), f_k);
+        f_tl = L::select(take, tb, f_tl);
+    }
+
+    // edges: (raised overlap, |L|, index, t·L) of the least depth
+    let eps = L::splat(BOX_SAT_EDGE_ALLOWANCE);
+    let t1 = t.x.abs() + t.y.abs() + t.z.abs();
+    let eps_t = eps * t1;
+    let p: [L; 3] = core::array::from_fn(|i| {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        eps * (ha[i1] + ha[i2] + ata[i1] + ata[i2])
+    });
+    let q: [L; 3] = core::array::from_fn(|j| eps * (hb[(j + 1) % 3] + hb[(j + 2) % 3]));
+    let (mut e_o, mut e_len, mut e_k, mut e_tl) = (inf, one, zero, zero);
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let ra = ha[i1] * ar[i2][j] + ha[i2] * ar[i1][j];
+            let rb = hb[j1] * ar[i][j2] + hb[j2] * ar[i][j1];
+            let tl = ta[i2] * r[i1][j] - ta[i1] * r[i2][j];
+            let err = (p[i] + q[j]) + eps_t * (ar[i1][j] + ar[i2][j]);
+            let o = ra + rb - tl.abs() + err;
+            let len = (r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j]).sqrt();
+            // if (o/len < e_o/e_len) best = ...;  (len = 0: inf·0 or 0 < 0, never)
+            let take = (o * e_len).lt(e_o * len);
+            e_o = L::select(take, o, e_o);
+            e_len = L::select(take, len, e_len);
+            e_k = L::select(take, L::splat((6 + 3 * i + j) as f32), e_k);
+            e_tl = L::select(take, tl, e_tl);
+        }
+    }
+    let e_depth = e_o / e_len;
+    // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
+    let use_edge = e_depth.lt(f_o - L::splat(OBB_EDGE_AXIS_BIAS) * f_o.abs());
+    let depth = L::select(use_edge, e_depth, f_o);
+    let axis = L::select(use_edge, e_k, f_k);
+    let tl = L::select(use_edge, e_tl, f_tl);
+    // the winner's world axis: A_k, B_(k-3) or A_i × B_j
+    let is = |x: L, k: f32| x.eq(L::splat(k));
+    let fa = pick3v(is(f_k, 0.0), is(f_k, 1.0), a.axes);
+    let fb = pick3v(is(f_k, 3.0), is(f_k, 4.0), b.axes);
+    let face_l = V3::select(f_k.lt(L::splat(3.0)), fa, fb);
+    let e_i0 = e_k.lt(L::splat(9.0));
+    let e_i1 = !e_i0 & e_k.lt(L::splat(12.0));
+    let e_j =
+        e_k - L::splat(6.0) - L::select(e_i0, zero, L::select(e_i1, L::splat(3.0), L::splat(6.0)));
+    let ea = pick3v(e_i0, e_i1, a.axes);
+    let eb = pick3v(e_j.eq(zero), e_j.eq(one), b.axes);
+    let l = V3::select(use_edge, ea.cross(eb), face_l);
+    // normal = L/|L|, flipped to point from A to B (t·L >= 0)
+    let s = L::select(tl.lt(zero), L::splat(-1.0), one) / l.length();
+    let normal = l * s;
+    ObbContact {
+        hit: valid & depth.ge(zero),
+        axis: L::select(valid, axis, nan),
+        normal: V3::select(valid, normal, V3::splat(nan)),
+        depth: L::select(valid, depth, nan),
+    }
+}
+
 /// Box–box contact manifold (see the [module docs](self) and the
 /// [conventions](super)): up to 4 points, normal from `a` to `b`.
 ///
@@ -160,7 +312,7 @@ pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (
 /// ```
 #[inline]
 pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
-    let sat = obb_obb_contact(a, b);
+    let sat = box_box_sat(a, b);
     let (face, edge) = contact_lanes(&sat, margin);
     if (face | edge).none() {
         return Manifold::empty();
@@ -205,7 +357,7 @@ pub fn box_box_packs<L: LanePod>(a: &[Obb<L>], b: &[Obb<L>], margin: L, out: &mu
     let mut edge_stage = Stage::<L>::new(false);
     let no = <L::Mask as LaneMask>::splat(false);
     for (c, (pa, pb)) in a.iter().zip(b).enumerate() {
-        let sat = obb_obb_contact(pa, pb);
+        let sat = box_box_sat(pa, pb);
         let (face, edge) = contact_lanes(&sat, margin);
         let face_here = if face.bits().count_ones() >= face_min { face } else { no };
         let edge_here = if edge.bits().count_ones() >= edge_min { edge } else { no };
@@ -542,12 +694,14 @@ fn face_manifold<L: Lane>(
     // Candidates 0..8: per incident edge k, the entry point (vertex k or a
     // crossing) and the exit crossing.
     let no = <L::Mask as LaneMask>::splat(false);
-    let edge_candidates = |k: usize| {
-        let k2 = (k + 1) % 4;
-        clip_edge_rect(&f, n, verts[k], verts[k2], xy[k], xy[k2], k, 4.0, neg_margin)
-    };
-    let [e0, e1, e2, e3] =
-        [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
+    // Four direct calls, not a closure: the closure was not inlined and
+    // returned its 2 candidates through `memcpy` (callgrind: ~6 % of the
+    // resting tier's instructions).
+    let [v0, v1, v2, v3] = verts;
+    let e0 = clip_edge_rect(&f, n, v0, v1, xy[0], xy[1], 0, 4.0, neg_margin);
+    let e1 = clip_edge_rect(&f, n, v1, v2, xy[1], xy[2], 1, 4.0, neg_margin);
+    let e2 = clip_edge_rect(&f, n, v2, v3, xy[2], xy[3], 2, 4.0, neg_margin);
+    let e3 = clip_edge_rect(&f, n, v3, v0, xy[3], xy[0], 3, 4.0, neg_margin);
     // Candidates 8..12: reference corners inside the incident face (projected
     // along n), depth measured to the incident face plane along n.
     // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
@@ -655,27 +809,30 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
     cand: &[Candidate<L>; N],
 ) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
-    let none = L::splat(-1.0);
-    // Passes track only (score, index, x, y); the chosen points are gathered
-    // once at the end (fewer blends than carrying whole candidates).
+    let no = <L::Mask as LaneMask>::splat(false);
+    // Each pass carries its chosen candidate (5–7 blends per candidate and
+    // pass): cheaper than carrying an index and gathering the 4 points at the
+    // end (4 gathers of a compare and 6 blends per candidate), same choice.
     // A candidate valid in no lane is never chosen, so the passes skip it
     // (resting packs often have no corner or exit crossing at all).
     let active: [bool; N] = core::array::from_fn(|k| cand[k].valid.any());
-    // deepest
-    let (mut i0, mut x0, mut y0) = (none, zero, zero);
-    let mut best = L::splat(f32::NEG_INFINITY);
+    let mut empty = cand[0];
+    empty.valid = no;
+    // deepest (lowest index on ties)
+    let mut p0 = empty;
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
             continue;
         }
-        let take = c.valid & (c.depth.gt(best) | i0.lt(zero));
-        best = L::select(take, c.depth, best);
-        i0 = L::select(take, L::splat(k as f32), i0);
-        x0 = L::select(take, c.x, x0);
-        y0 = L::select(take, c.y, y0);
+        // if (c.valid && (c.depth > p0.depth || !p0.valid)) p0 = c;
+        let m = c.valid & (c.depth.gt(p0.depth) | !p0.valid);
+        take(m, c, &mut p0, true);
     }
+    // without p0 (no valid candidate) its coordinates are 0
+    let x0 = L::select(p0.valid, p0.x, zero);
+    let y0 = L::select(p0.valid, p0.y, zero);
     // farthest from p0 (distance > 0)
-    let (mut i1, mut x1, mut y1) = (none, zero, zero);
+    let mut p1 = empty;
     let mut best = zero;
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
@@ -683,49 +840,49 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
         }
         let (dx, dy) = (c.x - x0, c.y - y0);
         let d2 = dx * dx + dy * dy;
-        let take = c.valid & d2.gt(best);
-        best = L::select(take, d2, best);
-        i1 = L::select(take, L::splat(k as f32), i1);
-        x1 = L::select(take, c.x, x1);
-        y1 = L::select(take, c.y, y1);
+        let m = c.valid & d2.gt(best);
+        best = L::select(m, d2, best);
+        take(m, c, &mut p1, true);
     }
     // largest areas on either side of p0→p1 (none when there is no p1: the
-    // edge vector is then zero and so are the areas)
-    let (ex, ey) = (x1 - x0, y1 - y0);
-    let (mut i2, mut i3) = (none, none);
+    // valid candidates then all lie at p0 and their areas are zero)
+    let ex = L::select(p1.valid, p1.x, zero) - x0;
+    let ey = L::select(p1.valid, p1.y, zero) - y0;
+    let (mut p2, mut p3) = (empty, empty);
     let (mut best_pos, mut best_neg) = (zero, zero);
     for (k, c) in cand.iter().enumerate() {
         if !active[k] {
             continue;
         }
         let area = ex * (c.y - y0) - ey * (c.x - x0);
-        let take = c.valid & area.gt(best_pos);
-        best_pos = L::select(take, area, best_pos);
-        i2 = L::select(take, L::splat(k as f32), i2);
-        let take = c.valid & area.lt(best_neg);
-        best_neg = L::select(take, area, best_neg);
-        i3 = L::select(take, L::splat(k as f32), i3);
+        let m = c.valid & area.gt(best_pos);
+        best_pos = L::select(m, area, best_pos);
+        take(m, c, &mut p2, false);
+        let m = c.valid & area.lt(best_neg);
+        best_neg = L::select(m, area, best_neg);
+        take(m, c, &mut p3, false);
     }
     // pack: p3 moves into slot 2 when there is no p2
-    let has2 = i2.ge(zero);
-    let slot2 = L::select(has2, i2, i3);
-    let slot3 = L::select(has2, i3, none);
-    let gather = |idx: L| {
-        let mut out = cand[0];
-        out.valid = idx.eq(zero);
-        for (k, c) in cand.iter().enumerate().skip(1) {
-            if !active[k] {
-                continue;
-            }
-            let m = idx.eq(L::splat(k as f32));
-            out.on_incident = V3::select(m, c.on_incident, out.on_incident);
-            out.depth = L::select(m, c.depth, out.depth);
-            out.local_id = L::select(m, c.local_id, out.local_id);
-            out.valid = out.valid | m;
-        }
-        out
-    };
-    [gather(i0), gather(i1), gather(slot2), gather(slot3)]
+    let has2 = p2.valid;
+    let mut slot2 = p3;
+    take(has2, &p2, &mut slot2, false);
+    let mut slot3 = p3;
+    slot3.valid = p3.valid & has2;
+    [p0, p1, slot2, slot3]
+}
+
+/// `if m { *cur = *c }` per lane on the fields the reduction reports (and on
+/// `x`, `y` when `xy`); `valid` becomes `cur.valid | m`.
+#[inline(always)]
+fn take<L: Lane>(m: L::Mask, c: &Candidate<L>, cur: &mut Candidate<L>, xy: bool) {
+    if xy {
+        cur.x = L::select(m, c.x, cur.x);
+        cur.y = L::select(m, c.y, cur.y);
+    }
+    cur.on_incident = V3::select(m, c.on_incident, cur.on_incident);
+    cur.depth = L::select(m, c.depth, cur.depth);
+    cur.local_id = L::select(m, c.local_id, cur.local_id);
+    cur.valid = cur.valid | m;
 }
 
 /// The edge of box `o` along axis `e ∈ 0..3` farthest along `dir` (ties to
