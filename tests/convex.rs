@@ -861,3 +861,91 @@ fn seed001_guigue_errata_are_real_and_fixed() {
     assert!(wrong[1] > 0, "fixing REORDER alone is not enough: the swap erratum is real");
     assert_eq!(wrong[3], 0, "with both fixes the seed's algorithm is exact on grid data");
 }
+
+// ------------------------------------------ box_box SAT, near-parallel --
+
+/// Rotation matrix (as box axes, rounded to f32) of the unit quaternion
+/// `q = (w, x, y, z)`, computed in f64.
+fn axes_of_quat(q: [f64; 4]) -> [Vec3; 3] {
+    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let (w, x, y, z) = (q[0] / n, q[1] / n, q[2] / n, q[3] / n);
+    let v = |a: f64, b: f64, c: f64| Vec3::new(a as f32, b as f32, c as f32);
+    [
+        v(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)),
+        v(2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)),
+        v(2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)),
+    ]
+}
+
+/// `contact::box_box::box_box_sat` (the rotation-matrix SAT with its edge
+/// allowance) decides like exact arithmetic outside `obb_obb`'s band, also
+/// for nearly parallel edges, where the allowance over `|L|` is wide: B is A
+/// turned by 10^-1 … 10^-6 rad, displaced along a diagonal of A's frame (edge
+/// against edge) to the f32 touching distance and then offset by ±2^-k of
+/// the size, k = 6..26, so exact separations fall inside the allowance.
+#[test]
+fn box_box_sat_hit_matches_exact_near_parallel_edges() {
+    use widephase::contact::box_box::box_box_sat;
+    let mut r = rng::rng(0xb0b_5a7);
+    let mut t = Tally::default();
+    for case in 0..60usize {
+        let qa: [f64; 4] = core::array::from_fn(|_| rng::uniform(&mut r, -1.0, 1.0) as f64);
+        let theta = 10f64.powi(-(1 + (case % 6) as i32));
+        let w: [f64; 3] = core::array::from_fn(|_| rng::uniform(&mut r, -1.0, 1.0) as f64);
+        let wn = w.iter().map(|c| c * c).sum::<f64>().sqrt();
+        let (s, c) = ((theta / 2.0).sin() / wn, (theta / 2.0).cos());
+        let qd = [c, w[0] * s, w[1] * s, w[2] * s];
+        // q_B = q_d · q_A
+        let qb = [
+            qd[0] * qa[0] - qd[1] * qa[1] - qd[2] * qa[2] - qd[3] * qa[3],
+            qd[0] * qa[1] + qd[1] * qa[0] + qd[2] * qa[3] - qd[3] * qa[2],
+            qd[0] * qa[2] - qd[1] * qa[3] + qd[2] * qa[0] + qd[3] * qa[1],
+            qd[0] * qa[3] + qd[1] * qa[2] - qd[2] * qa[1] + qd[3] * qa[0],
+        ];
+        let (ax_a, ax_b) = (axes_of_quat(qa), axes_of_quat(qb));
+        let half = |r: &mut Rng| {
+            Vec3::new(
+                rng::uniform(r, 0.2, 1.2),
+                rng::uniform(r, 0.2, 1.2),
+                rng::uniform(r, 0.2, 1.2),
+            )
+        };
+        let a = Obb::new(rng::point(&mut r, -2.0, 2.0), ax_a, half(&mut r));
+        let hb = half(&mut r);
+        // edge against edge: along ±A_i ± A_j (+ a little of the third axis)
+        let (i, j) = (case % 3, (case + 1) % 3);
+        let sign = |r: &mut Rng| if r.bool() { 1.0 } else { -1.0 };
+        let dir = ax_a[i] * sign(&mut r) + ax_a[j] * sign(&mut r) + ax_a[3 - i - j] * 0.01;
+        let at = |d: f32| Obb::new(a.center + dir * d, ax_b, hb);
+        // f32 touching distance by bisection on the world-space SAT
+        let (mut lo, mut hi) = (0.0f32, 8.0f32);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if overlap::obb_obb(&a, &at(mid)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        for k in 6..=26 {
+            for s in [-1.0f32, 1.0] {
+                let b = at(lo + s * (2f32).powi(-k));
+                let want = exact::obb_obb(&a, &b);
+                let got = box_box_sat(&a, &b).hit;
+                t.cases += 1;
+                t.exact_hits += want as usize;
+                if got != want {
+                    if exact::obb_obb_in_band(&a, &b, want) {
+                        t.default_in_band += 1;
+                    } else {
+                        t.default_out_of_band += 1;
+                        eprintln!("box_box_sat out of band (theta {theta}, k {k}): exact {want}: {a:?} {b:?}");
+                    }
+                }
+            }
+        }
+    }
+    t.report("box_box_sat near-parallel");
+    assert_eq!(t.default_out_of_band, 0);
+    assert_rate("box_box_sat near-parallel", &t, 0.2, 0.8);
+}

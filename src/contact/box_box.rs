@@ -180,6 +180,12 @@ pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 /// `obb_obb`'s noise-axis rule, without a threshold). Face overlaps are not
 /// raised: their `|L| = 1`, so their error stays a few ulps of the sizes.
 ///
+/// A lane reported as touching only because of an edge allowance (some edge
+/// axis might separate in exact arithmetic) is recomputed by
+/// [`obb_obb_contact`](crate::overlap::obb_obb_contact), so `hit` is exact
+/// outside `obb_obb`'s few-ulp band for edges at any angle (axes orthonormal
+/// to within `8u`; see simd-notes, "Box–box: rotation-matrix SAT").
+///
 /// `hit` is `depth >= 0` (the least overlap is negative exactly when some
 /// axis separates, whatever the bias); invalid lanes give NaN `axis`,
 /// `normal` and `depth` and `hit == false`, as [`obb_obb_contact`](crate::overlap::obb_obb_contact).
@@ -197,6 +203,36 @@ pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 /// ```
 #[inline]
 pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
+    sat_with_fallback(a, b, L::splat(0.0))
+}
+
+/// [`box_box_sat`] for contact generation at `margin`: lanes whose decision
+/// "depth >= -margin" the edge allowance could have made (some edge axis
+/// would separate by more than `margin` without its allowance) are
+/// recomputed by the world-space [`obb_obb_contact`](crate::overlap::obb_obb_contact),
+/// so every decision is either certain or `obb_obb`'s own (its few-ulp
+/// band), however near-parallel the edges. Such lanes are rare (a pair
+/// separated along a near-parallel edge axis by less than its allowance);
+/// the fallback runs only for packs that hold one.
+#[inline(always)]
+fn sat_with_fallback<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> ObbContact<L> {
+    let (fast, unsure) = rotation_matrix_sat(a, b, margin);
+    if unsure.none() {
+        return fast;
+    }
+    let exact = crate::overlap::obb_obb_contact(a, b);
+    ObbContact {
+        hit: (unsure & exact.hit) | fast.hit.and_not(unsure),
+        axis: L::select(unsure, exact.axis, fast.axis),
+        normal: V3::select(unsure, exact.normal, fast.normal),
+        depth: L::select(unsure, exact.depth, fast.depth),
+    }
+}
+
+/// The rotation-matrix SAT of [`box_box_sat`], and the lanes whose contact
+/// decision at `margin` is not certain (see [`sat_with_fallback`]).
+#[inline(always)]
+fn rotation_matrix_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> (ObbContact<L>, L::Mask) {
     let valid = a.is_valid() & b.is_valid();
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
     let inf = L::splat(f32::INFINITY);
@@ -241,6 +277,7 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     });
     let q: [L; 3] = core::array::from_fn(|j| eps * (hb[(j + 1) % 3] + hb[(j + 2) % 3]));
     let (mut e_o, mut e_len, mut e_k, mut e_tl) = (inf, one, zero, zero);
+    let mut unsure = <L::Mask as LaneMask>::splat(false);
     for i in 0..3 {
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
         for j in 0..3 {
@@ -251,6 +288,10 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
             let err = (p[i] + q[j]) + eps_t * (ar[i1][j] + ar[i2][j]);
             let o = ra + rb - tl.abs() + err;
             let len = (r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j]).sqrt();
+            // exact overlap is in [o - 2·err, o]: could this axis separate
+            // by more than the margin? (`eps·margin` absorbs the rounding
+            // of `margin·len`)
+            unsure = unsure | (o - (err + err) - eps * margin).lt(-(margin * len));
             // if (o/len < e_o/e_len) best = ...;  (len = 0: inf·0 or 0 < 0, never)
             let take = (o * e_len).lt(e_o * len);
             e_o = L::select(take, o, e_o);
@@ -280,12 +321,15 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     // normal = L/|L|, flipped to point from A to B (t·L >= 0)
     let s = L::select(tl.lt(zero), L::splat(-1.0), one) / l.length();
     let normal = l * s;
-    ObbContact {
+    let contact = ObbContact {
         hit: valid & depth.ge(zero),
         axis: L::select(valid, axis, nan),
         normal: V3::select(valid, normal, V3::splat(nan)),
         depth: L::select(valid, depth, nan),
-    }
+    };
+    // a lane reported separated is certain (edge overlaps are never below
+    // exact); one reported within the margin may owe it to an allowance
+    (contact, unsure & valid & depth.ge(-margin))
 }
 
 /// Box–box contact manifold (see the [module docs](self) and the
@@ -312,7 +356,7 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
 /// ```
 #[inline]
 pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
-    let sat = box_box_sat(a, b);
+    let sat = sat_with_fallback(a, b, margin);
     let (face, edge) = contact_lanes(&sat, margin);
     if (face | edge).none() {
         return Manifold::empty();
@@ -357,7 +401,7 @@ pub fn box_box_packs<L: LanePod>(a: &[Obb<L>], b: &[Obb<L>], margin: L, out: &mu
     let mut edge_stage = Stage::<L>::new(false);
     let no = <L::Mask as LaneMask>::splat(false);
     for (c, (pa, pb)) in a.iter().zip(b).enumerate() {
-        let sat = box_box_sat(pa, pb);
+        let sat = sat_with_fallback(pa, pb, margin);
         let (face, edge) = contact_lanes(&sat, margin);
         let face_here = if face.bits().count_ones() >= face_min { face } else { no };
         let edge_here = if edge.bits().count_ones() >= edge_min { edge } else { no };
