@@ -160,18 +160,28 @@ fn fast_ranges(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
     if ok.to_bitmask() & 0x3f != 0x3f {
         return None;
     }
-    let m = m.to_array();
-    let mut r = [(0u32, 0u32); 3];
-    for (a, ra) in r.iter_mut().enumerate() {
-        let d = t.dims[a] as i64;
-        let (ma, mb) = (m[a] as i64, m[a + 3] as i64);
-        if ma >= d || mb < 0 || ma > mb {
-            return Some(None);
-        }
-        *ra = (ma.max(0) as u32, mb.min(d - 1) as u32);
+    // misses the grid: a lower bound at or past the last voxel, or an upper
+    // bound before the first (lanes 6, 7 ignored)
+    let d = t.dims.map(|v| v as f64);
+    let dv = f64x8::new([d[0], d[1], d[2], d[0], d[1], d[2], 1.0, 1.0]);
+    let zero = f64x8::splat(0.0);
+    if (m.simd_ge(dv).to_bitmask() & 0b111) | (m.simd_lt(zero).to_bitmask() & 0b111000) != 0 {
+        return Some(None);
+    }
+    // then `max(m, 0)` of a lower and `min(m, d - 1)` of an upper bound are
+    // both `m` clamped to `[0, d - 1]`: integers below 2³², read from the low
+    // bits of `m + 2⁵²` (exact), without saturating float-to-int casts
+    let c = m.max(zero).min(dv - f64x8::splat(1.0)) + f64x8::splat(TWO_52);
+    let c = c.to_array().map(|v| v.to_bits() as u32);
+    let r = [(c[0], c[3]), (c[1], c[4]), (c[2], c[5])];
+    // (never true: the bounds are ordered and the rounding is monotone)
+    if r.iter().any(|&(a, b)| a > b) {
+        return Some(None);
     }
     Some(Some(r))
 }
+
+const TWO_52: f64 = (1u64 << 52) as f64;
 
 const TWO_M22: f64 = 1.0 / (1u64 << 22) as f64;
 const TWO_M50: f64 = 1.0 / (1u64 << 50) as f64;
