@@ -115,12 +115,77 @@ impl Tables {
 pub(crate) type Ranges = [(u32, u32); 3];
 
 /// The voxel ranges of `tri`'s bounding box ([`Tables::range`] per axis), or
-/// `None` when it misses the grid. Computed once per triangle (when binning).
+/// `None` when it misses the grid. Computed once per triangle (when binning):
+/// first by [`fast_ranges`] (all six bounds in one `f64x8` pass, no table
+/// reads), else by the exact table walks.
 #[inline]
 pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
     let (lo, hi) = tri_bounds(tri);
+    if let Some(r) = fast_ranges(t, lo, hi) {
+        return r;
+    }
     Some([t.range(0, lo.x, hi.x)?, t.range(1, lo.y, hi.y)?, t.range(2, lo.z, hi.z)?])
 }
+
+/// [`Tables::range`] of the three axes at once when every bound is provably
+/// far from a grid plane; `None` (use the walks) otherwise.
+///
+/// Why the answer is the walks' answer. Let `P_n = o + n·h` (exact) and
+/// `lo[n] = RD32(P_n)`, `hi[n] = RU32(P_n)` (the tables, nondecreasing in
+/// `n`). For an f32 bound `x` with `P_m < x < P_{m+1}` and both gaps
+/// `x - P_m`, `P_{m+1} - x` at least `g = 2⁻²³·|x| + 2⁻¹⁴⁹` (≥ the distance
+/// from `x` to its f32 neighbours): `hi[m] ≤ pred(x) < x ≤ hi[m+1]` and
+/// `lo[m] ≤ x < succ(x) ≤ lo[m+1]`. So the first `i` with `hi[i+1] >= x` is
+/// `m` and the last `i` with `lo[i] <= x` is `m` (both then clamped to the
+/// grid: `a = max(m, 0)`, none when `m >= d`; `b = min(m, d - 1)`, none when
+/// `m < 0`). With `F = (x - o)/h` this needs `F - m ≥ g/h` and `m + 1 - F ≥
+/// g/h`. The f64 estimate `f = (x - o)·(1/h)` has `|f - F| ≤ 3.01·2⁻⁵³·|F|`
+/// (three roundings), `f - floor(f)` is exact and `1 - frac` rounds by at
+/// most 2⁻⁵³, so testing both gaps against `δ = (2⁻²²·|x| + 2⁻¹⁴⁰)·(1/h) +
+/// 2⁻⁵⁰·(|f| + 2)` (twice `g/h`, plus the estimate's error, plus the
+/// rounding of `δ` itself) is sufficient. `|f| ≥ 2⁵²` gives `frac = 0` and
+/// fails the test, so `m` fits an `i64`.
+#[inline(always)]
+fn fast_ranges(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
+    let x = f64x8::new([lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0.0, 0.0].map(|v| v as f64));
+    let o = t.o64;
+    let inv_h = f64x8::splat(t.inv_h);
+    let f = (x - f64x8::new([o[0], o[1], o[2], o[0], o[1], o[2], 0.0, 0.0])) * inv_h;
+    let m = f.floor();
+    let frac = f - m;
+    let two = f64x8::splat(2.0);
+    let delta = (x.abs() * f64x8::splat(TWO_M22) + f64x8::splat(TWO_M140)) * inv_h
+        + (f.abs() + two) * f64x8::splat(TWO_M50);
+    let ok = frac.simd_ge(delta) & (f64x8::splat(1.0) - frac).simd_ge(delta);
+    if ok.to_bitmask() & 0x3f != 0x3f {
+        return None;
+    }
+    // misses the grid: a lower bound at or past the last voxel, or an upper
+    // bound before the first (lanes 6, 7 ignored)
+    let d = t.dims.map(|v| v as f64);
+    let dv = f64x8::new([d[0], d[1], d[2], d[0], d[1], d[2], 1.0, 1.0]);
+    let zero = f64x8::splat(0.0);
+    if (m.simd_ge(dv).to_bitmask() & 0b111) | (m.simd_lt(zero).to_bitmask() & 0b111000) != 0 {
+        return Some(None);
+    }
+    // then `max(m, 0)` of a lower and `min(m, d - 1)` of an upper bound are
+    // both `m` clamped to `[0, d - 1]`: integers below 2³², read from the low
+    // bits of `m + 2⁵²` (exact), without saturating float-to-int casts
+    let c = m.max(zero).min(dv - f64x8::splat(1.0)) + f64x8::splat(TWO_52);
+    let c = c.to_array().map(|v| v.to_bits() as u32);
+    let r = [(c[0], c[3]), (c[1], c[4]), (c[2], c[5])];
+    // (never true: the bounds are ordered and the rounding is monotone)
+    if r.iter().any(|&(a, b)| a > b) {
+        return Some(None);
+    }
+    Some(Some(r))
+}
+
+const TWO_52: f64 = (1u64 << 52) as f64;
+
+const TWO_M22: f64 = 1.0 / (1u64 << 22) as f64;
+const TWO_M50: f64 = 1.0 / (1u64 << 50) as f64;
+const TWO_M140: f64 = 7.174648137343064e-43; // 2^-140
 
 /// Triangle's bbox.
 #[inline]
@@ -1150,4 +1215,73 @@ pub(crate) fn segment_hits(p: &[[f64; 3]; 3], c: [f64; 3], axis: usize, half: f6
     }
     let hit = (w[0] * p[0][axis] + w[1] * p[1][axis] + w[2] * p[2][axis]) / area;
     (hit - c[axis]).abs() <= half * (1.0 + 1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass ranges equal the exact table walks, on bounds on, one
+    /// ulp beside and far from the planes of non-dyadic grids, and off-grid.
+    #[test]
+    fn fast_ranges_match_walks() {
+        let grids = [
+            Grid::new(Vec3::new(-0.37, 0.11, -1.3), 0.013, [97, 64, 130]).unwrap(),
+            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [512, 300, 8]).unwrap(),
+            Grid::new(Vec3::new(0.0, 0.0, 0.0), 1.0 / 3.0, [24, 20, 22]).unwrap(),
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut fast, mut total) = (0, 0);
+        for g in &grids {
+            let t = Tables::new(g);
+            // a coordinate near plane `n` (exact value, its f32 bounds, one
+            // ulp off) or anywhere in and around the grid
+            let mut coord = |a: usize| -> f32 {
+                let d = g.dims[a] as f64;
+                let n = ((rnd() * (d + 4.0)) as i64 - 2).max(0);
+                let (l, h) = g.plane(a, n);
+                let o = g.origin.get(a) as f64;
+                match (rnd() * 24.0) as u32 {
+                    0 => l,
+                    1 => h,
+                    2 => l.next_down(),
+                    3 => h.next_up(),
+                    // near the fast path's margin (a few f32 ulps to 1e-3 voxel)
+                    4..=9 => {
+                        let e = 10f64.powf(-7.0 + 4.0 * rnd()) * (rnd() - 0.5).signum();
+                        (o + (n as f64 + e) * g.voxel as f64) as f32
+                    }
+                    _ => (o + (rnd() * (d + 6.0) - 3.0) * g.voxel as f64) as f32,
+                }
+            };
+            for _ in 0..20_000 {
+                let p = [0, 1].map(|_| [0, 1, 2].map(&mut coord));
+                let lo =
+                    Vec3::new(p[0][0].min(p[1][0]), p[0][1].min(p[1][1]), p[0][2].min(p[1][2]));
+                let hi =
+                    Vec3::new(p[0][0].max(p[1][0]), p[0][1].max(p[1][1]), p[0][2].max(p[1][2]));
+                let walk = (|| {
+                    Some([
+                        t.range(0, lo.x, hi.x)?,
+                        t.range(1, lo.y, hi.y)?,
+                        t.range(2, lo.z, hi.z)?,
+                    ])
+                })();
+                total += 1;
+                if let Some(r) = fast_ranges(&t, lo, hi) {
+                    fast += 1;
+                    assert_eq!(r, walk, "{lo:?} {hi:?} on {g:?}");
+                }
+            }
+        }
+        // the fast path must actually be exercised (most bounds on or next to
+        // a plane fall back)
+        assert!(fast * 20 > total, "{fast} of {total}");
+    }
 }
