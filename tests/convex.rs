@@ -562,19 +562,28 @@ fn obb_lanes<L: Lane>() {
                 "{label} lane {pos}/{}",
                 L::WIDTH
             );
-            let c = overlap::obb_obb_contact(&pa, &pb);
-            assert_eq!(bit(c.hit, pos), wc.hit, "{label}: contact.hit lane {pos}");
-            let bits = |x: f32| x.to_bits();
-            assert_eq!(bits(c.axis.lane(pos)), bits(wc.axis), "{label}: axis lane {pos}");
-            assert_eq!(bits(c.depth.lane(pos)), bits(wc.depth), "{label}: depth lane {pos}");
-            let n = c.normal.lane(pos);
-            assert_eq!(
-                [bits(n.x), bits(n.y), bits(n.z)],
-                [bits(wc.normal.x), bits(wc.normal.y), bits(wc.normal.z)],
-                "{label}: normal lane {pos}"
-            );
+            assert_contact_lane(&overlap::obb_obb_contact(&pa, &pb), pos, &wc, label);
         }
     }
+}
+
+/// Lane `pos` of a wide OBB contact equals the scalar one bit for bit.
+fn assert_contact_lane<L: Lane>(
+    c: &ObbContact<L>,
+    pos: usize,
+    want: &ObbContact<f32>,
+    label: &str,
+) {
+    assert_eq!(bit(c.hit, pos), want.hit, "{label}: contact.hit lane {pos}/{}", L::WIDTH);
+    let bits = |x: f32| x.to_bits();
+    assert_eq!(bits(c.axis.lane(pos)), bits(want.axis), "{label}: axis lane {pos}");
+    assert_eq!(bits(c.depth.lane(pos)), bits(want.depth), "{label}: depth lane {pos}");
+    let n = c.normal.lane(pos);
+    assert_eq!(
+        [bits(n.x), bits(n.y), bits(n.z)],
+        [bits(want.normal.x), bits(want.normal.y), bits(want.normal.z)],
+        "{label}: normal lane {pos}"
+    );
 }
 
 #[test]
@@ -883,11 +892,12 @@ fn axes_of_quat(q: [f64; 4]) -> [Vec3; 3] {
 /// turned by 10^-1 … 10^-6 rad, displaced along a diagonal of A's frame (edge
 /// against edge) to the f32 touching distance and then offset by ±2^-k of
 /// the size, k = 6..26, so exact separations fall inside the allowance.
+/// Then every pair at every width and lane position, bit for bit.
 #[test]
 fn box_box_sat_hit_matches_exact_near_parallel_edges() {
     use widephase::contact::box_box::box_box_sat;
     let mut r = rng::rng(0xb0b_5a7);
-    let mut t = Tally::default();
+    let mut pairs = Vec::new();
     for case in 0..60usize {
         let qa: [f64; 4] = core::array::from_fn(|_| rng::uniform(&mut r, -1.0, 1.0) as f64);
         let theta = 10f64.powi(-(1 + (case % 6) as i32));
@@ -929,23 +939,41 @@ fn box_box_sat_hit_matches_exact_near_parallel_edges() {
         }
         for k in 6..=26 {
             for s in [-1.0f32, 1.0] {
-                let b = at(lo + s * (2f32).powi(-k));
-                let want = exact::obb_obb(&a, &b);
-                let got = box_box_sat(&a, &b).hit;
-                t.cases += 1;
-                t.exact_hits += want as usize;
-                if got != want {
-                    if exact::obb_obb_in_band(&a, &b, want) {
-                        t.default_in_band += 1;
-                    } else {
-                        t.default_out_of_band += 1;
-                        eprintln!("box_box_sat out of band (theta {theta}, k {k}): exact {want}: {a:?} {b:?}");
-                    }
-                }
+                pairs.push((a, at(lo + s * (2f32).powi(-k))));
+            }
+        }
+    }
+    let mut t = Tally::default();
+    for (a, b) in &pairs {
+        let want = exact::obb_obb(a, b);
+        t.cases += 1;
+        t.exact_hits += want as usize;
+        if box_box_sat(a, b).hit != want {
+            if exact::obb_obb_in_band(a, b, want) {
+                t.default_in_band += 1;
+            } else {
+                t.default_out_of_band += 1;
+                eprintln!("box_box_sat out of band: exact {want}: {a:?} {b:?}");
             }
         }
     }
     t.report("box_box_sat near-parallel");
     assert_eq!(t.default_out_of_band, 0);
     assert_rate("box_box_sat near-parallel", &t, 0.2, 0.8);
+    // the same pairs at every width and lane position: packs mixing lanes
+    // that take the world-space fallback with lanes that do not
+    let (a, b): (Vec<Obb>, Vec<Obb>) = pairs.iter().copied().unzip();
+    fn replay<L: Lane>(a: &[Obb], b: &[Obb]) {
+        for i in 0..a.len() {
+            let want = box_box_sat(&a[i], &b[i]);
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(a.len(), i, pos);
+                let got = box_box_sat(&obb_pack::<L>(a, &idx), &obb_pack::<L>(b, &idx));
+                assert_contact_lane(&got, pos, &want, &format!("near-parallel pair {i}"));
+            }
+        }
+    }
+    replay::<f32x4>(&a, &b);
+    replay::<f32x8>(&a, &b);
+    replay::<f32x16>(&a, &b);
 }
