@@ -665,24 +665,16 @@ pub(super) fn clip_edge_rect<L: Lane>(
     let (dx, dy) = (xy1.0 - x0, xy1.1 - y0);
     let (enx, exx, sex, sxx) = slab(x0, dx, f.hu, 0.0, 1.0);
     let (eny, exy, sey, sxy) = slab(y0, dy, f.hv, 2.0, 3.0);
-    // t0 = max(0, enx, eny), t1 = min(1, exx, exy); strict comparisons so a
-    // vertex on the boundary keeps its vertex id.
-    let mut t0 = zero;
-    let mut s0 = L::splat(-1.0);
-    let take = enx.gt(t0);
-    t0 = L::select(take, enx, t0);
-    s0 = L::select(take, sex, s0);
-    let take = eny.gt(t0);
-    t0 = L::select(take, eny, t0);
-    s0 = L::select(take, sey, s0);
-    let mut t1 = one;
-    let mut s1 = L::splat(-1.0);
-    let take = exx.lt(t1);
-    t1 = L::select(take, exx, t1);
-    s1 = L::select(take, sxx, s1);
-    let take = exy.lt(t1);
-    t1 = L::select(take, exy, t1);
-    s1 = L::select(take, sxy, s1);
+    // t0 = max(0, enx, eny), t1 = min(1, exx, exy), each with its side;
+    // strict comparisons so a vertex on the boundary keeps its vertex id.
+    let replace = |take: L::Mask, (t, side): (L, L), best: (L, L)| {
+        (L::select(take, t, best.0), L::select(take, side, best.1))
+    };
+    let none = L::splat(-1.0);
+    let (t0, s0) = replace(enx.gt(zero), (enx, sex), (zero, none));
+    let (t0, s0) = replace(eny.gt(t0), (eny, sey), (t0, s0));
+    let (t1, s1) = replace(exx.lt(one), (exx, sxx), (one, none));
+    let (t1, s1) = replace(exy.lt(t1), (exy, sxy), (t1, s1));
     let nonempty = t0.le(t1);
     let edge = p1 - p0;
     let kf = L::splat(k as f32);
