@@ -665,6 +665,31 @@ fn tile_axes(
     }
 }
 
+/// What [`Tile`] and [`TileExact`] share per axis: the centre `c0` of the
+/// range's corner voxel and the voxel size, in f64.
+struct TileFrame {
+    c0: [f64; 3],
+    h: f64,
+}
+
+impl TileFrame {
+    #[inline(always)]
+    fn new(g: &Grid, lo: [u32; 3]) -> TileFrame {
+        let h = g.voxel as f64;
+        TileFrame { c0: [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h), h }
+    }
+
+    /// Axis `a` whose triangle interval is spanned by `q0, q1` (`a1 = |a|₁`):
+    /// the half width of the exact box's interval plus the triangle's,
+    /// `b = a·c0 − mid` and the steps `a·h` per voxel along x, y, z.
+    #[inline(always)]
+    fn axis(&self, a: [f64; 3], q0: f64, q1: f64, a1: f64) -> (f64, f64, [f64; 3]) {
+        let half = 0.5 * (q0 - q1).abs() + 0.5 * self.h * a1;
+        let b = a[0] * self.c0[0] + a[1] * self.c0[1] + a[2] * self.c0[2] - 0.5 * (q0 + q1);
+        (half, b, a.map(|ak| ak * self.h))
+    }
+}
+
 /// The f64 test of the voxels the f32 [`Tile`] leaves undecided (its band is
 /// ~2⁻¹⁹ relative, [`Certain`]'s 10⁻⁹): `V = b + X·s_x + Y·s_y + Z·s_z` per
 /// axis in f64 from the range's corner, sure hit when `|V| ≤ half − M` on
@@ -689,9 +714,7 @@ impl TileExact {
         scale: f64,
         lo: [u32; 3],
     ) -> TileExact {
-        let h = g.voxel as f64;
-        let hh = 0.5 * h;
-        let c0 = [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h);
+        let frame = TileFrame::new(g, lo);
         let mut e = TileExact {
             b: [0.0; 13],
             s: [[0.0; 13]; 3],
@@ -699,10 +722,10 @@ impl TileExact {
             hi: [f64::INFINITY; 13],
         };
         tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
-            let half = 0.5 * (q0 - q1).abs() + hh * a1;
-            e.b[x] = a[0] * c0[0] + a[1] * c0[1] + a[2] * c0[2] - 0.5 * (q0 + q1);
-            for (k, &ak) in a.iter().enumerate() {
-                e.s[k][x] = ak * h;
+            let (half, b, sa) = frame.axis(a, q0, q1, a1);
+            e.b[x] = b;
+            for k in 0..3 {
+                e.s[k][x] = sa[k];
             }
             (e.lo[x], e.hi[x]) = (half - m, half + m);
         });
@@ -792,10 +815,7 @@ impl Tile {
         lo: [u32; 3],
         hi: [u32; 3],
     ) -> Option<Tile> {
-        let h = g.voxel as f64;
-        let hh = 0.5 * h;
-        let dot = |a: [f64; 3], q: [f64; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
-        let c0 = [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h);
+        let frame = TileFrame::new(g, lo);
         let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
         let (mut b, mut s) = ([0f32; 16], [[0f32; 16]; 3]);
         // a zero axis (never set) keeps v = 0 and infinite bounds: it
@@ -805,9 +825,7 @@ impl Tile {
         // axis x: A, the projections q0, q1 spanning the triangle's interval,
         // |A|₁ and the f64 margin M
         let mut put = |x: usize, a: [f64; 3], q0: f64, q1: f64, a1: f64, m: f64| {
-            let half = 0.5 * (q0 - q1).abs() + hh * a1;
-            let bx = dot(a, c0) - 0.5 * (q0 + q1);
-            let sa = [a[0] * h, a[1] * h, a[2] * h];
+            let (half, bx, sa) = frame.axis(a, q0, q1, a1);
             let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
             let t = t + half + m;
             // (also false for NaN)
