@@ -724,8 +724,8 @@ impl TileExact {
         tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
             let (half, b, sa) = frame.axis(a, q0, q1, a1);
             e.b[x] = b;
-            for k in 0..3 {
-                e.s[k][x] = sa[k];
+            for (k, &sk) in sa.iter().enumerate() {
+                e.s[k][x] = sk;
             }
             (e.lo[x], e.hi[x]) = (half - m, half + m);
         });
