@@ -106,14 +106,18 @@ pub(super) fn sign<L: Lane>(x: L) -> L {
     L::select(x.ge(L::splat(0.0)), L::splat(1.0), L::splat(-1.0))
 }
 
-/// One candidate point of the clipped face polygon.
+/// One candidate point of the clipped face polygon, in the reference plane's
+/// frame `(o, u, v, n)`: the point on the incident shape's surface is
+/// `o + x·u + y·v - depth·n`. The 3D point is rebuilt only for the (at most
+/// 4) candidates the reduction keeps: carrying it through every pass of
+/// [`reduce4`] cost 3 more blends per candidate and pass, and computing it
+/// for every candidate a multiply–add chain each.
 #[derive(Clone, Copy)]
 pub(super) struct Candidate<L: Lane> {
-    /// Reference-face coordinates (for the reduction).
+    /// Reference-plane coordinates.
     pub x: L,
     pub y: L,
-    /// The point on the incident shape's surface.
-    pub on_incident: V3<L>,
+    /// Depth below the reference plane along its outward normal.
     pub depth: L,
     pub local_id: L,
     pub valid: L::Mask,
@@ -643,19 +647,19 @@ pub(super) fn incident_face<L: Lane>(inc: &Obb<L>, n: V3<L>) -> IncidentFace<L> 
 }
 
 /// The part of the incident edge `p0 → p1` (reference-face coordinates
-/// `xy0 → xy1`) inside the face rectangle `|x| <= hu, |y| <= hv` of `f`, as
-/// two candidates: the entry point (id `k`, the vertex, or `first_crossing +
-/// 4k + side` for a crossing of side `+u, -u, +v, -v`) and the exit crossing.
-/// Depth is below the face along its outward normal `n`.
+/// `xy0 → xy1`, depths `d0 → d1` below the face) inside the face rectangle
+/// `|x| <= hu, |y| <= hv` of `f`, as two candidates: the entry point (id `k`,
+/// the vertex, or `first_crossing + 4k + side` for a crossing of side `+u,
+/// -u, +v, -v`) and the exit crossing. Coordinates and depth are affine along
+/// the edge, so a crossing interpolates them at its parameter.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn clip_edge_rect<L: Lane>(
     f: &RefFace<L>,
-    n: V3<L>,
-    p0: V3<L>,
-    p1: V3<L>,
     xy0: (L, L),
     xy1: (L, L),
+    d0: L,
+    d1: L,
     k: usize,
     first_crossing: f32,
     neg_margin: L,
@@ -676,16 +680,14 @@ pub(super) fn clip_edge_rect<L: Lane>(
     let (t1, s1) = replace(exx.lt(one), (exx, sxx), (one, none));
     let (t1, s1) = replace(exy.lt(t1), (exy, sxy), (t1, s1));
     let nonempty = t0.le(t1);
-    let edge = p1 - p0;
+    let dd = d1 - d0;
     let kf = L::splat(k as f32);
     let crossing_id = |s: L| L::splat(first_crossing + 4.0 * k as f32) + s;
     let at = |t: L, side: L, extra: L::Mask| {
-        let p = p0 + edge * t;
-        let depth = -((p - f.c).dot(n));
+        let depth = d0 + dd * t;
         Candidate {
             x: x0 + dx * t,
             y: y0 + dy * t,
-            on_incident: p,
             depth,
             local_id: L::select(side.lt(zero), kf, crossing_id(side)),
             valid: nonempty & extra & depth.ge(neg_margin),
@@ -726,6 +728,8 @@ fn face_manifold<L: Lane>(
     let rel = |p: V3<L>| p - c_r;
     let uv = |p: V3<L>| (rel(p).dot(u), rel(p).dot(v));
     let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2]), uv(verts[3])];
+    let below = |p: V3<L>| -(rel(p).dot(n));
+    let dv = [below(verts[0]), below(verts[1]), below(verts[2]), below(verts[3])];
 
     // Candidates 0..8: per incident edge k, the entry point (vertex k or a
     // crossing) and the exit crossing.
@@ -733,11 +737,10 @@ fn face_manifold<L: Lane>(
     // Four direct calls, not a closure: the closure was not inlined and
     // returned its 2 candidates through `memcpy` (callgrind: ~6 % of the
     // resting tier's instructions).
-    let [v0, v1, v2, v3] = verts;
-    let e0 = clip_edge_rect(&f, n, v0, v1, xy[0], xy[1], 0, 4.0, neg_margin);
-    let e1 = clip_edge_rect(&f, n, v1, v2, xy[1], xy[2], 1, 4.0, neg_margin);
-    let e2 = clip_edge_rect(&f, n, v2, v3, xy[2], xy[3], 2, 4.0, neg_margin);
-    let e3 = clip_edge_rect(&f, n, v3, v0, xy[3], xy[0], 3, 4.0, neg_margin);
+    let e0 = clip_edge_rect(&f, xy[0], xy[1], dv[0], dv[1], 0, 4.0, neg_margin);
+    let e1 = clip_edge_rect(&f, xy[1], xy[2], dv[1], dv[2], 1, 4.0, neg_margin);
+    let e2 = clip_edge_rect(&f, xy[2], xy[3], dv[2], dv[3], 2, 4.0, neg_margin);
+    let e3 = clip_edge_rect(&f, xy[3], xy[0], dv[3], dv[0], 3, 4.0, neg_margin);
     // Candidates 8..12: reference corners inside the incident face (projected
     // along n), depth measured to the incident face plane along n.
     // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
@@ -754,7 +757,6 @@ fn face_manifold<L: Lane>(
         Candidate {
             x: cx,
             y: cy,
-            on_incident,
             depth,
             local_id: L::splat(20.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
@@ -782,19 +784,21 @@ fn face_manifold<L: Lane>(
         // the vertex's projection into the reference face (the pair is then not
         // a true face contact; the depth stays the SAT depth, a lower bound of
         // the gap).
-        let on_ref = c_r + u * svx.max(-hu).min(hu) + v * svy.max(-hv).min(hv);
-        let on_incident = V3::select(ref_is_a, sv, on_ref - n * sv_depth);
+        let x = L::select(ref_is_a, svx, svx.max(-hu).min(hu));
+        let y = L::select(ref_is_a, svy, svy.max(-hv).min(hv));
         // where `!any`, the reduction chose nothing: slot 0 takes the vertex
         let c0 = &mut chosen[0];
-        c0.on_incident = V3::select(!any, on_incident, c0.on_incident);
+        c0.x = L::select(!any, x, c0.x);
+        c0.y = L::select(!any, y, c0.y);
         c0.depth = L::select(!any, sv_depth, c0.depth);
         c0.local_id = L::select(!any, L::splat(24.0) + inc_f.support_id, c0.local_id);
         c0.valid = c0.valid | !any;
     }
     // the point on B: the incident point itself when A is the reference box,
-    // else moved onto the reference face
+    // else its projection on the reference face
     manifold_of_chosen(&chosen, normal, id_base, |c| {
-        V3::select(ref_is_a, c.on_incident, c.on_incident + n * c.depth)
+        let on_ref = c_r + u * c.x + v * c.y;
+        V3::select(ref_is_a, on_ref - n * c.depth, on_ref)
     })
 }
 
@@ -845,80 +849,80 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
     cand: &[Candidate<L>; N],
 ) -> [Candidate<L>; MAX_CONTACTS] {
     let zero = L::splat(0.0);
+    let neg_inf = L::splat(f32::NEG_INFINITY);
     let no = <L::Mask as LaneMask>::splat(false);
-    // Each pass carries its chosen candidate (5–7 blends per candidate and
+    // Each pass carries its chosen candidate (4 blends per candidate and
     // pass): cheaper than carrying an index and gathering the 4 points at the
-    // end (4 gathers of a compare and 6 blends per candidate), same choice.
+    // end (4 gathers of a compare and 4 blends per candidate), same choice.
     // A candidate valid in no lane is never chosen, so the passes skip it
     // (resting packs often have no corner or exit crossing at all).
     let active: [bool; N] = core::array::from_fn(|k| cand[k].valid.any());
-    let mut empty = cand[0];
-    empty.valid = no;
-    // deepest (lowest index on ties)
-    let mut p0 = empty;
-    for (k, c) in cand.iter().enumerate() {
-        if !active[k] {
-            continue;
+    // An invalid candidate's depth is -inf and its x NaN, so every comparison
+    // below is false for it without a `valid &` in each pass (valid depths
+    // are >= -margin, finite; NaN propagates into distances and areas).
+    let depth: [L; N] = core::array::from_fn(|k| L::select(cand[k].valid, cand[k].depth, neg_inf));
+    let xs: [L; N] =
+        core::array::from_fn(|k| L::select(cand[k].valid, cand[k].x, L::splat(f32::NAN)));
+    let empty = Candidate { x: zero, y: zero, depth: zero, local_id: zero, valid: no };
+    // deepest (lowest index on ties): `p0.depth` is the best depth so far
+    let mut p0 = Candidate { depth: neg_inf, ..empty };
+    for k in 0..N {
+        if active[k] {
+            take(depth[k].gt(p0.depth), &cand[k], &mut p0);
         }
-        // if (c.valid && (c.depth > p0.depth || !p0.valid)) p0 = c;
-        let m = c.valid & (c.depth.gt(p0.depth) | !p0.valid);
-        take(m, c, &mut p0, true);
     }
+    p0.valid = p0.depth.gt(neg_inf);
     // without p0 (no valid candidate) its coordinates are 0
-    let x0 = L::select(p0.valid, p0.x, zero);
-    let y0 = L::select(p0.valid, p0.y, zero);
+    let (x0, y0) = (p0.x, p0.y);
     // farthest from p0 (distance > 0)
     let mut p1 = empty;
     let mut best = zero;
-    for (k, c) in cand.iter().enumerate() {
-        if !active[k] {
-            continue;
+    for k in 0..N {
+        if active[k] {
+            let (dx, dy) = (xs[k] - x0, cand[k].y - y0);
+            let d2 = dx * dx + dy * dy;
+            let m = d2.gt(best);
+            best = L::select(m, d2, best);
+            take(m, &cand[k], &mut p1);
         }
-        let (dx, dy) = (c.x - x0, c.y - y0);
-        let d2 = dx * dx + dy * dy;
-        let m = c.valid & d2.gt(best);
-        best = L::select(m, d2, best);
-        take(m, c, &mut p1, true);
     }
+    p1.valid = best.gt(zero);
     // largest areas on either side of p0→p1 (none when there is no p1: the
     // valid candidates then all lie at p0 and their areas are zero)
-    let ex = L::select(p1.valid, p1.x, zero) - x0;
-    let ey = L::select(p1.valid, p1.y, zero) - y0;
+    let (ex, ey) = (p1.x - x0, p1.y - y0);
     let (mut p2, mut p3) = (empty, empty);
     let (mut best_pos, mut best_neg) = (zero, zero);
-    for (k, c) in cand.iter().enumerate() {
-        if !active[k] {
-            continue;
+    for k in 0..N {
+        if active[k] {
+            let area = ex * (cand[k].y - y0) - ey * (xs[k] - x0);
+            let m = area.gt(best_pos);
+            best_pos = L::select(m, area, best_pos);
+            take(m, &cand[k], &mut p2);
+            let m = area.lt(best_neg);
+            best_neg = L::select(m, area, best_neg);
+            take(m, &cand[k], &mut p3);
         }
-        let area = ex * (c.y - y0) - ey * (c.x - x0);
-        let m = c.valid & area.gt(best_pos);
-        best_pos = L::select(m, area, best_pos);
-        take(m, c, &mut p2, false);
-        let m = c.valid & area.lt(best_neg);
-        best_neg = L::select(m, area, best_neg);
-        take(m, c, &mut p3, false);
     }
+    p2.valid = best_pos.gt(zero);
+    p3.valid = best_neg.lt(zero);
     // pack: p3 moves into slot 2 when there is no p2
     let has2 = p2.valid;
     let mut slot2 = p3;
-    take(has2, &p2, &mut slot2, false);
+    take(has2, &p2, &mut slot2);
+    slot2.valid = has2 | p3.valid;
     let mut slot3 = p3;
     slot3.valid = p3.valid & has2;
     [p0, p1, slot2, slot3]
 }
 
-/// `if m { *cur = *c }` per lane on the fields the reduction reports (and on
-/// `x`, `y` when `xy`); `valid` becomes `cur.valid | m`.
+/// `if m { *cur = *c }` per lane on the fields the manifold reports (`valid`
+/// is set by the caller).
 #[inline(always)]
-fn take<L: Lane>(m: L::Mask, c: &Candidate<L>, cur: &mut Candidate<L>, xy: bool) {
-    if xy {
-        cur.x = L::select(m, c.x, cur.x);
-        cur.y = L::select(m, c.y, cur.y);
-    }
-    cur.on_incident = V3::select(m, c.on_incident, cur.on_incident);
+fn take<L: Lane>(m: L::Mask, c: &Candidate<L>, cur: &mut Candidate<L>) {
+    cur.x = L::select(m, c.x, cur.x);
+    cur.y = L::select(m, c.y, cur.y);
     cur.depth = L::select(m, c.depth, cur.depth);
     cur.local_id = L::select(m, c.local_id, cur.local_id);
-    cur.valid = cur.valid | m;
 }
 
 /// The edge of box `o` along axis `e ∈ 0..3` farthest along `dir` (ties to

@@ -232,10 +232,14 @@ fn triangle_face_manifold<L: Lane>(
     let inc = incident_face(a, nf);
     let verts = [b.a, b.b, b.c];
     let sides = side_normals(b, nf);
-    // 2D frame of the triangle plane for the reduction
-    let (t1, _) = unit_or(b.b - b.a, fallback());
-    let t2 = nf.cross(t1);
-    let xy = |p: V3<L>| ((p - b.a).dot(t1), (p - b.a).dot(t2));
+    // Candidates live in the incident face's frame (centre, tangents `a1`,
+    // `a2`): the face's vertices are exactly `(±h1, ±h2)` there, and the
+    // reported point on the triangle is the face point moved by `depth` along
+    // `nf`. (The triangle's own frame would put the origin at a vertex that
+    // may be far from the contact and lose a few ulps of that distance.)
+    let below = |p: V3<L>| -(nf.dot(p - b.a));
+    let vxy = [(inc.h1, inc.h2), (-inc.h1, inc.h2), (-inc.h1, -inc.h2), (inc.h1, -inc.h2)];
+    let vd: [L; 4] = core::array::from_fn(|k| below(inc.verts[k]));
 
     // Candidates 0..8: per incident edge k, the part inside the three side
     // planes f_s(t) = m_s·(p(t) - v_s) >= 0: entry (vertex k or a crossing)
@@ -262,15 +266,16 @@ fn triangle_face_manifold<L: Lane>(
             s1 = L::select(take, L::splat(s as f32), s1);
         }
         let nonempty = t0.le(t1c);
+        // plane coordinates and depth are affine along the edge
+        let k1 = (k + 1) % 4;
+        let (x0, y0, d0) = (vxy[k].0, vxy[k].1, vd[k]);
+        let (dx, dy, dd) = (vxy[k1].0 - x0, vxy[k1].1 - y0, vd[k1] - d0);
         let at = |t: L, side: L, extra: L::Mask| {
-            let p = p0 + (p1 - p0) * t;
-            let depth = -(nf.dot(p - b.a));
-            let (x, y) = xy(p);
+            let depth = d0 + dd * t;
             let crossing = L::splat(4.0 + 3.0 * k as f32) + side;
             Candidate {
-                x,
-                y,
-                on_incident: p,
+                x: x0 + dx * t,
+                y: y0 + dy * t,
                 depth,
                 local_id: L::select(side.lt(zero), L::splat(k as f32), crossing),
                 valid: nonempty & extra & depth.ge(neg_margin),
@@ -288,12 +293,11 @@ fn triangle_face_manifold<L: Lane>(
         let depth = (q - inc.c).dot(inc.n) * inv_cos;
         let on_incident = q - nf * depth;
         let w = on_incident - inc.c;
-        let inside = w.dot(inc.a1).abs().le(inc.h1) & w.dot(inc.a2).abs().le(inc.h2);
-        let (x, y) = xy(q);
+        let (x, y) = (w.dot(inc.a1), w.dot(inc.a2));
+        let inside = x.abs().le(inc.h1) & y.abs().le(inc.h2);
         Candidate {
             x,
             y,
-            on_incident,
             depth,
             local_id: L::splat(16.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
@@ -305,21 +309,28 @@ fn triangle_face_manifold<L: Lane>(
         any = any | c.valid;
     }
     // Candidate 11: the box's support vertex along -nf (SAT depth), reported
-    // at the triangle's closest point when clipping left nothing.
+    // at the triangle's closest point when clipping left nothing (it is then
+    // the lane's only candidate, so its frame coordinates do not matter and
+    // its point is patched in below).
     let sv = inc.support;
-    let depth = -(nf.dot(sv - b.a));
-    let q = closest_point_triangle(sv, b).point;
-    let (x, y) = xy(q);
     let fb = Candidate {
-        x,
-        y,
-        on_incident: q - nf * depth,
-        depth,
+        x: zero,
+        y: zero,
+        depth: -(nf.dot(sv - b.a)),
         local_id: L::splat(20.0) + inc.support_id,
         valid: !any,
     };
     let cand = [e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], tv[0], tv[1], tv[2], fb];
-    manifold_of(&cand, -nf, inc.face * L::splat(32.0), |c| c.on_incident + nf * c.depth)
+    // the point on B (the triangle): the incident face point moved by depth
+    // along nf onto the triangle's plane
+    let mut m = manifold_of(&cand, -nf, inc.face * L::splat(32.0), |c| {
+        inc.c + inc.a1 * c.x + inc.a2 * c.y + nf * c.depth
+    });
+    if (!any).any() {
+        let q = closest_point_triangle(sv, b).point;
+        m.points[0].position = V3::select(!any, q, m.points[0].position);
+    }
+    m
 }
 
 /// Manifold for a box axis `axis ∈ 1..=3` (reference = that face of the box,
@@ -341,10 +352,11 @@ fn box_face_manifold<L: Lane>(
     let verts = [b.a, b.b, b.c];
     let uv = |p: V3<L>| ((p - f.c).dot(f.u), (p - f.c).dot(f.v));
     let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2])];
+    let below: [L; 3] = core::array::from_fn(|j| -((verts[j] - f.c).dot(n)));
     // Candidates 0..6: the triangle's edges clipped to the face's side slabs.
     let edge = |j: usize| {
         let j2 = (j + 1) % 3;
-        clip_edge_rect(&f, n, verts[j], verts[j2], xy[j], xy[j2], j, 3.0, neg_margin)
+        clip_edge_rect(&f, xy[j], xy[j2], below[j], below[j2], j, 3.0, neg_margin)
     };
     let [e0, e1, e2] = [edge(0), edge(1), edge(2)];
     // Candidates 6..10: face corners piercing the triangle (along n).
@@ -364,7 +376,6 @@ fn box_face_manifold<L: Lane>(
         Candidate {
             x: cx,
             y: cy,
-            on_incident,
             depth,
             local_id: L::splat(15.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
@@ -381,17 +392,15 @@ fn box_face_manifold<L: Lane>(
     let mut fb = Candidate {
         x: xy[0].0,
         y: xy[0].1,
-        on_incident: verts[0],
-        depth: -((verts[0] - f.c).dot(n)),
+        depth: below[0],
         local_id: L::splat(19.0),
         valid: !any,
     };
     for j in 1..3 {
-        let d = -((verts[j] - f.c).dot(n));
+        let d = below[j];
         let take = d.gt(fb.depth);
         fb.x = L::select(take, xy[j].0, fb.x);
         fb.y = L::select(take, xy[j].1, fb.y);
-        fb.on_incident = V3::select(take, verts[j], fb.on_incident);
         fb.depth = L::select(take, d, fb.depth);
         fb.local_id = L::select(take, L::splat(19.0 + j as f32), fb.local_id);
     }
@@ -400,7 +409,8 @@ fn box_face_manifold<L: Lane>(
         fb,
     ];
     let base = L::splat(BOX_FACE_ID_BASE) + f.face * L::splat(32.0);
-    manifold_of(&cand, n, base, |c| c.on_incident)
+    // the point on B (the triangle, incident here)
+    manifold_of(&cand, n, base, |c| f.c + f.u * c.x + f.v * c.y - n * c.depth)
 }
 
 /// Manifold for an edge axis `axis = 4 + 3i + j`: one point at the closest
