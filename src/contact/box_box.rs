@@ -125,13 +125,20 @@ pub(super) struct Candidate<L: Lane> {
 
 /// Interval of the parameter `t` for which `p + t·d` lies in `[-h, h]`, and the
 /// reference sides (`neg_side` is the side at `-h`) where it enters and exits.
+/// `inv = 1/d`: the crossings only need to be deterministic, not correctly
+/// rounded, and callers share one division between opposite edges; a zero
+/// `d` is handled by `parallel`.
 #[inline(always)]
-pub(super) fn slab<L: Lane>(p: L, d: L, h: L, pos_side: f32, neg_side: f32) -> (L, L, L, L) {
+pub(super) fn slab<L: Lane>(
+    p: L,
+    d: L,
+    inv: L,
+    h: L,
+    pos_side: f32,
+    neg_side: f32,
+) -> (L, L, L, L) {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);
-    // one division per slab (the crossings only need to be deterministic,
-    // not correctly rounded; a zero `d` is handled by `parallel`)
-    let inv = L::splat(1.0) / d;
     let ta = (-h - p) * inv;
     let tb = (h - p) * inv;
     let parallel = d.eq(zero);
@@ -646,29 +653,45 @@ pub(super) fn incident_face<L: Lane>(inc: &Obb<L>, n: V3<L>) -> IncidentFace<L> 
     }
 }
 
-/// The part of the incident edge `p0 → p1` (reference-face coordinates
-/// `xy0 → xy1`, depths `d0 → d1` below the face) inside the face rectangle
-/// `|x| <= hu, |y| <= hv` of `f`, as two candidates: the entry point (id `k`,
-/// the vertex, or `first_crossing + 4k + side` for a crossing of side `+u,
-/// -u, +v, -v`) and the exit crossing. Coordinates and depth are affine along
-/// the edge, so a crossing interpolates them at its parameter.
+/// An incident edge in reference-face coordinates: its start `[x, y,
+/// depth]` (depth below the face along its outward normal), its direction
+/// (the same three, end minus start) and the reciprocals of the direction's
+/// `x` and `y`.
+#[derive(Clone, Copy)]
+pub(super) struct FaceEdge<L: Lane> {
+    pub start: [L; 3],
+    pub dir: [L; 3],
+    pub inv: [L; 2],
+}
+
+impl<L: Lane> FaceEdge<L> {
+    /// The edge from `p0` to `p1` (each `[x, y, depth]`), with its own divisions.
+    #[inline(always)]
+    pub fn between(p0: [L; 3], p1: [L; 3]) -> Self {
+        let dir = [p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]];
+        let one = L::splat(1.0);
+        FaceEdge { start: p0, dir, inv: [one / dir[0], one / dir[1]] }
+    }
+}
+
+/// The part of the incident edge `e` inside the face rectangle `|x| <= hu,
+/// |y| <= hv` of `f`, as two candidates: the entry point (id `k`, the vertex,
+/// or `first_crossing + 4k + side` for a crossing of side `+u, -u, +v, -v`)
+/// and the exit crossing. Coordinates and depth are affine along the edge,
+/// so a crossing interpolates them at its parameter.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn clip_edge_rect<L: Lane>(
     f: &RefFace<L>,
-    xy0: (L, L),
-    xy1: (L, L),
-    d0: L,
-    d1: L,
+    e: &FaceEdge<L>,
     k: usize,
     first_crossing: f32,
     neg_margin: L,
 ) -> [Candidate<L>; 2] {
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
-    let (x0, y0) = xy0;
-    let (dx, dy) = (xy1.0 - x0, xy1.1 - y0);
-    let (enx, exx, sex, sxx) = slab(x0, dx, f.hu, 0.0, 1.0);
-    let (eny, exy, sey, sxy) = slab(y0, dy, f.hv, 2.0, 3.0);
+    let [x0, y0, d0] = e.start;
+    let [dx, dy, dd] = e.dir;
+    let (enx, exx, sex, sxx) = slab(x0, dx, e.inv[0], f.hu, 0.0, 1.0);
+    let (eny, exy, sey, sxy) = slab(y0, dy, e.inv[1], f.hv, 2.0, 3.0);
     // t0 = max(0, enx, eny), t1 = min(1, exx, exy), each with its side;
     // strict comparisons so a vertex on the boundary keeps its vertex id.
     let replace = |take: L::Mask, (t, side): (L, L), best: (L, L)| {
@@ -680,7 +703,6 @@ pub(super) fn clip_edge_rect<L: Lane>(
     let (t1, s1) = replace(exx.lt(one), (exx, sxx), (one, none));
     let (t1, s1) = replace(exy.lt(t1), (exy, sxy), (t1, s1));
     let nonempty = t0.le(t1);
-    let dd = d1 - d0;
     let kf = L::splat(k as f32);
     let crossing_id = |s: L| L::splat(first_crossing + 4.0 * k as f32) + s;
     let at = |t: L, side: L, extra: L::Mask| {
@@ -720,50 +742,82 @@ fn face_manifold<L: Lane>(
     let (c_r, u, v, hu, hv) = (f.c, f.u, f.v, f.hu, f.hv);
     // Incident face: the face of `inc` most anti-parallel to n.
     let inc_f = incident_face(&inc, n);
-    let (verts, n_i, c_i) = (inc_f.verts, inc_f.n, inc_f.c);
+    let (n_i, c_i) = (inc_f.n, inc_f.c);
     let ref_face = L::select(ref_is_a, zero, L::splat(6.0)) + f.face;
     let id_base = (ref_face * L::splat(6.0) + inc_f.face) * L::splat(32.0);
 
     let neg_margin = -margin;
     let rel = |p: V3<L>| p - c_r;
-    let uv = |p: V3<L>| (rel(p).dot(u), rel(p).dot(v));
-    let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2]), uv(verts[3])];
-    let below = |p: V3<L>| -(rel(p).dot(n));
-    let dv = [below(verts[0]), below(verts[1]), below(verts[2]), below(verts[3])];
+    let rc = c_i - c_r;
 
     // Candidates 0..8: per incident edge k, the entry point (vertex k or a
-    // crossing) and the exit crossing.
+    // crossing) and the exit crossing. Vertex k is `c_i + s1·e1 + s2·e2`
+    // with `(s1, s2) = (+,+), (-,+), (-,-), (+,-)`, so its reference
+    // coordinates `[x, y, depth]` are those of `c_i` plus or minus those of
+    // `e1`, `e2` (9 dot products for the 4 vertices), and the edges run along
+    // `-2e1, -2e2, +2e1, +2e2`: opposite edges share their divisions.
+    let (e1, e2) = (inc_f.a1 * inc_f.h1, inc_f.a2 * inc_f.h2);
+    let frame = |p: V3<L>| [p.dot(u), p.dot(v), -(p.dot(n))];
+    let (g0, g1, g2) = (frame(rc), frame(e1), frame(e2));
+    let plus1: [L; 3] = core::array::from_fn(|i| g0[i] + g1[i]);
+    let minus1: [L; 3] = core::array::from_fn(|i| g0[i] - g1[i]);
+    let vert = |h: &[L; 3], s2: bool| -> [L; 3] {
+        core::array::from_fn(|i| if s2 { h[i] + g2[i] } else { h[i] - g2[i] })
+    };
+    let two = L::splat(2.0);
+    let (d1, d2): ([L; 3], [L; 3]) =
+        (core::array::from_fn(|i| g1[i] * two), core::array::from_fn(|i| g2[i] * two));
+    let (i1, i2) = ([one / d1[0], one / d1[1]], [one / d2[0], one / d2[1]]);
+    let neg = |d: [L; 3]| [-d[0], -d[1], -d[2]];
+    let edges = [
+        FaceEdge { start: vert(&plus1, true), dir: neg(d1), inv: [-i1[0], -i1[1]] },
+        FaceEdge { start: vert(&minus1, true), dir: neg(d2), inv: [-i2[0], -i2[1]] },
+        FaceEdge { start: vert(&minus1, false), dir: d1, inv: i1 },
+        FaceEdge { start: vert(&plus1, false), dir: d2, inv: i2 },
+    ];
     let no = <L::Mask as LaneMask>::splat(false);
     // Four direct calls, not a closure: the closure was not inlined and
     // returned its 2 candidates through `memcpy` (callgrind: ~6 % of the
     // resting tier's instructions).
-    let e0 = clip_edge_rect(&f, xy[0], xy[1], dv[0], dv[1], 0, 4.0, neg_margin);
-    let e1 = clip_edge_rect(&f, xy[1], xy[2], dv[1], dv[2], 1, 4.0, neg_margin);
-    let e2 = clip_edge_rect(&f, xy[2], xy[3], dv[2], dv[3], 2, 4.0, neg_margin);
-    let e3 = clip_edge_rect(&f, xy[3], xy[0], dv[3], dv[0], 3, 4.0, neg_margin);
-    // Candidates 8..12: reference corners inside the incident face (projected
-    // along n), depth measured to the incident face plane along n.
-    // < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
+    let e0 = clip_edge_rect(&f, &edges[0], 0, 4.0, neg_margin);
+    let e1 = clip_edge_rect(&f, &edges[1], 1, 4.0, neg_margin);
+    let e2 = clip_edge_rect(&f, &edges[2], 2, 4.0, neg_margin);
+    let e3 = clip_edge_rect(&f, &edges[3], 3, 4.0, neg_margin);
+    // Candidates 8..12: reference corners `q = c_r + su·hu·u + sv·hv·v`
+    // inside the incident face, projected along n: depth `(q - c_i)·n_i /
+    // (n·n_i)` to the incident face plane, and the inside test in the
+    // incident face's own frame (robust for zero extents, where a 2D winding
+    // test of the projected quad would be degenerate). Both are linear in
+    // `(su, sv)` again: 11 dot products for the 4 corners.
+    // n·n_i < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
     let inv_cos = one / n.dot(n_i);
-    // Inside test in the incident face's own frame (robust for zero extents,
-    // where a 2D winding test of the projected quad would be degenerate).
-    let corner = |m: usize, su: f32, sv: f32| {
-        let (cx, cy) = (hu * L::splat(su), hv * L::splat(sv));
-        let q = c_r + u * cx + v * cy;
-        let depth = (q - c_i).dot(n_i) * inv_cos;
-        let on_incident = q - n * depth;
-        let w = on_incident - c_i;
-        let inside = w.dot(inc_f.a1).abs().le(inc_f.h1) & w.dot(inc_f.a2).abs().le(inc_f.h2);
+    let (a1, a2) = (inc_f.a1, inc_f.a2);
+    let inc_frame = |p: V3<L>| [p.dot(n_i), p.dot(a1), p.dot(a2)];
+    let (q0, qu, qv) = (inc_frame(-rc), inc_frame(u * hu), inc_frame(v * hv));
+    let (n1, n2) = (n.dot(a1), n.dot(a2));
+    let qplus: [L; 3] = core::array::from_fn(|i| q0[i] + qu[i]);
+    let qminus: [L; 3] = core::array::from_fn(|i| q0[i] - qu[i]);
+    let corner = |m: usize, su: bool, sv: bool| {
+        let h = if su { &qplus } else { &qminus };
+        let w: [L; 3] = core::array::from_fn(|i| if sv { h[i] + qv[i] } else { h[i] - qv[i] });
+        let depth = w[0] * inv_cos;
+        // the projected point q - n·depth in the incident face's frame
+        let (wx, wy) = (w[1] - depth * n1, w[2] - depth * n2);
+        let inside = wx.abs().le(inc_f.h1) & wy.abs().le(inc_f.h2);
         Candidate {
-            x: cx,
-            y: cy,
+            x: if su { hu } else { -hu },
+            y: if sv { hv } else { -hv },
             depth,
             local_id: L::splat(20.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
         }
     };
-    let corners =
-        [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
+    let corners = [
+        corner(0, true, true),
+        corner(1, false, true),
+        corner(2, false, false),
+        corner(3, true, false),
+    ];
     let cand = [
         e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], corners[0], corners[1], corners[2],
         corners[3],

@@ -71,6 +71,7 @@
 
 use super::box_box::{
     clip_edge_rect, incident_face, manifold_of, ref_face, select_manifold, support_edge, Candidate,
+    FaceEdge,
 };
 use super::util::{closest_segments, fallback, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
@@ -356,7 +357,8 @@ fn box_face_manifold<L: Lane>(
     // Candidates 0..6: the triangle's edges clipped to the face's side slabs.
     let edge = |j: usize| {
         let j2 = (j + 1) % 3;
-        clip_edge_rect(&f, xy[j], xy[j2], below[j], below[j2], j, 3.0, neg_margin)
+        let at = |j: usize| [xy[j].0, xy[j].1, below[j]];
+        clip_edge_rect(&f, &FaceEdge::between(at(j), at(j2)), j, 3.0, neg_margin)
     };
     let [e0, e1, e2] = [edge(0), edge(1), edge(2)];
     // Candidates 6..10: face corners piercing the triangle (along n).
