@@ -727,3 +727,51 @@ fn tiny_directions_and_deep_trees_equal_brute_force() {
     }
     assert!(picked > 50, "only {picked} of 2000 picks hit");
 }
+
+/// Many children hit at once with exactly equal entry `t`: overlapping boxes
+/// that share the plane `x = 0` (and `x = 10`), crossed by rays through that
+/// plane with small non-zero `y`, `z` direction components (the reduced node
+/// test), so most nodes have three or more hit children whose entries tie and
+/// are ordered by slot. A child lost or duplicated by the ordering would show
+/// as a pick different from brute force (ties: smallest id).
+#[test]
+fn tied_entries_equal_brute_force() {
+    let mut r = rng::rng(0x71ED);
+    let boxes: Vec<Aabb> = (0..600)
+        .map(|i| {
+            let lo = Vec3::new(0.0, rng::uniform(&mut r, 0.0, 5.0), rng::uniform(&mut r, 0.0, 5.0));
+            let hi = Vec3::new(
+                if i % 3 == 0 { 10.0 } else { rng::uniform(&mut r, 0.5, 10.0) },
+                rng::uniform(&mut r, 5.0, 10.0),
+                rng::uniform(&mut r, 5.0, 10.0),
+            );
+            let b = Aabb::new(lo, hi);
+            // a few exact duplicates and mirrored copies sharing x = 10
+            match i % 7 {
+                0 => Aabb::new(Vec3::new(0.0, 2.0, 2.0), Vec3::new(10.0, 8.0, 8.0)),
+                1 => Aabb::new(Vec3::new(10.0 - hi.x, lo.y, lo.z), Vec3::new(10.0, hi.y, hi.z)),
+                _ => b,
+            }
+        })
+        .collect();
+    let bvh = Bvh::new(&boxes);
+    let mut found = 0;
+    for i in 0..2000 {
+        let y = rng::uniform(&mut r, 0.0, 10.0);
+        let z = rng::uniform(&mut r, 0.0, 10.0);
+        let small = |r: &mut Rng| {
+            let s = rng::uniform(r, 1e-4, 1e-2);
+            if r.bool() {
+                s
+            } else {
+                -s
+            }
+        };
+        let (ox, dx) = if i % 2 == 0 { (-3.0, 1.0) } else { (13.0, -1.0) };
+        let ray = Ray::new(Vec3::new(ox, y, z), Vec3::new(dx, small(&mut r), small(&mut r)));
+        let want = brute_pick(&boxes, &ray);
+        found += want.is_some() as usize;
+        assert_eq!(bvh.pick(&ray), want, "pick {ray:?}");
+    }
+    assert!(found > 1500, "only {found} rays hit");
+}

@@ -464,7 +464,7 @@ impl Bvh {
                     stats.nodes += 1;
                     stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
                 }
-                let (m, ts) = pre.test(&node.bounds, *best_t);
+                let (m, tv) = pre.test(&node.bounds, *best_t);
                 if m != 0 {
                     // Visit the hit children nearest first by `(entry t, slot)`:
                     // descend into the nearest now, push the others farthest
@@ -476,6 +476,7 @@ impl Bvh {
                         cur = node.child[i0];
                         continue;
                     }
+                    let ts = tv.to_array();
                     let i1 = rest.trailing_zeros() as usize;
                     if rest & (rest - 1) == 0 {
                         // i0 < i1: on equal t the smaller slot is nearer.
@@ -485,29 +486,27 @@ impl Bvh {
                         cur = node.child[near];
                         continue;
                     }
-                    // Three or more: insertion sort of `(t, slot)` keys,
-                    // largest first, in a local array.
-                    let mut keys = [0u64; BRANCH];
-                    let mut n = 0;
+                    // Three or more: each hit child's rank r in the
+                    // `(t, slot)` order is the number of hit children
+                    // nearer than it (smaller t, or equal t and a smaller
+                    // slot), counted by two lane compares; it is written
+                    // to `stack[sp + n - 1 - r]`, so the pushed ones lie
+                    // farthest first and the nearest (r = 0) lands just
+                    // above them, where it is taken as `cur`. No
+                    // data-dependent branch; the same order as a sort
+                    // (`t` compared as floats, so +0 and −0 tie).
+                    let n = m.count_ones() as usize;
                     let mut mm = m;
                     while mm != 0 {
                         let i = mm.trailing_zeros() as usize;
                         mm &= mm - 1;
-                        let key = (sortable(ts[i]) as u64) << 32 | i as u64;
-                        let mut k = n;
-                        while k > 0 && keys[k - 1] < key {
-                            keys[k] = keys[k - 1];
-                            k -= 1;
-                        }
-                        keys[k] = key;
-                        n += 1;
+                        let ti = W::splat(ts[i]);
+                        let below = (1u64 << i) - 1;
+                        let nearer = (tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m;
+                        stack[sp + n - 1 - nearer.count_ones() as usize] = (node.child[i], ts[i]);
                     }
-                    for &key in &keys[..n - 1] {
-                        let i = (key & 7) as usize;
-                        stack[sp] = (node.child[i], ts[i]);
-                        sp += 1;
-                    }
-                    cur = node.child[(keys[n - 1] & 7) as usize];
+                    sp += n - 1;
+                    cur = stack[sp].0;
                     continue;
                 }
             }
@@ -524,18 +523,6 @@ impl Bvh {
                 }
             }
         }
-    }
-}
-
-/// An order-preserving map of finite `f32` (and ±∞) to `u32`: flips the
-/// sign bit of non-negative values and every bit of negative ones.
-#[inline(always)]
-fn sortable(t: f32) -> u32 {
-    let b = t.to_bits();
-    if b >> 31 == 1 {
-        !b
-    } else {
-        b | 1 << 31
     }
 }
 
@@ -578,12 +565,17 @@ impl core::ops::AddAssign for TraversalStats {
 /// do (last point):
 /// - With `inv_i` finite and non-zero, `min_i - o_i <= max_i - o_i` stay in
 ///   order after the (monotone) rounded product, so on a valid box the near
-///   plane's time (`min_i` when `inv_i > 0`, `max_i` otherwise) is the `min`
-///   of the two and the far one the `max`: no sign test. A slot's box is
-///   either valid or the empty box, inverted on every axis (boxes are unions
-///   of valid boxes, or `EMPTY_BOX`), which `min`/`max` would turn into
-///   whole slabs, so lanes with `min_x > max_x` are masked out. The kernel's `lo == 0 → 0` select only matters
-///   for an infinite `inv_i` (`0·∞`); here `0·inv_i` is `±0`, equal to 0.
+///   plane's time is that of `min_i` when `inv_i > 0` and of `max_i`
+///   otherwise, i.e. the `min` of the two times, and the far one the `max`.
+///   The planes are picked once per ray by the sign of `inv_i` (`near`/`far`,
+///   an indexed load per plane instead of a `min` and a `max` per axis). A
+///   slot's box is either valid or the empty box `+∞..−∞` on every axis
+///   (boxes are unions of valid boxes, or `EMPTY_BOX`); for the empty box
+///   the picked near time is `+∞` and the far time `−∞` on every axis
+///   whatever the sign, so it is rejected without a separate mask. (The
+///   kernel's own `min`/`max` form would turn an inverted box into a whole
+///   slab.) The kernel's `lo == 0 → 0` select only matters for an infinite
+///   `inv_i` (`0·∞`); here `0·inv_i` is `±0`, equal to 0.
 /// - The widening `w(x) = x − (c·|x| + η)` (finite `x` only) is monotone
 ///   non-decreasing in `x` in floating point (its correction grows by far less
 ///   than an ulp of `x` per ulp of `x`), so `max_i w(near_i) = w(max_i near_i)`:
@@ -605,6 +597,11 @@ impl core::ops::AddAssign for TraversalStats {
 struct NodeRay {
     origin: [W; 3],
     inv: [W; 3],
+    /// Per axis, the index into a node's six planes (`min.x, min.y, min.z,
+    /// max.x, max.y, max.z`) of the near plane (`min` when `inv > 0`) and of
+    /// the far plane; chosen once per ray (Embree's `nearX`/`farX` offsets).
+    near: [usize; 3],
+    far: [usize; 3],
     t_min: W,
 }
 
@@ -612,7 +609,7 @@ struct NodeRay {
 /// conservative entry `t` is `<= best_t`, and the entries (any value in
 /// the other lanes). `best_t` never exceeds the ray's `t_max`.
 trait NodeTest {
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]);
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W);
 }
 
 /// The general node test: the crate's kernel, for rays with a zero or
@@ -621,10 +618,10 @@ struct GeneralNodeRay(RayPrecomp<W>);
 
 impl NodeTest for GeneralNodeRay {
     #[inline(always)]
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W) {
         let h = ray_aabb_conservative_precomp(&self.0, b);
         let m = h.hit & h.t.le(W::splat(best_t));
-        (m.bits(), h.t.to_array())
+        (m.bits(), h.t)
     }
 }
 
@@ -637,9 +634,12 @@ impl NodeRay {
         let inv = d.map(|x| 1.0 / x);
         let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
         let o = ray.origin.to_array();
+        let near: [usize; 3] = core::array::from_fn(|k| if inv[k] > 0.0 { k } else { k + 3 });
         fast.then(|| NodeRay {
             origin: o.map(W::splat),
             inv: inv.map(W::splat),
+            near,
+            far: near.map(|i| (i + 3) % 6),
             t_min: W::splat(ray.t_min),
         })
     }
@@ -647,24 +647,20 @@ impl NodeRay {
 
 impl NodeTest for NodeRay {
     #[inline(always)]
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, [f32; BRANCH]) {
-        let lo = [b.min.x, b.min.y, b.min.z];
-        let hi = [b.max.x, b.max.y, b.max.z];
+    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W) {
+        // The six plane lanes of the node, `min.x .. max.z` (`Aabb` is
+        // `repr(C)`: two `V3`, each three lanes).
+        let planes: &[W; 6] = bytemuck::cast_ref(b);
         // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
         // here (finite non-zero `inv`, finite or infinite box coordinates), so
         // wide's NaN-checking inherent `f32x8::max` would only cost a compare
         // and a blend per call.
         let (max, min) = (<W as Lane>::max, <W as Lane>::min);
-        let mut near = [W::splat(0.0); 3];
-        let mut far = [W::splat(0.0); 3];
-        for k in 0..3 {
-            let a = (lo[k] - self.origin[k]) * self.inv[k];
-            let z = (hi[k] - self.origin[k]) * self.inv[k];
-            // On a valid box the near plane's time is the smaller one (the
-            // sign of inv_k picks it), so min/max select it without a branch.
-            near[k] = min(a, z);
-            far[k] = max(a, z);
-        }
+        // Near and far plane times per axis, the planes picked by the sign of
+        // `inv` (an indexed load, no min/max).
+        let slab = |k: usize, plane: usize| (planes[plane] - self.origin[k]) * self.inv[k];
+        let near: [W; 3] = core::array::from_fn(|k| slab(k, self.near[k]));
+        let far: [W; 3] = core::array::from_fn(|k| slab(k, self.far[k]));
         let n = max(max(near[0], near[1]), near[2]);
         let f = min(min(far[0], far[1]), far[2]);
         let c = W::splat(RAY_AABB_WIDEN_REL);
@@ -679,10 +675,11 @@ impl NodeTest for NodeRay {
         // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
         let enter = max(self.t_min, n);
         let exit = min(W::splat(best_t), f);
-        // Each slot's box is valid or the empty (inverted on every axis) box,
-        // which min/max would turn into whole slabs: reject it by its x.
-        let used = b.min.x.le(b.max.x);
-        ((enter.le(exit) & used).bits(), enter.to_array())
+        // An empty slot (`+∞..−∞` on every axis) has near time `+∞` and far
+        // time `−∞` on every axis whatever the sign of `inv`: entry ≈ f32::MAX
+        // after the clamp, exit ≈ −f32::MAX, so it is rejected here (the
+        // entries are returned for every lane; only hit lanes are read).
+        (enter.le(exit).bits(), enter)
     }
 }
 
