@@ -237,8 +237,19 @@ impl VoxelSet {
 
 /// Where one slab task writes: rows of voxels, 16 at a time.
 pub(crate) trait Sink {
-    /// ORs `bits` (bit `l` = voxel `(i0 + l, j, k)`) into the set.
+    /// ORs `bits` (bit `l` = voxel `(i0 + l, j, k)`, at most 16 bits) into the set.
     fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32);
+
+    /// ORs the run of voxels `(i0..=i1, j, k)` (`i0 <= i1`) into the set.
+    #[inline]
+    fn or_span(&mut self, i0: u32, i1: u32, j: u32, k: u32) {
+        let mut i = i0;
+        while i <= i1 {
+            let n = (i1 - i + 1).min(16);
+            self.or_row(i, j, k, (1u32 << n) - 1);
+            i += n;
+        }
+    }
 }
 
 /// A dense slab: z layers `k0..k0 + layers` of a [`DenseBits`].
@@ -261,6 +272,23 @@ impl Sink for DenseSlab<'_> {
             if hi != 0 {
                 self.words[w + 1] |= hi;
             }
+        }
+    }
+
+    /// One masked OR per word of the run (a run inside one word, the common
+    /// case: one OR).
+    #[inline]
+    fn or_span(&mut self, i0: u32, i1: u32, j: u32, k: u32) {
+        let base = ((k - self.k0) as usize * self.ny + j as usize) * self.wpr;
+        let (w0, w1) = (base + i0 as usize / 64, base + i1 as usize / 64);
+        // bits i0 % 64.. of the first word, ..=i1 % 64 of the last
+        let (m0, m1) = (!0u64 << (i0 % 64), !0u64 >> (63 - i1 % 64));
+        if w0 == w1 {
+            self.words[w0] |= m0 & m1;
+        } else {
+            self.words[w0] |= m0;
+            self.words[w0 + 1..w1].fill(!0);
+            self.words[w1] |= m1;
         }
     }
 }
