@@ -194,10 +194,12 @@ fn run_slab<S: Sink>(
     // in this short loop the loads are independent and overlap, where inside
     // the per-triangle loop each miss stalled alone (bunny 512³: ~13 % of
     // the samples on the fetch, simd-notes "Session 5 (wp-vox6)").
-    let work: Vec<(Triangle, Ranges)> = ids
-        .iter()
-        .filter_map(|&id| Some((mesh.triangle(id as usize), ranges[id as usize]?)))
-        .collect();
+    let mut work: Vec<(Triangle, Ranges)> = Vec::with_capacity(ids.len());
+    for &id in ids {
+        if let Some(r) = ranges[id as usize] {
+            work.push((mesh.triangle(id as usize), r));
+        }
+    }
     for (tri, r) in &work {
         if plain {
             triangle_rows_plain(tri, t, k0, k1, thin, s)
