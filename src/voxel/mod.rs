@@ -48,7 +48,6 @@ pub use grid::{Grid, MAX_RES};
 pub use mesh::{Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 
-use crate::shapes::Triangle;
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -189,22 +188,13 @@ fn run_slab<S: Sink>(
 ) {
     let mut pack = VoxPack::new(t, thin);
     let mut batch = Batch::new(t, thin);
-    // Gather the slab's triangles first: a slab's ids are scattered over the
-    // mesh, so each fetch (index triple, three vertices) misses the cache;
-    // in this short loop the loads are independent and overlap, where inside
-    // the per-triangle loop each miss stalled alone (bunny 512³: ~13 % of
-    // the samples on the fetch, simd-notes "Session 5 (wp-vox6)").
-    let mut work: Vec<(Triangle, Ranges)> = Vec::with_capacity(ids.len());
     for &id in ids {
-        if let Some(r) = ranges[id as usize] {
-            work.push((mesh.triangle(id as usize), r));
-        }
-    }
-    for (tri, r) in &work {
+        let tri = mesh.triangle(id as usize);
+        let Some(r) = ranges[id as usize] else { continue };
         if plain {
-            triangle_rows_plain(tri, t, k0, k1, thin, s)
+            triangle_rows_plain(&tri, t, k0, k1, thin, s)
         } else {
-            triangle_rows(tri, t, *r, k0, k1, &mut pack, &mut batch, s)
+            triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, s)
         }
     }
     batch.flush(s);
