@@ -318,7 +318,10 @@ pub(crate) fn triangle_rows<S: Sink>(
     if count <= TILE_MAX {
         if let Some(tile) = Tile::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za], [i1, j1, zb]) {
             let mut exact = || TileExact::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za]);
-            tile.run([i0, j0, za], [i1, j1, zb], ka, kb, &mut exact, pack, sink);
+            let (lo, hi) = ([i0, j0, za], [i1, j1, zb]);
+            if pack.thin || !tile.run_rows(lo, hi, ka, kb, &mut exact, pack, sink) {
+                tile.run(lo, hi, ka, kb, &mut exact, pack, sink);
+            }
             pack.flush(sink);
             return;
         }
@@ -790,8 +793,6 @@ struct Tile {
     sx: f32x16,
     sy: f32x16,
     sz: f32x16,
-    /// per axis: `fl(dx·s_x) + fl(dy·s_y)` over the lanes
-    lt: [f32x16; 13],
     hin: [f32; 13],
     hout: [f32; 13],
     /// log2 of the tile width along x
@@ -844,14 +845,11 @@ impl Tile {
         }
         let ext = hi[0] - lo[0] + 1;
         let lw = if ext >= 16 { 4 } else { ext.next_power_of_two().trailing_zeros() };
-        let (dx, dy) = (f32x16::new(TILE_D[0][lw as usize]), f32x16::new(TILE_D[1][lw as usize]));
-        let lt = std::array::from_fn(|x| dx * f32x16::splat(s[0][x]) + dy * f32x16::splat(s[1][x]));
         Some(Tile {
             b: f32x16::new(b),
             sx: f32x16::new(s[0]),
             sy: f32x16::new(s[1]),
             sz: f32x16::new(s[2]),
-            lt,
             hin,
             hout,
             lw,
@@ -874,6 +872,12 @@ impl Tile {
         sink: &mut S,
     ) {
         let mut exact: Option<TileExact> = None;
+        // per axis: `fl(dx·s_x) + fl(dy·s_y)` over the lanes
+        let (dx, dy) =
+            (f32x16::new(TILE_D[0][self.lw as usize]), f32x16::new(TILE_D[1][self.lw as usize]));
+        let (sx, sy) = (self.sx.to_array(), self.sy.to_array());
+        let lt: [f32x16; 13] =
+            std::array::from_fn(|x| dx * f32x16::splat(sx[x]) + dy * f32x16::splat(sy[x]));
         let w = 1u32 << self.lw;
         let rows = 16 >> self.lw;
         let ext = hi[0] - lo[0] + 1;
@@ -895,7 +899,7 @@ impl Tile {
                     let xy =
                         self.sx * f32x16::splat(x0 as f32) + self.sy * f32x16::splat(y0 as f32);
                     let base = (self.b + (xy + self.sz * z)).to_array();
-                    let v = (f32x16::splat(base[0]) + self.lt[0]).abs();
+                    let v = (f32x16::splat(base[0]) + lt[0]).abs();
                     let mut hit = v.le(f32x16::splat(self.hin[0]));
                     let mut miss = v.gt(f32x16::splat(self.hout[0]));
                     // every voxel of the pack is off the plane: skip the other axes
@@ -903,7 +907,7 @@ impl Tile {
                         x0 += w;
                         continue;
                     }
-                    let axes = base.iter().zip(&self.lt).zip(self.hin.iter().zip(&self.hout));
+                    let axes = base.iter().zip(&lt).zip(self.hin.iter().zip(&self.hout));
                     for ((&bx, &lt), (&hin, &hout)) in axes.skip(1) {
                         let v = (f32x16::splat(bx) + lt).abs();
                         hit &= v.le(f32x16::splat(hin));
@@ -933,6 +937,224 @@ impl Tile {
                 y0 += rows;
             }
         }
+    }
+}
+
+/// `(dy, dz)` of lane `l` for rows of width `W` (`1..=16`) along y:
+/// `(l % W, l / W)` for the `(16 / W)·W` used lanes (small integers: exact
+/// in f32); the other lanes are never valid.
+const ROW_D: [[[f32; 16]; 17]; 2] = {
+    let mut t = [[[0.0; 16]; 17]; 2];
+    let mut w = 1;
+    while w <= 16 {
+        let mut l = 0;
+        while l < 16 {
+            t[0][w][l] = (l % w) as f32;
+            t[1][w][l] = (l / w) as f32;
+            l += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// [`ROW_D`] as integers.
+const ROW_DI: [[[u8; 16]; 17]; 2] = {
+    let mut t = [[[0; 16]; 17]; 2];
+    let mut w = 1;
+    while w <= 16 {
+        let mut l = 0;
+        while l < 16 {
+            t[0][w][l] = (l % w) as u8;
+            t[1][w][l] = (l / w) as u8;
+            l += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// Row-interval widening (see [`Tile::run_rows`]): relative and absolute, in
+/// voxel index units.
+const ROW_WIDEN_REL: f32 = 1.0 / (1u32 << 20) as f32;
+const ROW_WIDEN_ABS: f32 = 1.0 / (1u32 << 30) as f32;
+/// Smallest `|f32(s_x)|` of an axis solved per row: `1/s_x` is then a
+/// finite normal f32 (`≤ 2¹⁰⁰`).
+const ROW_SX_MIN: f32 = 7.888609e-31; // 2^-100
+
+impl Tile {
+    /// The same classification as [`Tile::run`] (sure hit / sure miss /
+    /// undecided → [`TileExact`] → kernel), one x **row** per lane: each
+    /// axis is linear in the voxel's x offset `X` along a row, so per row the
+    /// sure hits are one interval of `X` and the not-sure-misses another
+    /// (Schwarz & Seidel's per-row interval, here on all 13 axes), and the
+    /// sure hits are written as one run (a masked word OR) instead of bit
+    /// groups per 16-voxel tile. Returns `false` (nothing done; the caller
+    /// runs [`Tile::run`]) when an axis has `0 < |f32(s_x)| < 2⁻¹⁰⁰`.
+    ///
+    /// ```text
+    /// per row (Y, Z), per axis:  B = fl(fl(b + fl(Y·s_y)) + fl(Z·s_z))   (f32)
+    ///   f32(s_x) = 0:  sure hit on the axis ⇔ |B| ≤ hin, sure miss ⇔ |B| > hout
+    ///   else:          X·s_x ∈ [−hin − B, hin − B] (hit), [−hout − B, hout − B]
+    ///                  (not miss): bounds q = fl(fl(g − B)·r), r = fl(1/s_x)
+    /// hit interval  [ceil(Lh + ω), floor(Hh − ω)] ∩ [0, ext)   Lh = max of the
+    /// not-miss      [ceil(Lm − ω), floor(Hm + ω)] ∩ [0, ext)   lower q, Hh = min
+    ///               ω = 2⁻²⁰·|·| + 2⁻³⁰  (index units)             of the upper q
+    /// hits -> one run; not-miss minus hits -> TileExact, then the kernel
+    /// ```
+    ///
+    /// Why it is sound (the margins `E` of [`Tile`]; `u = 2⁻²⁴`, `T` as
+    /// there). With the f64 setup values `b, s` and `β = b + Y·s_y + Z·s_z`,
+    /// `|B − β| ≤ 6.01·u·T + 2⁻¹³⁰` (three conversions to f32, two products,
+    /// two sums, each `≤ u·T`; subnormals as in [`Tile`]), and `hin`, `hout`
+    /// are `half ∓ E` within `1.01·u·T`. So `|B + X·s_x| ≤ hin` in real
+    /// arithmetic implies `|β + X·s_x| ≤ half − E + 7.02·u·T < half − M`
+    /// (sure hit, as in [`Tile`]), and `|B + X·s_x| > hout` implies
+    /// `|β + X·s_x| > half + M` (sure miss); a conversion of `s_x` to f32
+    /// rounding to 0 drops `|X·s_x| ≤ 2⁹·2⁻¹⁴⁹`, inside `E`'s absolute
+    /// term. For `f32(s_x) ≠ 0` (`≥ 2⁻¹⁰⁰`, so `r` is finite) the bound
+    /// `Q = (g − B)/s_x` is computed as `q = Q·(1 + θ)`, `|θ| ≤ 4.01·u` (the
+    /// roundings of `f32(s_x)`, `1/s_x`, `g − B` and the product; an
+    /// underflowing `g − B` or product adds `≤ 2⁻¹⁴⁹·2¹⁰⁰` index units), and
+    /// the widening `ω ≥ 7·u·|q| + 2⁻³¹` after its own two roundings covers
+    /// that: an integer `X ≥ ceil(Lh + ω)` is `≥` every exact lower bound,
+    /// and so on. `x ↦ x ± ω(x)` is monotone, so widening the max / min of
+    /// the bounds equals the max / min of the widened bounds. The bounds are
+    /// clamped to `[−2, ext + 2]` first (no infinities, so no NaN; a bound
+    /// outside the range keeps its meaning for `X ∈ [0, ext)`). Hence every
+    /// voxel this calls a sure hit (miss) is touched (separated) with margin
+    /// `M` on the exact box, far beyond [`TileExact`]'s f64 error, so the f64
+    /// test agrees, and the final set — `TileExact`'s sure hits plus the
+    /// kernel's answer on its undecided voxels, which is also what
+    /// [`Tile::run`] produces — is the same bit for bit
+    /// (`run_rows_matches_tile_run`, `tests/voxel.rs`, and the `.npy`
+    /// comparisons in simd-notes "Session 5 (wp-vox6)").
+    #[allow(clippy::too_many_arguments)]
+    fn run_rows<S: Sink>(
+        &self,
+        lo: [u32; 3],
+        hi: [u32; 3],
+        ka: u32,
+        kb: u32,
+        make_exact: &mut dyn FnMut() -> TileExact,
+        pack: &mut VoxPack<'_>,
+        sink: &mut S,
+    ) -> bool {
+        let (b, sx, sy, sz) =
+            (self.b.to_array(), self.sx.to_array(), self.sy.to_array(), self.sz.to_array());
+        // axes linear in X: (b, s_y, s_z, r, g) with the bounds' offsets g
+        // ordered so that (g[0] − B)·r ≤ (g[1] − B)·r (hit) and likewise
+        // g[2], g[3] (not miss)
+        let mut lin = [(0f32, 0f32, 0f32, 0f32, [0f32; 4]); 13];
+        let mut nl = 0;
+        // axes constant along a row: (b, s_y, s_z, hin, hout)
+        let mut con = [(0f32, 0f32, 0f32, 0f32, 0f32); 13];
+        let mut nc = 0;
+        for x in 0..13 {
+            let (hin, hout) = (self.hin[x], self.hout[x]);
+            if hout == f32::INFINITY {
+                // a zero axis (never set): separates nothing
+                continue;
+            }
+            if sx[x] == 0.0 {
+                con[nc] = (b[x], sy[x], sz[x], hin, hout);
+                nc += 1;
+            } else if sx[x].abs() >= ROW_SX_MIN {
+                let r = 1.0 / sx[x];
+                // [−hin, hin, −hout, hout], negated when r < 0 (exact)
+                let sg = if r > 0.0 { 1.0 } else { -1.0 };
+                let g = [-hin * sg, hin * sg, -hout * sg, hout * sg];
+                lin[nl] = (b[x], sy[x], sz[x], r, g);
+                nl += 1;
+            } else {
+                return false;
+            }
+        }
+        let (lin, con) = (&lin[..nl], &con[..nc]);
+        let mut exact: Option<TileExact> = None;
+        let ext = hi[0] - lo[0] + 1;
+        let ey = hi[1] - lo[1] + 1;
+        let w = ey.min(16);
+        let zstep = 16 / w;
+        let (dy, dz) = (f32x16::new(ROW_D[0][w as usize]), f32x16::new(ROW_D[1][w as usize]));
+        let (dyi, dzi) = (&ROW_DI[0][w as usize], &ROW_DI[1][w as usize]);
+        let (bot, top) = (f32x16::splat(-2.0), f32x16::splat(ext as f32 + 2.0));
+        let (wr, wa) = (f32x16::splat(ROW_WIDEN_REL), f32x16::splat(ROW_WIDEN_ABS));
+        let (za, zb) = (ka - lo[2], kb - lo[2]);
+        let mut z0 = za;
+        while z0 <= zb {
+            let zv = f32x16::splat(z0 as f32) + dz;
+            let mut y0 = 0;
+            while y0 < ey {
+                let yv = f32x16::splat(y0 as f32) + dy;
+                // valid lanes: y0 + dy < ey and z0 + dz ≤ zb, i.e. the first
+                // min(zstep, zb − z0 + 1)·min(w, ey − y0) lanes (either
+                // ey ≤ 16: y0 = 0, w = ey; or w = 16, zstep = 1)
+                let nv = zstep.min(zb - z0 + 1) * w.min(ey - y0);
+                let valid = ((1u64 << nv) - 1) as u32;
+                let (mut lh, mut hh, mut lm, mut hm) = (bot, top, bot, top);
+                for &(bx, syx, szx, r, g) in lin {
+                    let bb =
+                        (f32x16::splat(bx) + yv * f32x16::splat(syx)) + zv * f32x16::splat(szx);
+                    let r = f32x16::splat(r);
+                    // (no NaN: g, B finite, r finite and non-zero)
+                    lh = lh.fast_max((f32x16::splat(g[0]) - bb) * r);
+                    hh = hh.fast_min((f32x16::splat(g[1]) - bb) * r);
+                    lm = lm.fast_max((f32x16::splat(g[2]) - bb) * r);
+                    hm = hm.fast_min((f32x16::splat(g[3]) - bb) * r);
+                }
+                let (mut hit, mut miss) = (valid, 0u32);
+                for &(bx, syx, szx, hin, hout) in con {
+                    let v = ((f32x16::splat(bx) + yv * f32x16::splat(syx))
+                        + zv * f32x16::splat(szx))
+                    .abs();
+                    hit &= v.le(f32x16::splat(hin)).bits() as u32;
+                    miss |= v.gt(f32x16::splat(hout)).bits() as u32;
+                }
+                // clamp to [−2, ext + 2], then widen
+                let c = |v: f32x16| v.fast_max(bot).fast_min(top);
+                let (lh, hh, lm, hm) = (c(lh), c(hh), c(lm), c(hm));
+                let ah = (lh + (lh.abs() * wr + wa)).ceil().fast_round_int().to_array();
+                let bh = (hh - (hh.abs() * wr + wa)).floor().fast_round_int().to_array();
+                let am = (lm - (lm.abs() * wr + wa)).ceil().fast_round_int().to_array();
+                let bm = (hm + (hm.abs() * wr + wa)).floor().fast_round_int().to_array();
+                let mut rows = valid & !miss;
+                while rows != 0 {
+                    let l = rows.trailing_zeros() as usize;
+                    rows &= rows - 1;
+                    let (a_m, b_m) = (am[l].max(0), bm[l].min(ext as i32 - 1));
+                    if a_m > b_m {
+                        continue;
+                    }
+                    let (j, z) = (lo[1] + y0 + dyi[l] as u32, z0 + dzi[l] as u32);
+                    debug_assert!(j <= hi[1] && z <= zb);
+                    let k = lo[2] + z;
+                    // the sure hits (an empty run starts past b_m)
+                    let (a_h, b_h) = if hit >> l & 1 != 0 {
+                        (ah[l].max(a_m), bh[l].min(b_m))
+                    } else {
+                        (b_m + 1, b_m)
+                    };
+                    if a_h <= b_h {
+                        pack.mark_span(lo[0] + a_h as u32, lo[0] + b_h as u32, j, k, sink);
+                    }
+                    // not-miss minus hits: the f64 test, then the kernel
+                    let und = (a_m..a_h.min(b_m + 1)).chain((b_h + 1).max(a_h.max(a_m))..=b_m);
+                    for xo in und {
+                        let o = [xo as u32, j - lo[1], z];
+                        let v = [lo[0] + o[0], j, k];
+                        match exact.get_or_insert_with(&mut *make_exact).voxel(o) {
+                            Some(true) => pack.mark_row(v[0], v[1], v[2], 1, sink),
+                            None => {}
+                            Some(false) => pack.push(v, sink),
+                        }
+                    }
+                }
+                y0 += w;
+            }
+            z0 += zstep;
+        }
+        true
     }
 }
 
@@ -1023,6 +1245,14 @@ impl<'a> VoxPack<'a> {
         if bits != 0 {
             sink.or_row(i0, j, k, bits);
         }
+    }
+
+    /// Marks the run `i0..=i1` of the row `(j, k)` without a kernel call
+    /// (surface mode only: their answer is known, touching).
+    #[inline(always)]
+    fn mark_span<S: Sink>(&mut self, i0: u32, i1: u32, j: u32, k: u32, sink: &mut S) {
+        debug_assert!(!self.thin);
+        sink.or_span(i0, i1, j, k);
     }
 
     /// Tests the pending voxels and ORs the hits into `sink`.
@@ -1238,6 +1468,128 @@ pub(crate) fn segment_hits(p: &[[f64; 3]; 3], c: [f64; 3], axis: usize, half: f6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Collects marked voxels.
+    struct SetSink(Vec<[u32; 3]>);
+    impl Sink for SetSink {
+        fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
+            for l in 0..32 {
+                if bits >> l & 1 != 0 {
+                    self.0.push([i0 + l, j, k]);
+                }
+            }
+        }
+    }
+
+    /// `Tile::run_rows` (per-row intervals) gives exactly `Tile::run`'s
+    /// voxels (per-16-voxel tiles), after the f64 re-test and the kernel, on
+    /// tile-sized triangles of non-dyadic grids: random, slivers, faces on a
+    /// grid plane and one ulp off it, axis-aligned, nearly axis-parallel.
+    #[test]
+    fn run_rows_matches_tile_run() {
+        let grids = [
+            Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
+            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [40, 30, 36]).unwrap(),
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u32 << 24) as f32
+        };
+        let (mut rows_used, mut total, mut voxels) = (0, 0, 0);
+        for g in &grids {
+            let t = Tables::new(g);
+            let h = g.voxel;
+            let o = g.origin;
+            for it in 0..3000 {
+                let c = o
+                    + Vec3::new(g.dims[0] as f32, g.dims[1] as f32, g.dims[2] as f32) * (0.5 * h)
+                    + Vec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * (8.0 * h);
+                let mut d = || Vec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * (7.0 * h);
+                let (mut a, mut b, mut e) = (c + d(), c + d(), c + d());
+                match it % 6 {
+                    // a face on the f32 below a grid plane, or one ulp above
+                    1 | 2 => {
+                        let ax = it / 6 % 3;
+                        let n = ((c.get(ax) - o.get(ax)) / h) as i64;
+                        let (lo, hi) = g.plane(ax, n);
+                        let z = if it % 6 == 1 { lo } else { hi.next_up() };
+                        for v in [&mut a, &mut b, &mut e] {
+                            v.set(ax, z);
+                        }
+                    }
+                    // a sliver
+                    3 => e = a + (b - a) * 0.5 + Vec3::splat(1e-6 * h),
+                    // nearly parallel to x (tiny x components of some axes)
+                    4 => {
+                        b.y = a.y + 1e-5 * h;
+                        e.z = a.z - 3e-6 * h;
+                    }
+                    _ => {}
+                }
+                let tri = Triangle::new(a, b, e);
+                let Some(r) = tri_ranges(&tri, &t) else { continue };
+                let [(i0, i1), (j0, j1), (z0, z1)] = r;
+                let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (z1 - z0 + 1) as u64;
+                if count <= PRECULL_MIN || count > TILE_MAX {
+                    continue;
+                }
+                let p = [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
+                let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
+                let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
+                let n = [
+                    e1[1] * e2[2] - e1[2] * e2[1],
+                    e1[2] * e2[0] - e1[0] * e2[2],
+                    e1[0] * e2[1] - e1[1] * e2[0],
+                ];
+                let nabs1 = (e1[1] * e2[2]).abs()
+                    + (e1[2] * e2[1]).abs()
+                    + (e1[2] * e2[0]).abs()
+                    + (e1[0] * e2[2]).abs()
+                    + (e1[0] * e2[1]).abs()
+                    + (e1[1] * e2[0]).abs();
+                if n.iter().all(|&x| x == 0.0) {
+                    continue;
+                }
+                let h64 = h as f64;
+                let mut scale = 2.0 * h64;
+                for ax in 0..3 {
+                    scale = scale.max((o.get(ax) as f64).abs() + 2.0 * h64);
+                    for v in &p {
+                        scale = scale.max(v[ax].abs() + 2.0 * h64);
+                    }
+                }
+                let (lo, hi) = ([i0, j0, z0], [i1, j1, z1]);
+                let Some(tile) = Tile::new(&p, &tri, g, &n, nabs1, scale, lo, hi) else {
+                    continue;
+                };
+                total += 1;
+                let mut exact = || TileExact::new(&p, &tri, g, &n, nabs1, scale, lo);
+                let mut pack = VoxPack::new(&t, false);
+                pack.start(&tri);
+                let mut a_set = SetSink(Vec::new());
+                tile.run(lo, hi, z0, z1, &mut exact, &mut pack, &mut a_set);
+                pack.flush(&mut a_set);
+                let mut b_set = SetSink(Vec::new());
+                pack.start(&tri);
+                if tile.run_rows(lo, hi, z0, z1, &mut exact, &mut pack, &mut b_set) {
+                    rows_used += 1;
+                    pack.flush(&mut b_set);
+                    a_set.0.sort_unstable();
+                    a_set.0.dedup();
+                    b_set.0.sort_unstable();
+                    b_set.0.dedup();
+                    assert_eq!(a_set.0, b_set.0, "{tri:?} on {g:?}");
+                    voxels += a_set.0.len();
+                }
+            }
+        }
+        // most tile-sized triangles take the rows path
+        assert!(total > 2000 && rows_used * 10 > total * 8, "{rows_used} of {total}");
+        assert!(voxels > 20 * rows_used, "{voxels} voxels");
+    }
 
     /// The one-pass ranges equal the exact table walks, on bounds on, one
     /// ulp beside and far from the planes of non-dyadic grids, and off-grid.
