@@ -241,13 +241,20 @@ fn par_chunks(
 pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
     let mut at = Vec::new();
     let mut out = Vec::new();
+    let mut stage = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    count_and_place(&slices, n_a, &mut at, &mut out);
+    count_and_place(&slices, n_a, &mut at, &mut stage, &mut out);
     out
 }
 
 /// [`place_pairs`] after counting the first indices of `parts` into `at`.
-fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Vec<(u32, u32)>) {
+fn count_and_place(
+    parts: &[&[u64]],
+    n_a: usize,
+    at: &mut Vec<u32>,
+    stage: &mut Vec<(u32, u32)>,
+    out: &mut Vec<(u32, u32)>,
+) {
     at.clear();
     at.resize(n_a + 1, 0);
     for p in parts {
@@ -255,8 +262,13 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
             at[(k >> 32) as usize] += 1;
         }
     }
-    place_pairs(parts, at, out);
+    place_pairs(parts, at, stage, out);
 }
+
+/// Expected pairs per first-index bucket of [`place_pairs`]: the bucket's
+/// stretch of the output and its staged copy (8 bytes a pair each) stay in
+/// a 1 MiB L2.
+const BUCKET_PAIRS: usize = 16 * 1024;
 
 /// Sorts the distinct pair keys `(a << 32) | b` of `parts` into `out` as
 /// `(a, b)` pairs, given `at[a]` = the number of keys with first index `a`
@@ -269,7 +281,19 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, at: &mut Vec<u32>, out: &mut Ve
 /// of the packed keys (11-bit digits, 3–4 passes over all pairs), measured in
 /// `simd-notes.md` ("Broad phase", the CSR subsection). `out` keeps its
 /// allocation and is not zero-filled where it already has the length.
-fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
+///
+/// With many pairs the scatter runs in two levels, so that no write lands
+/// at random in the whole output (at 100k Terdiman boxes that store missed
+/// the caches and took ~2/3 of this function): first by bucket `a >> s`
+/// into the bucket's stretch of `out` (a few hundred sequential write
+/// streams), then, bucket by bucket, the stretch is copied to `stage` and
+/// scattered back by `a` and its runs sorted while it is cache-resident.
+fn place_pairs(
+    parts: &[&[u64]],
+    at: &mut [u32],
+    stage: &mut Vec<(u32, u32)>,
+    out: &mut Vec<(u32, u32)>,
+) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -279,6 +303,7 @@ fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
         out.extend(all.iter().map(|&k| ((k >> 32) as u32, k as u32)));
         return;
     }
+    let n_a = at.len() - 1;
     // at[a] = number of pairs with first index < a (after the prefix sum).
     let mut sum = 0u32;
     for c in at.iter_mut() {
@@ -291,16 +316,54 @@ fn place_pairs(parts: &[&[u64]], at: &mut [u32], out: &mut Vec<(u32, u32)>) {
     } else {
         out.truncate(total);
     }
+    // Bucket width 2^s first indices: the smallest s with about
+    // BUCKET_PAIRS pairs or more per bucket.
+    let mut s = 0;
+    while (total << s) < BUCKET_PAIRS * n_a && (1 << s) < n_a {
+        s += 1;
+    }
+    let n_b = n_a.div_ceil(1 << s);
+    if n_b <= 1 {
+        for p in parts {
+            for &k in *p {
+                let a = (k >> 32) as usize;
+                out[at[a] as usize] = (a as u32, k as u32);
+                at[a] += 1;
+            }
+        }
+        sort_runs(out, at, 0, 0..n_a);
+        return;
+    }
+    // Level 1: bucket b's pairs go to out[at[b << s]..at[(b + 1) << s]].
+    let mut fill: Vec<u32> = (0..n_b).map(|b| at[b << s]).collect();
     for p in parts {
         for &k in *p {
-            let a = (k >> 32) as usize;
-            out[at[a] as usize] = (a as u32, k as u32);
-            at[a] += 1;
+            let a = (k >> 32) as u32;
+            let f = &mut fill[(a >> s) as usize];
+            out[*f as usize] = (a, k as u32);
+            *f += 1;
         }
     }
-    // Now at[a] is the end of a's run, i.e. the start of a + 1's.
-    let mut begin = 0usize;
-    for &end in &at[..at.len() - 1] {
+    // Level 2: each bucket's stretch scattered by first index, in cache.
+    for b in 0..n_b {
+        let firsts = b << s..((b + 1) << s).min(n_a);
+        let (p0, p1) = (at[firsts.start] as usize, at[firsts.end] as usize);
+        stage.clear();
+        stage.extend_from_slice(&out[p0..p1]);
+        for &(a, x) in stage.iter() {
+            let f = &mut at[a as usize];
+            out[*f as usize] = (a, x);
+            *f += 1;
+        }
+        sort_runs(out, at, p0, firsts);
+    }
+}
+
+/// Sorts the runs of first indices `firsts` in `out` by their second, where
+/// `at[a]` is the end of `a`'s run and the first run starts at `begin`.
+#[inline]
+fn sort_runs(out: &mut [(u32, u32)], at: &[u32], mut begin: usize, firsts: core::ops::Range<usize>) {
+    for &end in &at[firsts] {
         let end = end as usize;
         if end - begin > 1 {
             sort_run_by_second(&mut out[begin..end]);
@@ -677,33 +740,62 @@ fn build_cells(
     true
 }
 
-/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`).
-///
-/// A pair belongs to the cell iff, on each axis, one of the two boxes starts
-/// in it (is "home"). That test is folded into the overlap compares, so a
-/// duplicate costs no branch: on y, if probe `i` is home the test is the
-/// plain `min_y[k] <= max_y[i] && min_y[i] <= max_y[k]`; if it is not, box
-/// `k` must be home, and then `cell(min_y[i]) < cell(min_y[k])` gives
-/// `min_y[i] < min_y[k] <= max_y[k]` (the cell function is monotone), so the
-/// second half holds and is replaced by `0.5 <= home_y[k]`. Same on z. The
-/// probe picks the array and the value it compares against once.
-#[inline]
-fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
-    let (s, e) = (cells.start[c], cells.end[c]);
-    let lim = e + PAD;
-    let r = &cells.r;
-    let (min_x, max_x) = (&r.min_x[s..lim], &r.max_x[s..lim]);
-    let (min_y, max_y) = (&r.min_y[s..lim], &r.max_y[s..lim]);
-    let (min_z, max_z) = (&r.min_z[s..lim], &r.max_z[s..lim]);
-    let (home_y, home_z) = (&cells.home_y[s..lim], &cells.home_z[s..lim]);
-    let id = &r.id[s..lim];
-    for i in 0..e - s {
+/// The slices of one cell of [`Cells`] (its entries and the [`PAD`]
+/// sentinels after them).
+struct CellView<'a> {
+    min_x: &'a [f32],
+    max_x: &'a [f32],
+    min_y: &'a [f32],
+    max_y: &'a [f32],
+    min_z: &'a [f32],
+    max_z: &'a [f32],
+    home_y: &'a [f32],
+    home_z: &'a [f32],
+    id: &'a [u32],
+    /// Number of entries (without the sentinels).
+    len: usize,
+}
+
+impl<'a> CellView<'a> {
+    #[inline(always)]
+    fn of(cells: &'a Cells, c: usize) -> Self {
+        let (s, e) = (cells.start[c], cells.end[c]);
+        let lim = e + PAD;
+        let r = &cells.r;
+        CellView {
+            min_x: &r.min_x[s..lim],
+            max_x: &r.max_x[s..lim],
+            min_y: &r.min_y[s..lim],
+            max_y: &r.max_y[s..lim],
+            min_z: &r.min_z[s..lim],
+            max_z: &r.max_z[s..lim],
+            home_y: &cells.home_y[s..lim],
+            home_z: &cells.home_z[s..lim],
+            id: &r.id[s..lim],
+            len: e - s,
+        }
+    }
+
+    /// Box pruning of entry `i` against the later entries of the cell,
+    /// calling `emit(k)` for each entry `k` whose pair with `i` the cell owns.
+    ///
+    /// A pair belongs to the cell iff, on each axis, one of the two boxes
+    /// starts in it (is "home"). That test is folded into the overlap
+    /// compares, so a duplicate costs no branch: on y, if probe `i` is home
+    /// the test is the plain `min_y[k] <= max_y[i] && min_y[i] <= max_y[k]`;
+    /// if it is not, box `k` must be home, and then `cell(min_y[i]) <
+    /// cell(min_y[k])` gives `min_y[i] < min_y[k] <= max_y[k]` (the cell
+    /// function is monotone), so the second half holds and is replaced by
+    /// `0.5 <= home_y[k]`. Same on z. The probe picks the array and the value
+    /// it compares against once.
+    #[inline(always)]
+    fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize)) {
+        let CellView { min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z, .. } = *self;
         // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
         let (ty, vy) = if home_y[i] != 0.0 { (max_y, min_y[i]) } else { (home_y, 0.5) };
         let (tz, vz) = if home_z[i] != 0.0 { (max_z, min_z[i]) } else { (home_z, 0.5) };
         let (px, py, pz) = (L::splat(max_x[i]), L::splat(max_y[i]), L::splat(max_z[i]));
         let (vy, vz) = (L::splat(vy), L::splat(vz));
-        let a = id[i];
         let mut j = i + 1;
         loop {
             // if (min_x[j] > max_x[i]) break;   -- per lane, a prefix of the lanes passes
@@ -718,8 +810,7 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
                 & vz.le(L::load(&tz[j..]));
             let mut bits = hit.bits();
             while bits != 0 {
-                let k = j + bits.trailing_zeros() as usize;
-                out.pair(a, id[k]);
+                emit(j + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
             if !in_x.all() {
@@ -728,6 +819,52 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
             j += L::WIDTH;
         }
     }
+}
+
+/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`;
+/// see [`CellView::probe`]).
+#[inline]
+fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
+    let v = CellView::of(cells, c);
+    for i in 0..v.len {
+        let a = v.id[i];
+        v.probe::<L>(i, |k| out.pair(a, v.id[k]));
+    }
+}
+
+/// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
+/// `keys[w..]` (growing `keys` as needed) and counts each under its first
+/// index in `count`; returns the new `w`. The write position is a local
+/// rather than a `Vec`'s length so that the `count` store, which the
+/// compiler cannot tell apart from the `Vec`, does not force a reload of it
+/// per pair.
+#[inline]
+fn scan_cell_counted<L: Lane>(
+    cells: &Cells,
+    c: usize,
+    keys: &mut Vec<u64>,
+    mut w: usize,
+    count: &mut [u32],
+) -> usize {
+    let v = CellView::of(cells, c);
+    for i in 0..v.len {
+        // Entry i pairs with at most the v.len - i - 1 entries after it.
+        let need = w + v.len - i;
+        if need > keys.len() {
+            let grown = (2 * keys.len()).max(need).max(1024);
+            keys.resize(grown, 0);
+        }
+        let buf = keys.as_mut_slice();
+        let a = v.id[i];
+        v.probe::<L>(i, |k| {
+            let b = v.id[k];
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            count[lo as usize] += 1;
+            buf[w] = pair_key(lo, hi);
+            w += 1;
+        });
+    }
+    w
 }
 
 /// Reusable scratch for all-pairs box pruning: repeated queries (one per
@@ -755,6 +892,8 @@ pub struct BoxPruner {
     raw: Vec<u64>,
     /// Pairs per first index, then the CSR offsets.
     at: Vec<u32>,
+    /// One first-index bucket's pairs while [`place_pairs`] scatters them.
+    stage: Vec<(u32, u32)>,
     pairs: Vec<(u32, u32)>,
 }
 
@@ -814,19 +953,24 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            self.raw.clear();
             self.at.clear();
             self.at.resize(n_a + 1, 0);
-            let mut sink = Counted { keys: &mut self.raw, count: &mut self.at };
-            if grid {
+            let w = if grid {
+                // `raw` keeps its length between calls (no clear, no refill):
+                // only `raw[..w]` is read.
+                let mut w = 0;
                 for c in 0..n_cells {
-                    scan_cell::<L>(&self.cells, c, &mut sink);
+                    w = scan_cell_counted::<L>(&self.cells, c, &mut self.raw, w, &mut self.at);
                 }
+                w
             } else {
+                self.raw.clear();
+                let mut sink = Counted { keys: &mut self.raw, count: &mut self.at };
                 let n = self.sorted.len();
                 sweep::<L>(&self.sorted, 0..n, &mut sink);
-            }
-            place_pairs(&[&self.raw], &mut self.at, &mut self.pairs);
+                self.raw.len()
+            };
+            place_pairs(&[&self.raw[..w]], &mut self.at, &mut self.stage, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -844,7 +988,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        count_and_place(&slices, n_a, &mut self.at, &mut self.pairs);
+        count_and_place(&slices, n_a, &mut self.at, &mut self.stage, &mut self.pairs);
     }
 }
 
