@@ -239,61 +239,75 @@ fn par_chunks(
 /// Turns pair keys `(a << 32) | b` with `a < n_a`, spread over `parts`, into
 /// the sorted list of `(a, b)` (the keys are distinct).
 pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
-    let mut at = Vec::new();
+    let mut sc = PairScratch::default();
     let mut out = Vec::new();
-    let mut stage = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    count_and_place(&slices, n_a, &mut at, &mut stage, &mut out);
+    count_and_place(&slices, n_a, &mut sc, &mut out);
     out
 }
 
-/// [`place_pairs`] after counting the first indices of `parts` into `at`.
-fn count_and_place(
-    parts: &[&[u64]],
-    n_a: usize,
-    at: &mut Vec<u32>,
-    stage: &mut Vec<(u32, u32)>,
-    out: &mut Vec<(u32, u32)>,
-) {
-    at.clear();
-    at.resize(n_a + 1, 0);
-    for p in parts {
-        for &k in *p {
-            at[(k >> 32) as usize] += 1;
-        }
+/// Most first-index buckets [`place_pairs`] splits the pairs into: each is
+/// a sequential write stream of its first pass, so they stay few.
+const MAX_BUCKETS: usize = 256;
+
+/// The bucket of first index `a` is `a >> bucket_shift(n_a)`: at most
+/// [`MAX_BUCKETS`] buckets of `2^shift` consecutive first indices.
+#[inline]
+fn bucket_shift(n_a: usize) -> u32 {
+    let mut s = 0;
+    while (n_a >> s) >= MAX_BUCKETS {
+        s += 1;
     }
-    place_pairs(parts, at, stage, out);
+    s
 }
 
-/// Expected pairs per first-index bucket of [`place_pairs`]: the bucket's
-/// stretch of the output and its staged copy (8 bytes a pair each) stay in
-/// a 1 MiB L2.
-const BUCKET_PAIRS: usize = 16 * 1024;
+/// Scratch of [`place_pairs`], kept between calls by a [`BoxPruner`].
+#[derive(Clone, Debug, Default)]
+struct PairScratch {
+    /// Pairs per first-index bucket ([`bucket_shift`]).
+    count: Vec<u32>,
+    /// One bucket's pairs while they are scattered.
+    stage: Vec<(u32, u32)>,
+    /// One bucket's pairs per first index, then its run offsets.
+    local: Vec<u32>,
+}
 
-/// Sorts the distinct pair keys `(a << 32) | b` of `parts` into `out` as
-/// `(a, b)` pairs, given `at[a]` = the number of keys with first index `a`
-/// (`at.len()` = number of first indices + 1, the last entry 0).
+impl PairScratch {
+    /// Zeroed bucket counts for first indices `0..n_a`.
+    fn reset(&mut self, n_a: usize) {
+        self.count.clear();
+        self.count.resize(n_a.div_ceil(1 << bucket_shift(n_a)).max(1), 0);
+    }
+}
+
+/// [`place_pairs`] after counting the buckets of the first indices of `parts`.
+fn count_and_place(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
+    sc.reset(n_a);
+    let s = bucket_shift(n_a);
+    for p in parts {
+        for &k in *p {
+            sc.count[((k >> 32) as usize) >> s] += 1;
+        }
+    }
+    place_pairs(parts, n_a, sc, out);
+}
+
+/// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, of `parts` into
+/// `out` as `(a, b)` pairs, given `sc.count[q]` = the number of keys in
+/// first-index bucket `q` (`a >> bucket_shift(n_a)`).
 ///
-/// A counting sort on `a` (CSR: prefix sum, scatter into the output)
-/// followed by sorting each `a`'s run on `b` ([`sort_run_by_second`]): runs
-/// are short (a box has a few partners), so this is one scatter pass and a
-/// cache-resident small sort per run, in place. It replaced an LSD radix sort
-/// of the packed keys (11-bit digits, 3–4 passes over all pairs), measured in
-/// `simd-notes.md` ("Broad phase", the CSR subsection). `out` keeps its
-/// allocation and is not zero-filled where it already has the length.
-///
-/// With many pairs the scatter runs in two levels, so that no write lands
-/// at random in the whole output (at 100k Terdiman boxes that store missed
-/// the caches and took ~2/3 of this function): first by bucket `a >> s`
-/// into the bucket's stretch of `out` (a few hundred sequential write
-/// streams), then, bucket by bucket, the stretch is copied to `stage` and
-/// scattered back by `a` and its runs sorted while it is cache-resident.
-fn place_pairs(
-    parts: &[&[u64]],
-    at: &mut [u32],
-    stage: &mut Vec<(u32, u32)>,
-    out: &mut Vec<(u32, u32)>,
-) {
+/// A two-level counting sort on `a`, then each `a`'s run sorted on `b`
+/// ([`sort_run_by_second`]). Level 1 scatters every pair into its bucket's
+/// stretch of `out` (at most [`MAX_BUCKETS`] sequential write streams);
+/// level 2 takes one bucket at a time (a few thousand pairs), copies its
+/// stretch to `sc.stage`, counts it per first index, scatters it back by
+/// first index (CSR) and sorts the runs, all in cache. It replaced a
+/// one-level CSR scatter over the whole output, whose store missed the
+/// caches (at 100k Terdiman boxes ~2/3 of the sort's time; `simd-notes.md`,
+/// "Broad phase", session 5), which had replaced an LSD radix sort of the
+/// packed keys. `out` keeps its allocation and is not zero-filled where it
+/// already has the length.
+fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -303,10 +317,11 @@ fn place_pairs(
         out.extend(all.iter().map(|&k| ((k >> 32) as u32, k as u32)));
         return;
     }
-    let n_a = at.len() - 1;
-    // at[a] = number of pairs with first index < a (after the prefix sum).
+    let s = bucket_shift(n_a);
+    let PairScratch { count, stage, local } = sc;
+    // count[q] = number of pairs in buckets < q (after the prefix sum).
     let mut sum = 0u32;
-    for c in at.iter_mut() {
+    for c in count.iter_mut() {
         let t = *c;
         *c = sum;
         sum += t;
@@ -316,59 +331,51 @@ fn place_pairs(
     } else {
         out.truncate(total);
     }
-    // Bucket width 2^s first indices: the smallest s with about
-    // BUCKET_PAIRS pairs or more per bucket.
-    let mut s = 0;
-    while (total << s) < BUCKET_PAIRS * n_a && (1 << s) < n_a {
-        s += 1;
-    }
-    let n_b = n_a.div_ceil(1 << s);
-    if n_b <= 1 {
-        for p in parts {
-            for &k in *p {
-                let a = (k >> 32) as usize;
-                out[at[a] as usize] = (a as u32, k as u32);
-                at[a] += 1;
-            }
-        }
-        sort_runs(out, at, 0, 0..n_a);
-        return;
-    }
-    // Level 1: bucket b's pairs go to out[at[b << s]..at[(b + 1) << s]].
-    let mut fill: Vec<u32> = (0..n_b).map(|b| at[b << s]).collect();
+    // Level 1: afterwards count[q] is the end of bucket q's stretch.
     for p in parts {
         for &k in *p {
             let a = (k >> 32) as u32;
-            let f = &mut fill[(a >> s) as usize];
+            let f = &mut count[(a >> s) as usize];
             out[*f as usize] = (a, k as u32);
             *f += 1;
         }
     }
-    // Level 2: each bucket's stretch scattered by first index, in cache.
-    for b in 0..n_b {
-        let firsts = b << s..((b + 1) << s).min(n_a);
-        let (p0, p1) = (at[firsts.start] as usize, at[firsts.end] as usize);
-        stage.clear();
-        stage.extend_from_slice(&out[p0..p1]);
-        for &(a, x) in stage.iter() {
-            let f = &mut at[a as usize];
-            out[*f as usize] = (a, x);
-            *f += 1;
+    // Level 2.
+    let mut p0 = 0usize;
+    for (q, &end) in count.iter().enumerate() {
+        let p1 = end as usize;
+        if p1 - p0 > 1 {
+            let f0 = (q << s) as u32;
+            let n_f = (1usize << s).min(n_a - (q << s));
+            stage.clear();
+            stage.extend_from_slice(&out[p0..p1]);
+            local.clear();
+            local.resize(n_f, 0);
+            for &(a, _) in stage.iter() {
+                local[(a - f0) as usize] += 1;
+            }
+            let mut sum = p0 as u32;
+            for c in local.iter_mut() {
+                let t = *c;
+                *c = sum;
+                sum += t;
+            }
+            for &(a, x) in stage.iter() {
+                let f = &mut local[(a - f0) as usize];
+                out[*f as usize] = (a, x);
+                *f += 1;
+            }
+            // Now local[i] is the end of first index f0 + i's run.
+            let mut begin = p0;
+            for &e in local.iter() {
+                let e = e as usize;
+                if e - begin > 1 {
+                    sort_run_by_second(&mut out[begin..e]);
+                }
+                begin = e;
+            }
         }
-        sort_runs(out, at, p0, firsts);
-    }
-}
-
-/// Sorts the runs of first indices `firsts` in `out` by their second, where
-/// `at[a]` is the end of `a`'s run and the first run starts at `begin`.
-#[inline]
-fn sort_runs(out: &mut [(u32, u32)], at: &[u32], mut begin: usize, firsts: core::ops::Range<usize>) {
-    for &end in &at[firsts] {
-        let end = end as usize;
-        if end - begin > 1 {
-            sort_run_by_second(&mut out[begin..end]);
-        }
-        begin = end;
+        p0 = p1;
     }
 }
 
@@ -447,14 +454,16 @@ impl PairSink for Vec<u64> {
 /// they are found, so [`place_pairs`] needs no counting pass.
 struct Counted<'a> {
     keys: &'a mut Vec<u64>,
+    /// Pairs per first-index bucket (`lo >> shift`).
     count: &'a mut [u32],
+    shift: u32,
 }
 
 impl PairSink for Counted<'_> {
     #[inline(always)]
     fn pair(&mut self, a: u32, b: u32) {
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-        self.count[lo as usize] += 1;
+        self.count[(lo >> self.shift) as usize] += 1;
         self.keys.push(pair_key(lo, hi));
     }
 }
@@ -833,11 +842,11 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
 }
 
 /// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
-/// `keys[w..]` (growing `keys` as needed) and counts each under its first
-/// index in `count`; returns the new `w`. The write position is a local
-/// rather than a `Vec`'s length so that the `count` store, which the
-/// compiler cannot tell apart from the `Vec`, does not force a reload of it
-/// per pair.
+/// `keys[w..]` (growing `keys` as needed) and counts each in its first
+/// index's bucket `count[lo >> shift]` ([`bucket_shift`]); returns the new
+/// `w`. The write position is a local rather than a `Vec`'s length so that
+/// the `count` store, which the compiler cannot tell apart from the `Vec`,
+/// does not force a reload of it per pair.
 #[inline]
 fn scan_cell_counted<L: Lane>(
     cells: &Cells,
@@ -845,6 +854,7 @@ fn scan_cell_counted<L: Lane>(
     keys: &mut Vec<u64>,
     mut w: usize,
     count: &mut [u32],
+    shift: u32,
 ) -> usize {
     let v = CellView::of(cells, c);
     for i in 0..v.len {
@@ -859,7 +869,7 @@ fn scan_cell_counted<L: Lane>(
         v.probe::<L>(i, |k| {
             let b = v.id[k];
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            count[lo as usize] += 1;
+            count[(lo >> shift) as usize] += 1;
             buf[w] = pair_key(lo, hi);
             w += 1;
         });
@@ -890,10 +900,8 @@ pub struct BoxPruner {
     sorted: Sorted,
     /// Unsorted pair keys (one thread).
     raw: Vec<u64>,
-    /// Pairs per first index, then the CSR offsets.
-    at: Vec<u32>,
-    /// One first-index bucket's pairs while [`place_pairs`] scatters them.
-    stage: Vec<(u32, u32)>,
+    /// Scratch of the pair sort.
+    sort: PairScratch,
     pairs: Vec<(u32, u32)>,
 }
 
@@ -953,24 +961,25 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            self.at.clear();
-            self.at.resize(n_a + 1, 0);
+            self.sort.reset(n_a);
+            let shift = bucket_shift(n_a);
+            let count = &mut self.sort.count;
             let w = if grid {
                 // `raw` keeps its length between calls (no clear, no refill):
                 // only `raw[..w]` is read.
                 let mut w = 0;
                 for c in 0..n_cells {
-                    w = scan_cell_counted::<L>(&self.cells, c, &mut self.raw, w, &mut self.at);
+                    w = scan_cell_counted::<L>(&self.cells, c, &mut self.raw, w, count, shift);
                 }
                 w
             } else {
                 self.raw.clear();
-                let mut sink = Counted { keys: &mut self.raw, count: &mut self.at };
+                let mut sink = Counted { keys: &mut self.raw, count, shift };
                 let n = self.sorted.len();
                 sweep::<L>(&self.sorted, 0..n, &mut sink);
                 self.raw.len()
             };
-            place_pairs(&[&self.raw[..w]], &mut self.at, &mut self.stage, &mut self.pairs);
+            place_pairs(&[&self.raw[..w]], n_a, &mut self.sort, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -988,7 +997,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        count_and_place(&slices, n_a, &mut self.at, &mut self.stage, &mut self.pairs);
+        count_and_place(&slices, n_a, &mut self.sort, &mut self.pairs);
     }
 }
 
