@@ -248,7 +248,7 @@ pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
 
 /// Most first-index buckets [`place_pairs`] splits the pairs into: each is
 /// a sequential write stream of its first pass, so they stay few.
-const MAX_BUCKETS: usize = 256;
+const MAX_BUCKETS: usize = 64;
 
 /// The bucket of first index `a` is `a >> bucket_shift(n_a)`: at most
 /// [`MAX_BUCKETS`] buckets of `2^shift` consecutive first indices.
