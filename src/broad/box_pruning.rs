@@ -331,6 +331,13 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
     } else {
         out.truncate(total);
     }
+    if total <= ONE_LEVEL_MAX {
+        // Few pairs: the output is cache-sized and one CSR scatter of the
+        // keys by first index is cheaper than two levels.
+        let keys = parts.iter().flat_map(|p| p.iter()).map(|&k| ((k >> 32) as u32, k as u32));
+        scatter_and_sort(keys, 0, n_a, 0, local, out);
+        return;
+    }
     // Level 1: afterwards count[q] is the end of bucket q's stretch.
     for p in parts {
         for &k in *p {
@@ -345,37 +352,59 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
     for (q, &end) in count.iter().enumerate() {
         let p1 = end as usize;
         if p1 - p0 > 1 {
-            let f0 = (q << s) as u32;
             let n_f = (1usize << s).min(n_a - (q << s));
             stage.clear();
             stage.extend_from_slice(&out[p0..p1]);
-            local.clear();
-            local.resize(n_f, 0);
-            for &(a, _) in stage.iter() {
-                local[(a - f0) as usize] += 1;
-            }
-            let mut sum = p0 as u32;
-            for c in local.iter_mut() {
-                let t = *c;
-                *c = sum;
-                sum += t;
-            }
-            for &(a, x) in stage.iter() {
-                let f = &mut local[(a - f0) as usize];
-                out[*f as usize] = (a, x);
-                *f += 1;
-            }
-            // Now local[i] is the end of first index f0 + i's run.
-            let mut begin = p0;
-            for &e in local.iter() {
-                let e = e as usize;
-                if e - begin > 1 {
-                    sort_run_by_second(&mut out[begin..e]);
-                }
-                begin = e;
-            }
+            scatter_and_sort(stage.iter().copied(), q << s, n_f, p0, local, out);
         }
         p0 = p1;
+    }
+}
+
+/// Most pairs [`place_pairs`] sorts with a one-level scatter (2 MiB of
+/// output, so it stays in the caches): at 100k boxes the two levels cost
+/// the sparse set (194,596 pairs) ~7 % more instructions than main and no
+/// measurable time, and saved the Terdiman set (1,144,045 pairs) ~15 % of
+/// its time (`simd-notes.md`, "Broad phase", session 5).
+const ONE_LEVEL_MAX: usize = 256 * 1024;
+
+/// Places the pairs `src` (iterated twice), whose first indices are
+/// `f0..f0 + n_f`, at `out[p0..]` sorted: counts them per first index in
+/// `local`, scatters them by first index (CSR), sorts each run by second.
+#[inline]
+fn scatter_and_sort(
+    src: impl Iterator<Item = (u32, u32)> + Clone,
+    f0: usize,
+    n_f: usize,
+    p0: usize,
+    local: &mut Vec<u32>,
+    out: &mut [(u32, u32)],
+) {
+    let f0 = f0 as u32;
+    local.clear();
+    local.resize(n_f, 0);
+    for (a, _) in src.clone() {
+        local[(a - f0) as usize] += 1;
+    }
+    let mut sum = p0 as u32;
+    for c in local.iter_mut() {
+        let t = *c;
+        *c = sum;
+        sum += t;
+    }
+    for (a, x) in src {
+        let f = &mut local[(a - f0) as usize];
+        out[*f as usize] = (a, x);
+        *f += 1;
+    }
+    // Now local[i] is the end of first index f0 + i's run.
+    let mut begin = p0;
+    for &e in local.iter() {
+        let e = e as usize;
+        if e - begin > 1 {
+            sort_run_by_second(&mut out[begin..e]);
+        }
+        begin = e;
     }
 }
 
