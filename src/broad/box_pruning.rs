@@ -479,8 +479,8 @@ impl PairSink for Vec<u64> {
     }
 }
 
-/// One thread's sink: the keys in one array, counted per first index as
-/// they are found, so [`place_pairs`] needs no counting pass.
+/// One thread's sink without a grid: the keys in one array, counted per
+/// first-index bucket ([`bucket_shift`]) as they are found.
 struct Counted<'a> {
     keys: &'a mut Vec<u64>,
     /// Pairs per first-index bucket (`lo >> shift`).
@@ -973,8 +973,8 @@ impl BoxPruner {
     /// exactly once. The scan windows shrink by about the number of cells.
     /// Without a grid this is plain box pruning over the sorted boxes with
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
-    /// handed to rayon and the pairs are counted per first index as they are
-    /// found (no counting pass).
+    /// handed to rayon and the pairs are counted per first-index bucket as
+    /// they are found ([`place_pairs`]).
     pub(crate) fn run<L: Lane>(
         &mut self,
         boxes: &[Aabb],
