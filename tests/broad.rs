@@ -472,3 +472,24 @@ fn long_and_short_partner_runs() {
         check_self(&boxes, &want, &format!("star k={k}"));
     }
 }
+
+#[test]
+fn many_pairs_two_level_sort() {
+    // More than 256k pairs, so the pair sort runs its two levels (bucket by
+    // first index, then scatter and sort each bucket): once over a y/z grid
+    // (small boxes in a large world) and once without one (boxes too large
+    // for a grid). Partner runs range from one to hundreds of entries.
+    let mut rng = SplitMix(17);
+    for (n, world, half) in [(20_000usize, 400.0f32, 25.0f32), (3_000, 100.0, 25.0)] {
+        let boxes: Vec<Aabb> = (0..n)
+            .map(|_| {
+                let c = rng.p(0.0, world);
+                let h = Vec3::new(rng.f() * half, rng.f() * half, rng.f() * half);
+                Aabb::new(c - h, c + h)
+            })
+            .collect();
+        let want = brute_self(&boxes);
+        assert!(want.len() > 256 * 1024, "n={n}: only {} pairs", want.len());
+        check_self(&boxes, &want, &format!("many pairs n={n}"));
+    }
+}
