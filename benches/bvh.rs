@@ -2,10 +2,12 @@
 //! elements/s ÷ 1e6) against the bunny and the dragon from ../shared/meshes
 //! (builtin torus when they are absent), on 1 and 2 threads, with the
 //! `widephase raycast` ray set (origins on a sphere around the mesh, aimed at
-//! uniform points of its bounding box). With `--features peers`, parry3d 0.31's
-//! `TriMesh` (its binary BVH) casts the same rays in the same group. obvhs is not
-//! included: it is not in the offline crate cache and the 2-core machine is
-//! shared (see simd-notes.md).
+//! uniform points of its bounding box). With `--features peers`, two Rust peers
+//! cast the same rays in the same group: parry3d 0.31's `TriMesh` (its binary
+//! BVH, one `cast_local_ray` per ray) and obvhs 0.4's compressed 8-wide BVH
+//! (`build_cwbvh_from_tris` with its `medium_build` preset, Ylitie et al. 2017,
+//! Möller–Trumbore leaves). Their hit counts are printed when they differ from
+//! widephase's (neither peer is watertight).
 //!
 //! `cargo bench --bench bvh [--features peers]`
 
@@ -31,6 +33,50 @@ mod peer {
     pub struct Parry {
         mesh: TriMesh,
         rays: Vec<PRay>,
+    }
+
+    /// obvhs's compressed wide BVH over the same triangles, with its triangles
+    /// laid out in the tree's primitive order (as its `obj_cwbvh` example does).
+    pub struct Obvhs {
+        bvh: obvhs::cwbvh::CwBvh,
+        tris: Vec<obvhs::triangle::Triangle>,
+        rays: Vec<obvhs::ray::Ray>,
+    }
+
+    impl Obvhs {
+        pub fn new(tris: &[widephase::Triangle], rays: &[Ray]) -> Self {
+            use glam::Vec3A;
+            let v = |p: widephase::Vec3| Vec3A::new(p.x, p.y, p.z);
+            let all: Vec<obvhs::triangle::Triangle> = tris
+                .iter()
+                .map(|t| obvhs::triangle::Triangle { v0: v(t.a), v1: v(t.b), v2: v(t.c) })
+                .collect();
+            let bvh = obvhs::cwbvh::builder::build_cwbvh_from_tris(
+                &all,
+                obvhs::BvhBuildParams::medium_build(),
+                &mut std::time::Duration::default(),
+            );
+            let tris = bvh.primitive_indices.iter().map(|&i| all[i as usize]).collect();
+            // t in [0, 1]: `dir = target - origin`, as in widephase's ray set
+            let rays = rays
+                .iter()
+                .map(|r| obvhs::ray::Ray::new(v(r.origin), v(r.dir), 0.0, f32::MAX))
+                .collect();
+            Obvhs { bvh, tris, rays }
+        }
+        fn hit(&self, r: &obvhs::ray::Ray) -> bool {
+            let mut hit = obvhs::ray::RayHit::none();
+            self.bvh.ray_traverse(*r, &mut hit, |ray, id| self.tris[id].intersect(ray))
+        }
+        /// Closest hits counted.
+        pub fn count(&self) -> usize {
+            self.rays.iter().filter(|r| self.hit(r)).count()
+        }
+        /// The same on a rayon pool.
+        pub fn par_count(&self) -> usize {
+            use rayon::prelude::*;
+            self.rays.par_iter().with_min_len(1024).filter(|r| self.hit(r)).count()
+        }
     }
 
     impl Parry {
@@ -127,6 +173,13 @@ fn bench(c: &mut Criterion) {
             g.bench_function("parry3d/1t", |b| b.iter(|| black_box(p.count())));
             let p2 = &pools[1];
             g.bench_function("parry3d/2t", |b| b.iter(|| p2.install(|| black_box(p.par_count()))));
+            let o = peer::Obvhs::new(&tris, &rays);
+            let got = o.count();
+            if got != want {
+                eprintln!("note: obvhs hits {got} of {RAYS} rays on {name}, widephase {want}");
+            }
+            g.bench_function("obvhs/1t", |b| b.iter(|| black_box(o.count())));
+            g.bench_function("obvhs/2t", |b| b.iter(|| p2.install(|| black_box(o.par_count()))));
         }
         g.finish();
     }

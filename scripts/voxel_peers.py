@@ -1,4 +1,4 @@
-"""Run widephase, Open3D and trimesh on the same meshes and grids.
+"""Run widephase, Open3D, trimesh and parry3d on the same meshes and grids.
 
 Grid: RES voxels along the largest extent, origin at the mesh's bounding-box
 minimum, voxel size h as widephase reports it (extent/RES, rounded up by ulps
@@ -11,6 +11,10 @@ rational reference (tests/voxel.rs, at lower resolutions), so this is the
 number of voxels the surface touches that the tool leaves out. "extras" are
 voxels a tool reports that widephase does not.
 
+parry3d runs through examples/parry_voxelize.rs (built with `--features
+peers`), which puts parry's lattice on our grid exactly and times its
+`VoxelizedVolume::with_voxel_size` call alone (one thread).
+
 Writes the table to stdout as Markdown.
 """
 import json, os, subprocess, sys, tempfile, time
@@ -19,6 +23,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESHES = os.path.join(ROOT, "..", "shared", "meshes")
 WP = os.path.join(ROOT, "target", "release", "widephase")
+PARRY = os.path.join(ROOT, "target", "release", "examples", "parry_voxelize")
 quick = "--quick" in sys.argv
 
 CASES = [("spot.obj", 128), ("teapot.obj", 128), ("bunny.obj", 128), ("bunny.obj", 512)]
@@ -68,6 +73,15 @@ def trimesh_run(path, res, lo, h):
     return ms, set(map(tuple, ours.tolist()))
 
 
+def parry_run(path, res, lo, h):
+    out = tempfile.mktemp(suffix=".npy")
+    r = subprocess.run([PARRY, path, str(res), out], check=True, capture_output=True, text=True)
+    j = json.loads(r.stdout)
+    idx = np.load(out)
+    os.remove(out)
+    return j["ms"], set(map(tuple, idx.tolist()))
+
+
 def main():
     rows = []
     for name, res in CASES:
@@ -79,7 +93,9 @@ def main():
         lo = np.array(j["origin"], dtype=np.float64)
         h = j["voxel_size"]
         rows.append((name, res, "widephase (2 threads, best of 5)", j["voxelize_ms"], len(wset), 0, 0))
-        for tool, fn in (("Open3D", open3d_run), ("trimesh voxelized", trimesh_run)):
+        tools = (("Open3D", open3d_run), ("trimesh voxelized", trimesh_run),
+                 ("parry3d VoxelizedVolume (1 thread)", parry_run))
+        for tool, fn in tools:
             if tool.startswith("trimesh") and res > TRIMESH_MAX_RES:
                 continue
             try:
@@ -91,7 +107,7 @@ def main():
             # voxels at index -1 whose face touches the mesh's bbox minimum)
             s = {v for v in s if all(0 <= c < res for c in v)}
             rows.append((name, res, tool, ms, len(s), len(wset - s), len(s - wset)))
-        for r in rows[-3:]:
+        for r in rows[-4:]:
             print(r, file=sys.stderr, flush=True)
     print("| mesh | RES | tool | ms | voxels | misses (vs widephase surface) | extras |")
     print("|---|---:|---|---:|---:|---:|---:|")

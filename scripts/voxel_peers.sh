@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Peer comparison for the voxelizer: installs Open3D and trimesh from PyPI into
-# a local .venv (first run only), builds widephase, runs all three on the same
-# meshes and grids, and prints the table (mesh, RES, tool, ms, voxels, misses).
+# a local .venv (first run only), builds widephase and the parry3d peer
+# (examples/parry_voxelize.rs), runs all four on the same meshes and grids, and
+# prints the table (mesh, RES, tool, ms, voxels, misses).
 # Usage: scripts/voxel_peers.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,5 @@ if [ ! -x .venv/bin/python ]; then
   .venv/bin/pip install --quiet numpy open3d trimesh
 fi
 cargo build --release --quiet
+cargo build --release --quiet --features peers --example parry_voxelize
 exec .venv/bin/python scripts/voxel_peers.py "$@"
