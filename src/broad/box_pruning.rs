@@ -867,7 +867,9 @@ impl<'a> CellView<'a> {
     }
 
     /// Box pruning of entry `i` against the later entries of the cell,
-    /// calling `emit(k)` for each entry `k` whose pair with `i` the cell owns.
+    /// calling `emit(k, true)` for each entry `k` whose pair with `i` the cell
+    /// owns, and `emit(k, false)` for some entries `k` it does not own (at
+    /// most two per lane vector), which the sink must ignore.
     ///
     /// A pair belongs to the cell iff, on each axis, one of the two boxes
     /// starts in it (is "home"). That test is folded into the overlap
@@ -879,7 +881,7 @@ impl<'a> CellView<'a> {
     /// `0.5 <= home_y[k]`. Same on z. The probe picks the array and the value
     /// it compares against once.
     #[inline(always)]
-    fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize)) {
+    fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize, bool)) {
         let CellView { min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z, .. } = *self;
         // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
         let (ty, vy) = if home_y[i] != 0.0 { (max_y, min_y[i]) } else { (home_y, 0.5) };
@@ -899,8 +901,17 @@ impl<'a> CellView<'a> {
                 & L::load(&min_z[j..]).le(pz)
                 & vz.le(L::load(&tz[j..]));
             let mut bits = hit.bits();
+            // The first two hits (for a missing one, lane W - 1, inside the
+            // loaded vector) go out with a flag instead of a branch: most
+            // vectors hold zero to two hits, and the loop over the mask bits
+            // mispredicted on about every other probe. One flagged hit cut
+            // Terdiman 10k by 7 %, a second one 100k by another 5 %.
+            for _ in 0..2 {
+                emit(j + (bits | 1 << (L::WIDTH - 1)).trailing_zeros() as usize, bits != 0);
+                bits &= bits.wrapping_sub(1);
+            }
             while bits != 0 {
-                emit(j + bits.trailing_zeros() as usize);
+                emit(j + bits.trailing_zeros() as usize, true);
                 bits &= bits - 1;
             }
             if !in_x.all() {
@@ -918,7 +929,11 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
     let v = CellView::of(cells, c);
     for i in 0..v.len {
         let a = v.id[i];
-        v.probe::<L>(i, |k| out.pair(a, v.id[k]));
+        v.probe::<L>(i, |k, own| {
+            if own {
+                out.pair(a, v.id[k])
+            }
+        });
     }
 }
 
@@ -947,12 +962,14 @@ fn scan_cell_counted<L: Lane>(
         }
         let buf = keys.as_mut_slice();
         let a = v.id[i];
-        v.probe::<L>(i, |k| {
+        // A pair the cell does not own is written past the end (room is
+        // there: it comes before this probe's last pair) and not counted.
+        v.probe::<L>(i, |k, own| {
             let b = v.id[k];
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            count[(lo >> shift) as usize] += 1;
+            count[(lo >> shift) as usize] += own as u32;
             buf[w] = pair_key(lo, hi);
-            w += 1;
+            w += own as usize;
         });
     }
     w
