@@ -18,6 +18,7 @@
 
 use super::radix::sort_by_key_u32;
 use crate::lane::{Lane, LaneMask};
+use crate::mem::resize_advised;
 use crate::shapes::Aabb;
 use rayon::prelude::*;
 use wide::{f32x4, u32x16};
@@ -327,7 +328,7 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         sum += t;
     }
     if out.len() < total {
-        out.resize(total, (0, 0));
+        resize_advised(out, total, (0, 0));
     } else {
         out.truncate(total);
     }
@@ -958,7 +959,7 @@ fn scan_cell_counted<L: Lane>(
         let need = w + v.len - i;
         if need > keys.len() {
             let grown = (2 * keys.len()).max(need).max(1024);
-            keys.resize(grown, 0);
+            resize_advised(keys, grown, 0);
         }
         let buf = keys.as_mut_slice();
         let a = v.id[i];
@@ -1070,7 +1071,7 @@ impl BoxPruner {
                 // pages per call (`perf stat -e page-faults`).
                 let entries = self.cells.end.last().copied().unwrap_or(0);
                 if self.raw.len() < 2 * entries {
-                    self.raw.resize(2 * entries, 0);
+                    resize_advised(&mut self.raw, 2 * entries, 0);
                 }
                 let mut w = 0;
                 for c in 0..n_cells {
