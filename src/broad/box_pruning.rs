@@ -512,14 +512,15 @@ fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl Pai
 pub(crate) struct YzStats {
     lo: [f32; 2],
     hi: [f32; 2],
-    /// Sum over the boxes of their y and z extents.
-    extent: f64,
+    /// Sums over the boxes of their y and of their z extents (two sums: one
+    /// sum of both was a chain of two dependent f64 adds per box).
+    extent: [f64; 2],
     n: usize,
 }
 
 impl Default for YzStats {
     fn default() -> Self {
-        YzStats { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], extent: 0.0, n: 0 }
+        YzStats { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], extent: [0.0; 2], n: 0 }
     }
 }
 
@@ -530,7 +531,8 @@ impl YzStats {
         self.lo[1] = self.lo[1].min(b.min.z);
         self.hi[0] = self.hi[0].max(b.max.y);
         self.hi[1] = self.hi[1].max(b.max.z);
-        self.extent += (b.max.y - b.min.y) as f64 + (b.max.z - b.min.z) as f64;
+        self.extent[0] += (b.max.y - b.min.y) as f64;
+        self.extent[1] += (b.max.z - b.min.z) as f64;
         self.n += 1;
     }
 }
@@ -709,7 +711,7 @@ fn build_cells(
     if n < 64 {
         return false;
     }
-    let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
+    let mean = ((st.extent[0] + st.extent[1]) / (2 * n) as f64).max(f64::MIN_POSITIVE);
     let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
     let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
     // Spans by box index, computed in input order (sequential reads: at 1M
