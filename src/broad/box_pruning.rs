@@ -731,6 +731,9 @@ fn build_cells(
         }
         g /= 2;
     };
+    if total >= u32::MAX as usize {
+        return false; // entry offsets are u32 (more than 1.4e9 boxes)
+    }
     let n_cells = g * g;
     // fill[c] = where cell c's next index goes. Padded by g + 1 unused
     // entries so that the fast path below may name the cells right of and
