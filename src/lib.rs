@@ -86,6 +86,7 @@ pub mod convert;
 pub mod dynamic;
 pub mod lane;
 pub mod math;
+mod mem;
 pub mod overlap;
 pub mod pack;
 pub mod ray;

@@ -174,6 +174,29 @@ fn random_and_clustered_equal_brute_force() {
     check_self(&boxes, &brute_self(&boxes), "mixed sizes");
 }
 
+/// Boxes that span three or more cells of the y/z grid on an axis (the
+/// general path of the cell build; the fast path takes up to 2 × 2 cells),
+/// among many small ones: long boxes, a box over the whole world, identical
+/// copies, zero-size boxes and boxes touching the long ones' faces.
+#[test]
+fn boxes_spanning_many_cells() {
+    let mut rng = SplitMix(11);
+    let mut boxes = grid_boxes(&mut rng, 3000, 300, 4);
+    for k in 0..40u32 {
+        let (y, z) = ((k * 37 % 300) as f32, (k * 91 % 300) as f32);
+        let (ly, lz) = (40.0 + (k % 5) as f32 * 20.0, 40.0 + (k % 7) as f32 * 15.0);
+        let x = (k * 53 % 300) as f32;
+        boxes.push(bx([x, y, z], [x + 5.0, y + ly, z + lz]));
+        // Touching the long box's top face, and a zero-size box on its corner.
+        boxes.push(bx([x, y + ly, z], [x + 1.0, y + ly + 1.0, z + 1.0]));
+        boxes.push(bx([x + 5.0, y + ly, z + lz], [x + 5.0, y + ly, z + lz]));
+    }
+    boxes.push(bx([-10.0; 3], [310.0; 3])); // overlaps everything
+    let copy = boxes[3001];
+    boxes.push(copy);
+    check_self(&boxes, &brute_self(&boxes), "spanning many cells");
+}
+
 #[test]
 fn degenerate_touching_and_invalid_boxes() {
     let nan = f32::NAN;

@@ -18,9 +18,10 @@
 
 use super::radix::sort_by_key_u32;
 use crate::lane::{Lane, LaneMask};
+use crate::mem::resize_advised;
 use crate::shapes::Aabb;
 use rayon::prelude::*;
-use wide::u32x16;
+use wide::{f32x4, u32x16};
 
 /// Lanes of padding after the sorted arrays: a sentinel with `min.x = +∞`, so a
 /// forward scan of any width stops inside the arrays without a bounds test.
@@ -327,7 +328,7 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         sum += t;
     }
     if out.len() < total {
-        out.resize(total, (0, 0));
+        resize_advised(out, total, (0, 0));
     } else {
         out.truncate(total);
     }
@@ -511,14 +512,15 @@ fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl Pai
 pub(crate) struct YzStats {
     lo: [f32; 2],
     hi: [f32; 2],
-    /// Sum over the boxes of their y and z extents.
-    extent: f64,
+    /// Sums over the boxes of their y and of their z extents (two sums: one
+    /// sum of both was a chain of two dependent f64 adds per box).
+    extent: [f64; 2],
     n: usize,
 }
 
 impl Default for YzStats {
     fn default() -> Self {
-        YzStats { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], extent: 0.0, n: 0 }
+        YzStats { lo: [f32::INFINITY; 2], hi: [f32::NEG_INFINITY; 2], extent: [0.0; 2], n: 0 }
     }
 }
 
@@ -529,7 +531,8 @@ impl YzStats {
         self.lo[1] = self.lo[1].min(b.min.z);
         self.hi[0] = self.hi[0].max(b.max.y);
         self.hi[1] = self.hi[1].max(b.max.z);
-        self.extent += (b.max.y - b.min.y) as f64 + (b.max.z - b.min.z) as f64;
+        self.extent[0] += (b.max.y - b.min.y) as f64;
+        self.extent[1] += (b.max.z - b.min.z) as f64;
         self.n += 1;
     }
 }
@@ -562,10 +565,12 @@ pub(crate) fn sorted_keys(
 /// of the cell boundaries never changes an answer, only which cell reports it.
 #[derive(Clone, Copy)]
 struct Grid {
-    lo: [f32; 2],
-    inv: [f32; 2],
+    /// `[lo_y, lo_y, lo_z, lo_z]`, matching `[min.y, max.y, min.z, max.z]`.
+    lo: f32x4,
+    /// Cells per unit length, laid out like `lo`.
+    inv: f32x4,
     /// `g - 1` as a float, the clamp of the cell coordinate.
-    top: f32,
+    top: f32x4,
 }
 
 impl Grid {
@@ -579,24 +584,27 @@ impl Grid {
                 0.0 // zero or overflowing span: every box in cell 0 on this axis
             }
         };
-        Grid { lo, inv: [inv(0), inv(1)], top: (g - 1) as f32 }
+        let (iy, iz) = (inv(0), inv(1));
+        Grid {
+            lo: f32x4::from([lo[0], lo[0], lo[1], lo[1]]),
+            inv: f32x4::from([iy, iy, iz, iz]),
+            top: f32x4::splat((g - 1) as f32),
+        }
     }
-    #[inline(always)]
-    fn cell(&self, a: usize, x: f32) -> u32 {
-        // floor(t) clamped to [0, g-1]; `f32::max` maps a NaN t (an
-        // overflowing `x - lo` times a zero `inv`) to 0, and truncation is the
-        // floor once t >= 0.
-        ((x - self.lo[a]) * self.inv[a]).max(0.0).min(self.top) as u32
-    }
-    /// The box's cell range `y0..=y1`, `z0..=z1`, packed one byte each.
+    /// The box's cell range `y0..=y1`, `z0..=z1`, packed one byte each: per
+    /// coordinate floor(t) clamped to [0, g-1], with `t = (x - lo) * inv`.
+    /// `max` maps a NaN t (an overflowing `x - lo` times a zero `inv`) to 0,
+    /// and truncation is the floor once t >= 0. The four coordinates go
+    /// through one 4-lane vector: computed one float at a time, the
+    /// saturating `as u32` conversions and the compiler's attempt to
+    /// vectorize across boxes cost ~20 cycles per box (session 6).
     #[inline(always)]
     fn span(&self, b: &Aabb) -> Span {
-        Span(
-            self.cell(0, b.min.y)
-                | self.cell(0, b.max.y) << 8
-                | self.cell(1, b.min.z) << 16
-                | self.cell(1, b.max.z) << 24,
-        )
+        let x = f32x4::from([b.min.y, b.max.y, b.min.z, b.max.z]);
+        let t = ((x - self.lo) * self.inv).max(f32x4::ZERO).min(self.top);
+        // In [0, 255] (g <= 256), so the plain truncating conversion is exact.
+        let [y0, y1, z0, z1] = t.fast_trunc_int().to_array();
+        Span((y0 | y1 << 8 | z0 << 16 | z1 << 24) as u32)
     }
 }
 
@@ -613,22 +621,23 @@ impl Span {
     fn z(self) -> core::ops::Range<usize> {
         ((self.0 >> 16) & 255) as usize..(self.0 >> 24) as usize + 1
     }
-    /// Number of cells the box touches.
-    #[inline(always)]
-    fn cells(self) -> usize {
-        self.y().len() * self.z().len()
-    }
 }
 
 /// Boxes copied into the cells of a [`Grid`], each cell's run in x order and
 /// followed by [`PAD`] sentinels. `home_y[e]` is 1.0 if the entry's box
 /// starts in this cell's row on y (its first y cell is the cell's), else 0.0;
 /// `home_z` likewise on z; sentinels hold 0.0.
+///
+/// The eight float arrays (`min_x, max_x, min_y, max_y, min_z, max_z,
+/// home_y, home_z`, in that order) are consecutive stretches of `stride`
+/// entries of one allocation, so that it is large enough for huge pages
+/// ([`resize_advised`]): nine separate arrays (0.7 MB each at 100k boxes)
+/// were faulted in page by page on every one-shot call that got fresh memory.
 #[derive(Clone, Debug, Default)]
 struct Cells {
-    r: Sorted,
-    home_y: Vec<f32>,
-    home_z: Vec<f32>,
+    f: Vec<f32>,
+    stride: usize,
+    id: Vec<u32>,
     /// Cell `c` holds entries `start[c]..end[c]`.
     start: Vec<usize>,
     end: Vec<usize>,
@@ -639,8 +648,49 @@ struct Cells {
 struct CellScratch {
     spans: Vec<Span>,
     count: Vec<u32>,
-    fill: Vec<usize>,
+    fill: Vec<u32>,
     slot: Vec<u32>,
+}
+
+/// `count[c]` = the number of boxes of `keys` whose `spans` touch cell `c` of
+/// a `g × g` grid. A 2-D difference array: each box adds +1 at its first
+/// cell and at one past its last on both axes, -1 at the two mixed corners,
+/// and prefix sums over rows and columns give the counts. Four increments
+/// to four distinct cells per box whatever its size, with no branch (a loop
+/// over each box's cells mispredicted on about every other box).
+fn count_cells(keys: &[u64], spans: &[Span], g: usize, count: &mut Vec<u32>) {
+    let w = g + 1;
+    count.clear();
+    count.resize(w * w, 0);
+    for &key in keys {
+        let sp = spans[key as u32 as usize];
+        let (ys, zs) = (sp.y(), sp.z());
+        let (y0, y1, z0, z1) = (ys.start * w, ys.end * w, zs.start, zs.end);
+        count[y0 + z0] = count[y0 + z0].wrapping_add(1);
+        count[y0 + z1] = count[y0 + z1].wrapping_sub(1);
+        count[y1 + z0] = count[y1 + z0].wrapping_sub(1);
+        count[y1 + z1] = count[y1 + z1].wrapping_add(1);
+    }
+    // Prefix sums along z in each row, then along y, keeping the g × g
+    // corner, packed to rows of g.
+    for row in count.chunks_exact_mut(w) {
+        let mut s = 0u32;
+        for c in row {
+            s = s.wrapping_add(*c);
+            *c = s;
+        }
+    }
+    for y in 1..g {
+        for z in 0..g {
+            count[y * w + z] = count[y * w + z].wrapping_add(count[(y - 1) * w + z]);
+        }
+    }
+    for y in 0..g {
+        for z in 0..g {
+            count[y * g + z] = count[y * w + z];
+        }
+    }
+    count.truncate(g * g);
 }
 
 /// Chooses the grid and copies the boxes (`keys` from [`sorted_keys`], with
@@ -667,7 +717,7 @@ fn build_cells(
     if n < 64 {
         return false;
     }
-    let mean = (st.extent / (2 * n) as f64).max(f64::MIN_POSITIVE);
+    let mean = ((st.extent[0] + st.extent[1]) / (2 * n) as f64).max(f64::MIN_POSITIVE);
     let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
     let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
     // Spans by box index, computed in input order (sequential reads: at 1M
@@ -680,61 +730,68 @@ fn build_cells(
         let grid = Grid::new(st.lo, st.hi, g);
         spans.clear();
         spans.extend(boxes.iter().map(|b| grid.span(b)));
-        count.clear();
-        count.resize(g * g, 0);
-        let mut total = 0;
-        for &key in keys {
-            let sp = spans[key as u32 as usize];
-            for cy in sp.y() {
-                for cz in sp.z() {
-                    count[cy * g + cz] += 1;
-                }
-            }
-            total += sp.cells();
-        }
+        count_cells(keys, spans, g, count);
+        let total: usize = count.iter().map(|&c| c as usize).sum();
         if total <= 3 * n {
             break total;
         }
         g /= 2;
     };
+    if total >= u32::MAX as usize {
+        return false; // entry offsets are u32 (more than 1.4e9 boxes)
+    }
     let n_cells = g * g;
+    // fill[c] = where cell c's next index goes. Padded by g + 1 unused
+    // entries so that the fast path below may name the cells right of and
+    // below any cell.
     fill.clear();
     let mut at = 0;
     for &c in count.iter() {
         fill.push(at);
-        at += c as usize;
+        at += c;
     }
-    // The box indices of each cell, cell by cell, each cell's in x order.
+    fill.resize(n_cells + g + 1, 0);
+    // The box indices of each cell, cell by cell, each cell's in x order;
+    // slot[total] takes the writes of the fast path's unused cells.
     slot.clear();
-    slot.resize(total, 0);
+    slot.resize(total + 1, 0);
+    let trash = total as u32;
     for &key in keys {
         let id = key as u32;
         let sp = spans[id as usize];
-        for cy in sp.y() {
-            for cz in sp.z() {
-                let f = &mut fill[cy * g + cz];
-                slot[*f] = id;
-                *f += 1;
+        let (ys, zs) = (sp.y(), sp.z());
+        let c = ys.start * g + zs.start;
+        let (dy, dz) = (ys.len() - 1, zs.len() - 1);
+        if dy <= 1 && dz <= 1 {
+            // At most 2 × 2 cells (every box when cells are wider than the
+            // boxes): the four candidate cells, each written whether the box
+            // touches it or not, the unused ones into `trash`. Branch-free:
+            // the loops below mispredicted on about every other box.
+            for (k, on) in [(0, true), (1, dz == 1), (g, dy == 1), (g + 1, dy + dz == 2)] {
+                let f = fill[c + k];
+                slot[(if on { f } else { trash }) as usize] = id;
+                fill[c + k] = f + on as u32;
+            }
+        } else {
+            for cy in ys {
+                for cz in zs.clone() {
+                    let f = &mut fill[cy * g + cz];
+                    slot[*f as usize] = id;
+                    *f += 1;
+                }
             }
         }
     }
     let len = total + n_cells * PAD;
-    let Cells { r, home_y, home_z, start, end } = cells;
+    let Cells { f, stride, id: ids, start, end } = cells;
     // Sized once and written by index (a push per array per entry cost more
     // than the gather itself: ~1 M instructions per call at 10k boxes).
-    for v in [
-        &mut r.min_x,
-        &mut r.max_x,
-        &mut r.min_y,
-        &mut r.max_y,
-        &mut r.min_z,
-        &mut r.max_z,
-        &mut *home_y,
-        &mut *home_z,
-    ] {
-        v.resize(len, 0.0);
-    }
-    r.id.resize(len, 0);
+    *stride = len;
+    resize_advised(f, 8 * len, 0.0);
+    ids.resize(len, 0);
+    let mut parts = f.chunks_exact_mut(len);
+    let [min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z] =
+        core::array::from_fn(|_| parts.next().expect("8 arrays"));
     start.clear();
     end.clear();
     let (mut e, mut o) = (0, 0);
@@ -742,21 +799,20 @@ fn build_cells(
         let (cy, cz) = ((c / g) as u32, (c % g) as u32);
         let cnt = cnt as usize;
         let src = &slot[e..e + cnt];
-        let (min_x, max_x) = (&mut r.min_x[o..o + cnt], &mut r.max_x[o..o + cnt]);
-        let (min_y, max_y) = (&mut r.min_y[o..o + cnt], &mut r.max_y[o..o + cnt]);
-        let (min_z, max_z) = (&mut r.min_z[o..o + cnt], &mut r.max_z[o..o + cnt]);
-        let (hy, hz, ids) =
-            (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut r.id[o..o + cnt]);
+        let (x0, x1) = (&mut min_x[o..o + cnt], &mut max_x[o..o + cnt]);
+        let (y0, y1) = (&mut min_y[o..o + cnt], &mut max_y[o..o + cnt]);
+        let (z0, z1) = (&mut min_z[o..o + cnt], &mut max_z[o..o + cnt]);
+        let (hy, hz, id) = (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut ids[o..o + cnt]);
         for k in 0..cnt {
-            let id = src[k];
-            let b = &boxes[id as usize];
-            let sp = spans[id as usize].0;
-            (min_x[k], max_x[k]) = (b.min.x, b.max.x);
-            (min_y[k], max_y[k]) = (b.min.y, b.max.y);
-            (min_z[k], max_z[k]) = (b.min.z, b.max.z);
+            let i = src[k];
+            let b = &boxes[i as usize];
+            let sp = spans[i as usize].0;
+            (x0[k], x1[k]) = (b.min.x, b.max.x);
+            (y0[k], y1[k]) = (b.min.y, b.max.y);
+            (z0[k], z1[k]) = (b.min.z, b.max.z);
             hy[k] = ((sp & 255) == cy) as u32 as f32;
             hz[k] = (((sp >> 16) & 255) == cz) as u32 as f32;
-            ids[k] = id;
+            id[k] = i;
         }
         start.push(o);
         end.push(o + cnt);
@@ -764,15 +820,15 @@ fn build_cells(
         o += cnt;
         // The sentinels: min > max on every axis, min.x = +inf, not home.
         let pad = o..o + PAD;
-        for v in [&mut r.min_x, &mut r.min_y, &mut r.min_z] {
+        for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
             v[pad.clone()].fill(f32::INFINITY);
         }
-        for v in [&mut r.max_x, &mut r.max_y, &mut r.max_z] {
+        for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
             v[pad.clone()].fill(f32::NEG_INFINITY);
         }
         home_y[pad.clone()].fill(0.0);
         home_z[pad.clone()].fill(0.0);
-        r.id[pad].fill(0);
+        ids[pad].fill(0);
         o += PAD;
     }
     true
@@ -799,23 +855,26 @@ impl<'a> CellView<'a> {
     fn of(cells: &'a Cells, c: usize) -> Self {
         let (s, e) = (cells.start[c], cells.end[c]);
         let lim = e + PAD;
-        let r = &cells.r;
+        // Array `a` of the eight in `cells.f`, this cell's stretch.
+        let arr = |a: usize| &cells.f[a * cells.stride + s..a * cells.stride + lim];
         CellView {
-            min_x: &r.min_x[s..lim],
-            max_x: &r.max_x[s..lim],
-            min_y: &r.min_y[s..lim],
-            max_y: &r.max_y[s..lim],
-            min_z: &r.min_z[s..lim],
-            max_z: &r.max_z[s..lim],
-            home_y: &cells.home_y[s..lim],
-            home_z: &cells.home_z[s..lim],
-            id: &r.id[s..lim],
+            min_x: arr(0),
+            max_x: arr(1),
+            min_y: arr(2),
+            max_y: arr(3),
+            min_z: arr(4),
+            max_z: arr(5),
+            home_y: arr(6),
+            home_z: arr(7),
+            id: &cells.id[s..lim],
             len: e - s,
         }
     }
 
     /// Box pruning of entry `i` against the later entries of the cell,
-    /// calling `emit(k)` for each entry `k` whose pair with `i` the cell owns.
+    /// calling `emit(k, true)` for each entry `k` whose pair with `i` the cell
+    /// owns, and `emit(k, false)` for some entries `k` it does not own (at
+    /// most two per lane vector), which the sink must ignore.
     ///
     /// A pair belongs to the cell iff, on each axis, one of the two boxes
     /// starts in it (is "home"). That test is folded into the overlap
@@ -827,7 +886,7 @@ impl<'a> CellView<'a> {
     /// `0.5 <= home_y[k]`. Same on z. The probe picks the array and the value
     /// it compares against once.
     #[inline(always)]
-    fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize)) {
+    fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize, bool)) {
         let CellView { min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z, .. } = *self;
         // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
         let (ty, vy) = if home_y[i] != 0.0 { (max_y, min_y[i]) } else { (home_y, 0.5) };
@@ -847,8 +906,17 @@ impl<'a> CellView<'a> {
                 & L::load(&min_z[j..]).le(pz)
                 & vz.le(L::load(&tz[j..]));
             let mut bits = hit.bits();
+            // The first two hits (for a missing one, lane W - 1, inside the
+            // loaded vector) go out with a flag instead of a branch: most
+            // vectors hold zero to two hits, and the loop over the mask bits
+            // mispredicted on about every other probe. One flagged hit cut
+            // Terdiman 10k by 7 %, a second one 100k by another 5 %.
+            for _ in 0..2 {
+                emit(j + (bits | 1 << (L::WIDTH - 1)).trailing_zeros() as usize, bits != 0);
+                bits &= bits.wrapping_sub(1);
+            }
             while bits != 0 {
-                emit(j + bits.trailing_zeros() as usize);
+                emit(j + bits.trailing_zeros() as usize, true);
                 bits &= bits - 1;
             }
             if !in_x.all() {
@@ -866,7 +934,11 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
     let v = CellView::of(cells, c);
     for i in 0..v.len {
         let a = v.id[i];
-        v.probe::<L>(i, |k| out.pair(a, v.id[k]));
+        v.probe::<L>(i, |k, own| {
+            if own {
+                out.pair(a, v.id[k])
+            }
+        });
     }
 }
 
@@ -891,16 +963,18 @@ fn scan_cell_counted<L: Lane>(
         let need = w + v.len - i;
         if need > keys.len() {
             let grown = (2 * keys.len()).max(need).max(1024);
-            keys.resize(grown, 0);
+            resize_advised(keys, grown, 0);
         }
         let buf = keys.as_mut_slice();
         let a = v.id[i];
-        v.probe::<L>(i, |k| {
+        // A pair the cell does not own is written past the end (room is
+        // there: it comes before this probe's last pair) and not counted.
+        v.probe::<L>(i, |k, own| {
             let b = v.id[k];
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            count[(lo >> shift) as usize] += 1;
+            count[(lo >> shift) as usize] += own as u32;
             buf[w] = pair_key(lo, hi);
-            w += 1;
+            w += own as usize;
         });
     }
     w
@@ -1001,7 +1075,7 @@ impl BoxPruner {
                 // pages per call (`perf stat -e page-faults`).
                 let entries = self.cells.end.last().copied().unwrap_or(0);
                 if self.raw.len() < 2 * entries {
-                    self.raw.resize(2 * entries, 0);
+                    resize_advised(&mut self.raw, 2 * entries, 0);
                 }
                 let mut w = 0;
                 for c in 0..n_cells {

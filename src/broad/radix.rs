@@ -20,8 +20,11 @@ pub(crate) fn sort_by_key_u32(v: &mut Vec<u64>, tmp: &mut Vec<u64>) {
             hist[p][((x >> shift) as usize) & ((1 << bits) - 1)] += 1;
         }
     }
-    tmp.clear();
-    tmp.resize(n, 0);
+    // `tmp` keeps its length between calls (only `tmp[..n]` is written), so
+    // a kept scratch is not zero-filled again on every call.
+    if tmp.len() < n {
+        tmp.resize(n, 0);
+    }
     for (p, &(shift, bits)) in PASSES.iter().enumerate() {
         let h = &mut hist[p];
         if h.contains(&(n as u32)) {
@@ -34,11 +37,14 @@ pub(crate) fn sort_by_key_u32(v: &mut Vec<u64>, tmp: &mut Vec<u64>) {
             sum += t;
         }
         let mask = (1usize << bits) - 1;
-        for &x in v.iter() {
+        let dst = &mut tmp[..n];
+        for &x in &v[..n] {
             let d = ((x >> shift) as usize) & mask;
-            tmp[h[d] as usize] = x;
+            dst[h[d] as usize] = x;
             h[d] += 1;
         }
         core::mem::swap(v, tmp);
     }
+    // After an odd number of passes `v` is the old `tmp`, maybe longer.
+    v.truncate(n);
 }

@@ -39,7 +39,7 @@ impl DenseBits {
         }
         let wpr = (dims[0] as usize).div_ceil(64);
         let words = vec![0; wpr * dims[1] as usize * dims[2] as usize];
-        advise_huge_pages(&words);
+        crate::mem::advise_huge_pages(&words);
         Some(DenseBits { dims, words_per_row: wpr, words })
     }
 
@@ -66,47 +66,6 @@ impl DenseBits {
             + v[0] as usize / 64;
         self.words[w] |= 1 << (v[0] % 64);
     }
-}
-
-/// Asks the kernel to back `words` with transparent huge pages (Linux; a
-/// no-op elsewhere and below 4 MiB).
-///
-/// Why: `vec![0; n]` gets fresh zero pages from the kernel (no memset), and
-/// the first write to each 4 KiB page faults. On the 2-core VM these grids
-/// were measured on, a fault cost 3–15 µs (more under load), so a 512³ grid
-/// (16 MiB, 4096 pages; the bunny surface touches ~3000 of them) spent more
-/// time in page faults than in voxelization. With `MADV_HUGEPAGE` each
-/// 2 MiB-aligned part faults once (2 MiB zeroed by the kernel): 16 MiB
-/// written page by page took 38–117 ms with 4 KiB pages and 2.2–5.2 ms
-/// advised (C probe, 5 alternating runs each, load ≈ 8; simd-notes
-/// "Session 5 (wp-vox6)"). Only the advice changes: contents and results are
-/// the same whether or not the kernel follows it (THP `never`, non-Linux).
-fn advise_huge_pages(words: &[u64]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let bytes = std::mem::size_of_val(words);
-        if bytes < 4 << 20 {
-            return;
-        }
-        // the page-aligned interior of the buffer (madvise wants a
-        // page-aligned start; the partial pages at both ends are left alone)
-        let start = (words.as_ptr() as usize).next_multiple_of(PAGE);
-        let end = (words.as_ptr() as usize + bytes) / PAGE * PAGE;
-        if end > start {
-            // SAFETY: [start, end) lies inside the live allocation of `words`
-            // (rounded inward to whole pages); MADV_HUGEPAGE is advice only:
-            // it does not change the contents or the validity of any page.
-            // The return value is ignored (EINVAL without THP support: the
-            // grid simply keeps 4 KiB pages).
-            #[allow(unsafe_code)]
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = words;
 }
 
 /// Sparse storage: 8³ bricks (`[u64; 8]`, word `z % 8`, bit `(y % 8)·8 + x % 8`)
