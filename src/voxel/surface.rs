@@ -6,11 +6,9 @@
 //! bbox range: voxels i with hi(i+1) >= tmin.x and lo(i) <= tmax.x   (per axis,
 //!             exact comparisons on the stored planes, the kernel's face axes;
 //!             computed once per triangle when binning by slab)
-//! ≤ 27 voxels in range    -> voxels holding a vertex, and every voxel when the
-//!                            triangle lies in one column, are marked (SureHits:
-//!                            the kernel's answer is known: touching); the others
-//!                            to triangle_aabb_conservative::<f32x16>, 16
-//!                            (triangle, voxel) pairs per call, shared by
+//! one voxel in range      -> marked (the kernel's answer is known: touching)
+//! ≤ 27 voxels in range    -> every voxel to triangle_aabb_conservative::<f32x16>,
+//!                            16 (triangle, voxel) pairs per call, shared by
 //!                            consecutive triangles (Batch)
 //! ≤ 512 voxels in range   -> f32 tile classification (Tile): the 13 SAT axes
 //!                            on the exact boxes as linear forms in the voxel
@@ -48,7 +46,7 @@ use crate::math::V3;
 use crate::overlap::triangle_aabb_conservative;
 use crate::shapes::{Aabb, Triangle};
 use crate::{Lane, Vec3};
-use wide::{f32x16, f32x8, f64x8};
+use wide::{f32x16, f64x8};
 
 /// Per-axis plane tables (see [`Grid::plane_table`]).
 pub(crate) struct Tables {
@@ -209,117 +207,15 @@ const CULL_SLACK: f64 = 1e-7;
 /// triangles 2–3 voxels wide).
 const PRECULL_MIN: u64 = 27;
 
-/// A small triangle (≤ [`PRECULL_MIN`] candidates) over layers `ka..=kb`:
-/// the voxels [`SureHits`] proves are touched are marked at once, every
-/// other voxel of the range goes to the shared kernel [`Batch`]. Same voxels
-/// as sending the whole range to the kernel (thin mode does: its filter runs
-/// on the kernel's hits).
+/// Is `tri`'s bounding box inside voxel `v`'s stored box `[lo(i), hi(i+1)]`
+/// (per axis; exact f32 comparisons)?
 #[inline]
-fn small_triangle<S: Sink>(
-    tri: &Triangle,
-    t: &Tables,
-    ranges: Ranges,
-    ka: u32,
-    kb: u32,
-    batch: &mut Batch<'_>,
-    sink: &mut S,
-) {
-    let [(i0, i1), (j0, j1), (za, _)] = ranges;
-    let row_mask = (1u32 << (i1 - i0 + 1)) - 1;
-    let sure = if batch.thin { SureHits::default() } else { SureHits::new(tri, t, ranges) };
-    for k in ka..=kb {
-        for j in j0..=j1 {
-            let row = sure.row(j - j0, k - za);
-            if row != 0 {
-                sink.or_row(i0, j, k, row);
-            }
-            let mut rest = !row & row_mask;
-            while rest != 0 {
-                let r = rest.trailing_zeros();
-                rest &= rest - 1;
-                batch.push(tri, [i0 + r, j, k], sink);
-            }
-        }
-    }
-}
-
-/// Voxels of a small triangle's bounding range that the triangle provably
-/// touches, so that [`triangle_aabb_conservative`] would answer "touching":
-/// it never answers "no" for a triangle and box that touch in exact
-/// arithmetic, and the boxes here are the ones [`Batch::push`] gives it, the
-/// stored `[lo(i), hi(i+1)]` (outward-rounded) boxes. All comparisons are of
-/// f32 inputs with f32 table entries, hence exact. Two rules:
-///
-/// - **Vertex**: a vertex `p` with `lo(i) ≤ p.x ≤ hi(i+1)` (and likewise
-///   `j` on y, `k` on z) lies in the stored box of `(i, j, k)`, so the
-///   triangle touches it. A vertex on a stored plane lies in both boxes
-///   beside it; a vertex outside the grid lies in none.
-/// - **Column**: when all three vertices lie in voxel `j`'s stored interval
-///   on y and voxel `k`'s on z, so does the whole triangle (their convex
-///   hull: the intervals are convex). Each voxel `i` of the x range has
-///   `hi(i+1) ≥ tmin.x` and `lo(i) ≤ tmax.x` (the range's definition,
-///   [`Tables::range`]), so the intervals `[lo(i), hi(i+1)]` and `[tmin.x,
-///   tmax.x]` meet; the triangle is connected and its x coordinates fill
-///   `[tmin.x, tmax.x]`, so a point of it has x in both, and that point lies
-///   in the stored box of `(i, j, k)`. Same for columns along y and z. (This
-///   includes the one-voxel range; a range clamped at the grid's border is
-///   not enough, the vertices must lie inside: a triangle crossing a corner
-///   outside the grid may miss the corner voxel its clamped range names.)
-///
-/// `Default` (all masks empty) proves nothing: thin mode, whose filter runs
-/// on the kernel's hits, and ranges longer than 8 voxels on an axis.
-#[derive(Default)]
-struct SureHits {
-    /// `m[p][a]`: bit r set when vertex p lies in the stored interval of
-    /// voxel `ranges[a].0 + r` on axis a
-    m: [[u32; 3]; 3],
-    /// the bits common to the three vertices, per axis
-    all: [u32; 3],
-    /// every voxel of the x range
-    full_x: u32,
-}
-
-impl SureHits {
-    #[inline]
-    fn new(tri: &Triangle, t: &Tables, ranges: Ranges) -> SureHits {
-        let e = ranges.map(|(a, b)| b - a + 1);
-        // (longer ranges, a few hundred columns of dragon_sub4 at 512³, go
-        // to the kernel whole)
-        if e.iter().any(|&n| n > 8) {
-            return SureHits::default();
-        }
-        let v = [tri.a, tri.b, tri.c];
-        // eight intervals at once (the tables hold 16 entries past the last
-        // plane, and bits ≥ e are masked off)
-        let mut m = [[0u32; 3]; 3];
-        for (a, &(a0, _)) in ranges.iter().enumerate() {
-            let a0 = a0 as usize;
-            let lo = f32x8::new(t.lo[a][a0..a0 + 8].try_into().unwrap());
-            let hi = f32x8::new(t.hi[a][a0 + 1..a0 + 9].try_into().unwrap());
-            let full = (1u32 << e[a]) - 1;
-            for (mp, p) in m.iter_mut().zip(&v) {
-                let x = f32x8::splat(p.get(a));
-                mp[a] = (lo.simd_le(x) & x.simd_le(hi)).to_bitmask() & full;
-            }
-        }
-        let all = [0, 1, 2].map(|a| m[0][a] & m[1][a] & m[2][a]);
-        SureHits { m, all, full_x: (1u32 << e[0]) - 1 }
-    }
-
-    /// The sure hits of row `(s, q)` (voxels `(i0 + r, j0 + s, z0 + q)`, bit r).
-    #[inline]
-    fn row(&self, s: u32, q: u32) -> u32 {
-        // all ones when bit i of m is set
-        let bit = |m: u32, i: u32| 0u32.wrapping_sub(m >> i & 1);
-        let (m, all) = (&self.m, &self.all);
-        let mut row = 0;
-        for mp in m {
-            row |= mp[0] & bit(mp[1], s) & bit(mp[2], q);
-        }
-        // columns along x, y, z
-        row |= self.full_x & bit(all[1], s) & bit(all[2], q);
-        row | all[0] & (bit(all[2], q) | bit(all[1], s))
-    }
+fn inside_voxel(tri: &Triangle, t: &Tables, v: [u32; 3]) -> bool {
+    let (lo, hi) = tri_bounds(tri);
+    (0..3).all(|a| {
+        let i = v[a] as usize;
+        t.lo[a][i] <= lo.get(a) && hi.get(a) <= t.hi[a][i + 1]
+    })
 }
 
 /// Runs one triangle over the voxels of z layers `k_lo..=k_hi` (clipped to its
@@ -356,6 +252,18 @@ pub(crate) fn triangle_rows<S: Sink>(
     if ka > kb {
         return;
     }
+    if i0 == i1 && j0 == j1 && za == zb && !pack.thin && inside_voxel(tri, t, [i0, j0, za]) {
+        // The exact face-axis ranges leave one voxel on every axis and the
+        // triangle's bounding box lies inside that voxel's stored box, so the
+        // triangle touches it in exact arithmetic and the conservative kernel
+        // necessarily answers "touching" — skip the call, same answer. (The
+        // containment is not implied at the grid's border: a range clamped
+        // to the first or last voxel only says the bounding boxes overlap,
+        // and a triangle crossing a corner outside the grid can miss the
+        // corner voxel; `tests/voxel.rs` `small_triangle_shortcuts_equal_kernel`.)
+        sink.or_row(i0, j0, ka, 1);
+        return;
+    }
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
     // Small ranges skip the f64 setup: every voxel goes to the kernel, which
@@ -364,7 +272,13 @@ pub(crate) fn triangle_rows<S: Sink>(
     // depend on the slab layout, hence not on dense/sparse storage).
     let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (zb - za + 1) as u64;
     if count <= PRECULL_MIN {
-        small_triangle(tri, t, ranges, ka, kb, batch, sink);
+        for k in ka..=kb {
+            for j in j0..=j1 {
+                for i in i0..=i1 {
+                    batch.push(tri, [i, j, k], sink);
+                }
+            }
+        }
         return;
     }
 
