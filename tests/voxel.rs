@@ -1050,3 +1050,159 @@ fn timing_probe() {
         }
     }
 }
+
+/// Small triangles (≤ 27 candidate voxels, the shared-batch path) give, per
+/// triangle, exactly the conservative kernel's voxels on the stored boxes:
+/// a shortcut that marks voxels without the kernel (today: a triangle inside
+/// one voxel; tried in session 6: a vertex inside a voxel, a triangle inside
+/// one column) must agree with it bit for bit. Fails on the unchecked
+/// one-voxel shortcut of before session 6 (a clamped range at the border).
+/// Adversarial: vertices on the f32 bounds of grid planes and one ulp
+/// beside them, columns whose walls hold vertices, triangles sticking out of
+/// the grid at faces, edges and corners (a bounding range clamped to one
+/// voxel does not mean the triangle is inside it), segments and points, on a
+/// non-dyadic and a dyadic grid; then the exact reference on a subset.
+#[test]
+fn small_triangle_shortcuts_equal_kernel() {
+    use widephase::overlap::triangle_aabb_conservative;
+    let grids = [
+        Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
+        Grid::new(Vec3::new(0.0, 0.0, 0.0), 0.125, [16, 12, 14]).unwrap(),
+    ];
+    let mut rng = fastrand::Rng::with_seed(11);
+    for g in &grids {
+        let (o, h) = (g.origin, g.voxel);
+        let dims = g.dims;
+        // a coordinate on (or one ulp beside) a grid plane near `x`
+        let snap = |rng: &mut fastrand::Rng, a: usize, x: f32| -> f32 {
+            let n = ((x - o.get(a)) / h).round() as i64;
+            let (l, u) = g.plane(a, n);
+            match rng.u32(0..6) {
+                0 => l,
+                1 => u,
+                2 => l.next_down(),
+                3 => u.next_up(),
+                _ => x,
+            }
+        };
+        // the exact per-axis bounding range (stored planes), as the voxelizer
+        let range = |a: usize, lo: f32, hi: f32| -> Option<(u32, u32)> {
+            let ok: Vec<u32> = (0..dims[a])
+                .filter(|&i| g.plane(a, i as i64).0 <= hi && g.plane(a, i as i64 + 1).1 >= lo)
+                .collect();
+            Some((*ok.first()?, *ok.last()?))
+        };
+        let mut m = Mesh::default();
+        let mut wanted: Vec<HashSet<[u32; 3]>> = Vec::new();
+        let (mut columns, mut outside) = (0, 0);
+        while m.indices.len() < 6000 {
+            let kind = rng.u32(0..6);
+            // a centre in and around the grid (outside it for kind 4)
+            let mut c = Vec3::ZERO;
+            for (a, &d) in dims.iter().enumerate() {
+                let d = d as f32;
+                let f = if kind == 4 {
+                    if rng.bool() {
+                        rng.f32() * 0.6 - 0.3
+                    } else {
+                        d + rng.f32() * 0.6 - 0.3
+                    }
+                } else {
+                    rng.f32() * d
+                };
+                c.set(a, o.get(a) + f * h);
+            }
+            let s = [0.3, 0.8, 1.5][rng.usize(0..3)] * h;
+            let mut v = [0; 3].map(|_| {
+                c + Vec3::new(rng.f32() - 0.5, rng.f32() - 0.5, rng.f32() - 0.5) * (2.0 * s)
+            });
+            match kind {
+                // every coordinate may sit on or next to a plane
+                1 | 4 => {
+                    for p in &mut v {
+                        for a in 0..3 {
+                            let x = snap(&mut rng, a, p.get(a));
+                            p.set(a, x);
+                        }
+                    }
+                }
+                // a column along axis `a`: the two other coordinates of every
+                // vertex in one voxel's stored interval (walls included) or
+                // one ulp outside it
+                2 => {
+                    let a = rng.usize(0..3);
+                    for b in [(a + 1) % 3, (a + 2) % 3] {
+                        let i = ((c.get(b) - o.get(b)) / h).floor().max(0.0) as i64;
+                        let (l, u) = (g.plane(b, i).0, g.plane(b, i + 1).1);
+                        for p in &mut v {
+                            let x = match rng.u32(0..8) {
+                                0 => l,
+                                1 => u,
+                                2 => l.next_down(),
+                                3 => u.next_up(),
+                                _ => l + (u - l) * rng.f32(),
+                            };
+                            p.set(b, x);
+                        }
+                    }
+                    let len = rng.f32() * 4.0 * h;
+                    v[1].set(a, v[0].get(a) + len * rng.f32());
+                    v[2].set(a, v[0].get(a) + len);
+                }
+                // a segment, a point
+                3 => {
+                    v[2] = if rng.bool() { v[1] } else { v[0] };
+                    if rng.bool() {
+                        v[1] = v[0];
+                    }
+                }
+                _ => {}
+            }
+            let tri = Triangle::new(v[0], v[1], v[2]);
+            let (lo, hi) = (tri.a.min(tri.b).min(tri.c), tri.a.max(tri.b).max(tri.c));
+            let r =
+                (|| Some([range(0, lo.x, hi.x)?, range(1, lo.y, hi.y)?, range(2, lo.z, hi.z)?]))();
+            let Some(r) = r else { continue };
+            let count: u32 = r.iter().map(|&(a, b)| b - a + 1).product();
+            if count > 27 {
+                continue;
+            }
+            if kind == 2 {
+                columns += 1;
+            }
+            if (0..3)
+                .any(|a| lo.get(a) < g.plane(a, 0).0 || hi.get(a) > g.plane(a, dims[a] as i64).1)
+            {
+                outside += 1;
+            }
+            let mut want = HashSet::new();
+            for k in r[2].0..=r[2].1 {
+                for j in r[1].0..=r[1].1 {
+                    for i in r[0].0..=r[0].1 {
+                        if triangle_aabb_conservative(&tri, &g.voxel_box([i, j, k])) {
+                            want.insert([i, j, k]);
+                        }
+                    }
+                }
+            }
+            let n = m.vertices.len() as u32;
+            m.vertices.extend(v);
+            m.indices.push([n, n + 1, n + 2]);
+            wanted.push(want);
+        }
+        assert!(columns > 500 && outside > 300, "{columns} columns, {outside} outside");
+        let mut got: Vec<HashSet<[u32; 3]>> = vec![HashSet::new(); wanted.len()];
+        for (v, tris) in voxel::triangle_lists(m.as_ref(), g).unwrap() {
+            for t in tris {
+                got[t as usize].insert(v);
+            }
+        }
+        for (t, (w, gt)) in wanted.iter().zip(&got).enumerate() {
+            assert_eq!(w, gt, "triangle {t}: {:?} on {g:?}", m.as_ref().triangle(t));
+        }
+        // and the exact reference (zero misses, no out-of-band extras) on a subset
+        let sub =
+            Mesh { vertices: m.vertices[..3000].to_vec(), indices: m.indices[..1000].to_vec() };
+        check_mesh("small triangles", sub.as_ref(), g);
+    }
+}

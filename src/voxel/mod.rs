@@ -147,29 +147,54 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
         .into_par_iter()
         .map(|i| tri_ranges(&mesh.triangle(i), t))
         .collect();
-    // each triangle's slabs `s0..=s1` (empty when it misses the grid), in
-    // parallel: the serial passes below only count and fill
+    // each triangle's slabs `s0..=s1` (empty when it misses the grid)
     let slabs: Vec<(u32, u32)> = ranges
         .par_iter()
         .map(|r| r.map_or((1, 0), |r| (r[2].0 / layers, r[2].1 / layers)))
         .collect();
+    // Count and fill in parallel over chunks of triangles: chunk c's ids of
+    // slab s go to their own sub-slice, after those of chunks < c, so every
+    // slab lists its triangles in increasing order, as a serial fill would
+    // (the result does not depend on the thread count).
+    const CHUNK: usize = 1 << 13;
+    let per_chunk: Vec<Vec<u32>> = slabs
+        .par_chunks(CHUNK)
+        .map(|c| {
+            let mut n = vec![0u32; nslabs];
+            for &(a, b) in c {
+                for s in a..=b {
+                    n[s as usize] += 1;
+                }
+            }
+            n
+        })
+        .collect();
     let mut counts = vec![0usize; nslabs + 1];
-    for &(a, b) in &slabs {
-        for s in a..=b {
-            counts[s as usize + 1] += 1;
-        }
-    }
     for s in 0..nslabs {
-        counts[s + 1] += counts[s];
+        counts[s + 1] = counts[s] + per_chunk.iter().map(|n| n[s] as usize).sum::<usize>();
     }
-    let mut fill = counts.clone();
     let mut ids = vec![0u32; counts[nslabs]];
-    for (i, &(a, b)) in slabs.iter().enumerate() {
-        for s in a..=b {
-            ids[fill[s as usize]] = i as u32;
-            fill[s as usize] += 1;
+    let mut parts: Vec<Vec<&mut [u32]>> =
+        per_chunk.iter().map(|_| Vec::with_capacity(nslabs)).collect();
+    let mut rest: &mut [u32] = &mut ids;
+    for s in 0..nslabs {
+        for (part, n) in parts.iter_mut().zip(&per_chunk) {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n[s] as usize);
+            part.push(head);
+            rest = tail;
         }
     }
+    parts.into_par_iter().zip(slabs.par_chunks(CHUNK)).enumerate().for_each(
+        |(c, (mut part, sl))| {
+            let mut fill = vec![0usize; nslabs];
+            for (i, &(a, b)) in sl.iter().enumerate() {
+                for s in a as usize..=b as usize {
+                    part[s][fill[s]] = (c * CHUNK + i) as u32;
+                    fill[s] += 1;
+                }
+            }
+        },
+    );
     Bins { offsets: counts, ids, ranges }
 }
 

@@ -207,6 +207,17 @@ const CULL_SLACK: f64 = 1e-7;
 /// triangles 2–3 voxels wide).
 const PRECULL_MIN: u64 = 27;
 
+/// Is `tri`'s bounding box inside voxel `v`'s stored box `[lo(i), hi(i+1)]`
+/// (per axis; exact f32 comparisons)?
+#[inline]
+fn inside_voxel(tri: &Triangle, t: &Tables, v: [u32; 3]) -> bool {
+    let (lo, hi) = tri_bounds(tri);
+    (0..3).all(|a| {
+        let i = v[a] as usize;
+        t.lo[a][i] <= lo.get(a) && hi.get(a) <= t.hi[a][i + 1]
+    })
+}
+
 /// Runs one triangle over the voxels of z layers `k_lo..=k_hi` (clipped to its
 /// range), ORing marked voxels into `sink`; `thin` selects the 6-separating
 /// filter.
@@ -241,15 +252,17 @@ pub(crate) fn triangle_rows<S: Sink>(
     if ka > kb {
         return;
     }
-    if i0 == i1 && j0 == j1 && za == zb {
-        // The exact face-axis ranges leave one voxel on every axis: the
+    if i0 == i1 && j0 == j1 && za == zb && !pack.thin && inside_voxel(tri, t, [i0, j0, za]) {
+        // The exact face-axis ranges leave one voxel on every axis and the
         // triangle's bounding box lies inside that voxel's stored box, so the
         // triangle touches it in exact arithmetic and the conservative kernel
-        // necessarily answers "touching" — skip the call, same answer.
-        if !pack.thin {
-            sink.or_row(i0, j0, ka, 1);
-            return;
-        }
+        // necessarily answers "touching" — skip the call, same answer. (The
+        // containment is not implied at the grid's border: a range clamped
+        // to the first or last voxel only says the bounding boxes overlap,
+        // and a triangle crossing a corner outside the grid can miss the
+        // corner voxel; `tests/voxel.rs` `small_triangle_shortcuts_equal_kernel`.)
+        sink.or_row(i0, j0, ka, 1);
+        return;
     }
     let lo = [i0, j0, ka];
     let hi = [i1, j1, kb];
