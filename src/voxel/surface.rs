@@ -12,7 +12,8 @@
 //!                            consecutive triangles (Batch)
 //! ≤ 512 voxels in range   -> f32 tile classification (Tile): the 13 SAT axes
 //!                            on the exact boxes as linear forms in the voxel
-//!                            offsets, 16 voxels per step with a proven
+//!                            offsets (set up in f64 for 8 triangles at once,
+//!                            TileQueue), 16 voxels per step with a proven
 //!                            margin: sure hit -> the row's bits ORed at once,
 //!                            sure miss -> dropped, undecided -> the f64 test
 //!                            (TileExact), then the kernel
@@ -209,7 +210,8 @@ const PRECULL_MIN: u64 = 27;
 
 /// Runs one triangle over the voxels of z layers `k_lo..=k_hi` (clipped to its
 /// range), ORing marked voxels into `sink`; `thin` selects the 6-separating
-/// filter.
+/// filter. Triangles of the tile path are queued in `tiles` and run when it
+/// holds eight (the caller flushes it at the end, as `batch`).
 ///
 /// Candidates come from a Schwarz–Seidel-style setup in f64, used only as a
 /// **pre-cull that keeps a superset of the exactly touching voxels**: with `w`
@@ -234,6 +236,7 @@ pub(crate) fn triangle_rows<S: Sink>(
     k_hi: u32,
     pack: &mut VoxPack<'_>,
     batch: &mut Batch<'_>,
+    tiles: &mut TileQueue<'_>,
     sink: &mut S,
 ) {
     let [(i0, i1), (j0, j1), (za, zb)] = ranges;
@@ -251,8 +254,6 @@ pub(crate) fn triangle_rows<S: Sink>(
             return;
         }
     }
-    let lo = [i0, j0, ka];
-    let hi = [i1, j1, kb];
     // Small ranges skip the f64 setup: every voxel goes to the kernel, which
     // decides alone. The choice uses the unclipped z range, so a triangle
     // straddling two slabs takes the same path in both (the voxels do not
@@ -268,28 +269,34 @@ pub(crate) fn triangle_rows<S: Sink>(
         }
         return;
     }
+    if count <= TILE_MAX {
+        tiles.push(tri, [i0, j0, za], [i1, j1, zb], (ka, kb), pack, sink);
+        return;
+    }
+    triangle_columns(tri, t, [i0, j0, ka], [i1, j1, kb], pack, sink);
+}
 
-    let p = [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
-    let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
-    let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
-    let n = [
-        e1[1] * e2[2] - e1[2] * e2[1],
-        e1[2] * e2[0] - e1[0] * e2[2],
-        e1[0] * e2[1] - e1[1] * e2[0],
-    ];
-    let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+/// The column walk of one triangle over the voxels `lo..=hi` (its range,
+/// clipped to the slab): degenerate triangles test the whole range, the
+/// others take [`Certain`]'s classification (see [`triangle_rows`]).
+fn triangle_columns<S: Sink>(
+    tri: &Triangle,
+    t: &Tables,
+    lo: [u32; 3],
+    hi: [u32; 3],
+    pack: &mut VoxPack<'_>,
+    sink: &mut S,
+) {
     let g = &t.grid;
     let h = g.voxel as f64;
     let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
-    // magnitude scale of every coordinate involved (the triangle, the origin,
-    // and the boxes near the triangle, which are within 2h of it); it does not
-    // depend on the grid's dimensions, so a window of a grid gives the same voxels
-    let mut scale = 2.0 * h;
-    for a in 0..3 {
-        scale = scale.max(o[a].abs() + 2.0 * h);
-        for v in &p {
-            scale = scale.max(v[a].abs() + 2.0 * h);
-        }
+    let setup = TriSetup::new(tri_f64(tri), h, o);
+    let TriSetup { p, e1, e2, n, n1, nabs1, scale } = setup;
+    if !setup.ok(h) {
+        // degenerate: every voxel of the bounding range is a candidate
+        pack.start(tri);
+        whole_range(lo, hi, pack, sink);
+        return;
     }
     let w = if n[0].abs() >= n[1].abs() && n[0].abs() >= n[2].abs() {
         0
@@ -298,34 +305,7 @@ pub(crate) fn triangle_rows<S: Sink>(
     } else {
         2
     };
-    // (NaN-safe: a NaN normal also takes the degenerate path)
-    let ok = n1 > 0.0 && n[w].abs() * h > 0.0 && n1.is_finite();
-    if !ok {
-        // degenerate: every voxel of the bounding range is a candidate
-        pack.start(tri);
-        whole_range(lo, hi, pack, sink);
-        return;
-    }
-    // |n_k| bounded by the magnitudes of its two products (the rounding of n
-    // is relative to these, not to |n|, which cancels on slivers)
-    let nabs1 = (e1[1] * e2[2]).abs()
-        + (e1[2] * e2[1]).abs()
-        + (e1[2] * e2[0]).abs()
-        + (e1[0] * e2[2]).abs()
-        + (e1[0] * e2[1]).abs()
-        + (e1[1] * e2[0]).abs();
     pack.start(tri);
-    if count <= TILE_MAX {
-        if let Some(tile) = Tile::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za], [i1, j1, zb]) {
-            let mut exact = || TileExact::new(&p, tri, g, &n, nabs1, scale, [i0, j0, za]);
-            let (lo, hi) = ([i0, j0, za], [i1, j1, zb]);
-            if pack.thin || !tile.run_rows(lo, hi, ka, kb, &mut exact, pack, sink) {
-                tile.run(lo, hi, ka, kb, &mut exact, pack, sink);
-            }
-            pack.flush(sink);
-            return;
-        }
-    }
     let (u, v) = ((w + 1) % 3, (w + 2) % 3);
     // 2D edge functions in the (u, v) projection, oriented inward
     let area = e1[u] * e2[v] - e1[v] * e2[u];
@@ -441,8 +421,8 @@ const SURE_SLACK: f64 = 1e-9;
 
 /// `A = e_k × f` (a zero vector when the edge is parallel to `e_k`).
 #[inline(always)]
-fn cross_axis(k: usize, f: [f64; 3]) -> [f64; 3] {
-    let mut a = [0.0; 3];
+fn cross_axis<F: F64Lanes>(k: usize, f: [F; 3]) -> [F; 3] {
+    let mut a = [F::splat(0.0); 3];
     a[(k + 1) % 3] = -f[(k + 2) % 3];
     a[(k + 2) % 3] = f[(k + 1) % 3];
     a
@@ -629,67 +609,264 @@ const TILE_D: [[[f32; 16]; 5]; 2] = {
     t
 };
 
-/// Calls `put(x, A, q0, q1, |A|₁, M)` for the 13 SAT axes of a non-degenerate
-/// triangle: axis 0 the normal, 1–3 the faces, 4–12 the edge axes `e_k × f_i`
-/// (zero edge axes are skipped: they separate nothing). `[min(q0, q1),
-/// max(q0, q1)]` is the triangle's projection, `M` the f64 margin of
-/// [`Certain`].
+/// The f64 arithmetic of the per-triangle setup, over one triangle (`f64`)
+/// or eight at once (`f64x8`, one triangle per lane; [`TileQueue`]). Every
+/// operation is the IEEE one in each lane — `+ − ×`, negation and `abs` (sign
+/// bit), `max` of non-NaN values, comparisons, select; no FMA, nothing
+/// reassociated — and the setup code is written once over this trait, so a
+/// lane's values equal the one-triangle values bit for bit
+/// (`batched_setup_matches_scalar`).
+pub(crate) trait F64Lanes:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Neg<Output = Self>
+{
+    /// Per-lane booleans.
+    type Mask: Copy + std::ops::BitAnd<Output = Self::Mask>;
+    fn splat(x: f64) -> Self;
+    fn abs(self) -> Self;
+    /// The larger of two values, neither of them NaN.
+    fn max(self, o: Self) -> Self;
+    fn le(self, o: Self) -> Self::Mask;
+    fn gt(self, o: Self) -> Self::Mask;
+    /// `self != o` (true when either is NaN, as `!=`).
+    fn ne(self, o: Self) -> Self::Mask;
+    fn is_finite(self) -> Self::Mask;
+    /// `t` where `m`, else `f`.
+    fn select(m: Self::Mask, t: Self, f: Self) -> Self;
+    /// The lanes rounded to the nearest f32 (as `as f32`).
+    type F32: Copy;
+    fn to_f32(self) -> Self::F32;
+    /// Lane `l` of `v`.
+    fn f32_lane(v: &Self::F32, l: usize) -> f32;
+}
+
+impl F64Lanes for f64 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f64::max(self, o)
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> bool {
+        self <= o
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn ne(self, o: Self) -> bool {
+        self != o
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    #[inline(always)]
+    fn select(m: bool, t: Self, f: Self) -> Self {
+        if m {
+            t
+        } else {
+            f
+        }
+    }
+    type F32 = f32;
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn f32_lane(v: &f32, _l: usize) -> f32 {
+        *v
+    }
+}
+
+impl F64Lanes for f64x8 {
+    type Mask = f64x8;
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        f64x8::splat(x)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64x8::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f64x8::max(self, o)
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> Self {
+        self.simd_le(o)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        self.simd_gt(o)
+    }
+    #[inline(always)]
+    fn ne(self, o: Self) -> Self {
+        self.simd_ne(o)
+    }
+    #[inline(always)]
+    fn is_finite(self) -> Self {
+        f64x8::is_finite(self)
+    }
+    #[inline(always)]
+    fn select(m: Self, t: Self, f: Self) -> Self {
+        m.select(t, f)
+    }
+    type F32 = [f32; 8];
+    #[inline(always)]
+    fn to_f32(self) -> [f32; 8] {
+        self.to_array().map(|v| v as f32)
+    }
+    #[inline(always)]
+    fn f32_lane(v: &[f32; 8], l: usize) -> f32 {
+        v[l]
+    }
+}
+
+/// A triangle's vertices in f64 (exact).
 #[inline(always)]
-fn tile_axes(
-    p: &[[f64; 3]; 3],
-    tri: &Triangle,
-    n: &[f64; 3],
-    nabs1: f64,
-    scale: f64,
-    put: &mut impl FnMut(usize, [f64; 3], f64, f64, f64, f64),
+fn tri_f64(tri: &Triangle) -> [[f64; 3]; 3] {
+    [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64])
+}
+
+/// What every classification of a triangle starts from (f64, one triangle
+/// or a lane each): the vertices `p`, the edges `e1 = p₁ − p₀`,
+/// `e2 = p₂ − p₀`, the normal `n = e1 × e2`, `|n|₁`, `N₁` (the sum of the
+/// magnitudes of `n`'s six products: its rounding is relative to these, not
+/// to `|n|`, which cancels on slivers) and `scale`, the magnitude of every
+/// coordinate involved (the triangle, the origin and the boxes near the
+/// triangle, which are within 2h of it; it does not depend on the grid's
+/// dimensions, so a window of a grid gives the same voxels).
+#[derive(Clone, Copy)]
+struct TriSetup<F> {
+    p: [[F; 3]; 3],
+    e1: [F; 3],
+    e2: [F; 3],
+    n: [F; 3],
+    n1: F,
+    nabs1: F,
+    scale: F,
+}
+
+impl<F: F64Lanes> TriSetup<F> {
+    /// The setup of the triangle(s) `p` on a grid of voxel size `h` and
+    /// origin `o`.
+    #[inline(always)]
+    fn new(p: [[F; 3]; 3], h: f64, o: [f64; 3]) -> TriSetup<F> {
+        let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
+        let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
+        let n = [
+            e1[1] * e2[2] - e1[2] * e2[1],
+            e1[2] * e2[0] - e1[0] * e2[2],
+            e1[0] * e2[1] - e1[1] * e2[0],
+        ];
+        let n1 = n[0].abs() + n[1].abs() + n[2].abs();
+        let h2 = F::splat(2.0 * h);
+        let mut scale = h2;
+        for a in 0..3 {
+            scale = scale.max(F::splat(o[a].abs() + 2.0 * h));
+            for v in &p {
+                scale = scale.max(v[a].abs() + h2);
+            }
+        }
+        let nabs1 = (e1[1] * e2[2]).abs()
+            + (e1[2] * e2[1]).abs()
+            + (e1[2] * e2[0]).abs()
+            + (e1[0] * e2[2]).abs()
+            + (e1[0] * e2[1]).abs()
+            + (e1[1] * e2[0]).abs();
+        TriSetup { p, e1, e2, n, n1, nabs1, scale }
+    }
+
+    /// Non-degenerate: `|n|₁` finite and positive and the dominant normal
+    /// component times `h` not zero (NaN-safe: a NaN normal fails `|n|₁ > 0`).
+    #[inline(always)]
+    fn ok(&self, h: f64) -> F::Mask {
+        let n = self.n;
+        let nmax = n[0].abs().max(n[1].abs()).max(n[2].abs());
+        let zero = F::splat(0.0);
+        self.n1.gt(zero) & (nmax * F::splat(h)).gt(zero) & self.n1.is_finite()
+    }
+}
+
+/// Calls `put(x, A, q0, q1, |A|₁, M)` for the 13 SAT axes of a non-degenerate
+/// triangle: axis 0 the normal, 1–3 the faces, 4–12 the edge axes `e_k × f_i`.
+/// `[min(q0, q1), max(q0, q1)]` is the triangle's projection, `M` the f64
+/// margin of [`Certain`]. The caller skips axes with `|A|₁ = 0` (zero edge
+/// axes separate nothing). `tb` holds the triangle's bounding box (its f32
+/// [`tri_bounds`], in f64).
+#[inline(always)]
+fn tile_axes<F: F64Lanes>(
+    s: &TriSetup<F>,
+    tb: &[[F; 3]; 2],
+    put: &mut impl FnMut(usize, [F; 3], F, F, F, F),
 ) {
-    let dot = |a: [f64; 3], q: [f64; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
-    let n1 = n[0].abs() + n[1].abs() + n[2].abs();
-    let d0 = dot(*n, p[0]);
-    put(0, *n, d0, d0, n1, SURE_SLACK * nabs1 * scale);
-    let (tmin, tmax) = tri_bounds(tri);
+    let dot = |a: [F; 3], q: [F; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
+    let (p, n) = (&s.p, s.n);
+    let slack = F::splat(SURE_SLACK);
+    let d0 = dot(n, p[0]);
+    put(0, n, d0, d0, s.n1, slack * s.nabs1 * s.scale);
+    let (zero, one) = (F::splat(0.0), F::splat(1.0));
     for k in 0..3 {
-        let mut a = [0.0; 3];
-        a[k] = 1.0;
-        put(1 + k, a, tmin.get(k) as f64, tmax.get(k) as f64, 1.0, SURE_SLACK * scale);
+        let mut a = [zero; 3];
+        a[k] = one;
+        put(1 + k, a, tb[0][k], tb[1][k], one, slack * s.scale);
     }
     for i in 0..3 {
         let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
         for k in 0..3 {
             let a = cross_axis(k, fi);
             let a1 = a[0].abs() + a[1].abs() + a[2].abs();
-            if a1 != 0.0 {
-                // p_i and p_{i+1} have the same exact projection on e_k × f_i:
-                // the interval is spanned by p_i and p_{i+2}
-                let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
-                put(4 + 3 * i + k, a, q0, q1, a1, SURE_SLACK * a1 * scale);
-            }
+            // p_i and p_{i+1} have the same exact projection on e_k × f_i:
+            // the interval is spanned by p_i and p_{i+2}
+            let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
+            put(4 + 3 * i + k, a, q0, q1, a1, slack * a1 * s.scale);
         }
     }
 }
 
 /// What [`Tile`] and [`TileExact`] share per axis: the centre `c0` of the
 /// range's corner voxel and the voxel size, in f64.
-struct TileFrame {
-    c0: [f64; 3],
-    h: f64,
+struct TileFrame<F> {
+    c0: [F; 3],
+    h: F,
 }
 
-impl TileFrame {
+impl<F: F64Lanes> TileFrame<F> {
+    /// The frame of ranges starting at voxel `lo` (integers, as f64).
     #[inline(always)]
-    fn new(g: &Grid, lo: [u32; 3]) -> TileFrame {
-        let h = g.voxel as f64;
-        TileFrame { c0: [0, 1, 2].map(|a| g.origin.get(a) as f64 + (lo[a] as f64 + 0.5) * h), h }
+    fn new(g: &Grid, lo: [F; 3]) -> TileFrame<F> {
+        let h = F::splat(g.voxel as f64);
+        let half = F::splat(0.5);
+        TileFrame {
+            c0: [0, 1, 2].map(|a| F::splat(g.origin.get(a) as f64) + (lo[a] + half) * h),
+            h,
+        }
     }
 
     /// Axis `a` whose triangle interval is spanned by `q0, q1` (`a1 = |a|₁`):
     /// the half width of the exact box's interval plus the triangle's,
     /// `b = a·c0 − mid` and the steps `a·h` per voxel along x, y, z.
     #[inline(always)]
-    fn axis(&self, a: [f64; 3], q0: f64, q1: f64, a1: f64) -> (f64, f64, [f64; 3]) {
-        let half = 0.5 * (q0 - q1).abs() + 0.5 * self.h * a1;
-        let b = a[0] * self.c0[0] + a[1] * self.c0[1] + a[2] * self.c0[2] - 0.5 * (q0 + q1);
-        (half, b, a.map(|ak| ak * self.h))
+    fn axis(&self, a: [F; 3], q0: F, q1: F, a1: F) -> (F, F, [F; 3]) {
+        let half = F::splat(0.5);
+        let hw = half * (q0 - q1).abs() + half * self.h * a1;
+        let b = a[0] * self.c0[0] + a[1] * self.c0[1] + a[2] * self.c0[2] - half * (q0 + q1);
+        (hw, b, a.map(|ak| ak * self.h))
     }
 }
 
@@ -708,23 +885,24 @@ struct TileExact {
 }
 
 impl TileExact {
-    fn new(
-        p: &[[f64; 3]; 3],
-        tri: &Triangle,
-        g: &Grid,
-        n: &[f64; 3],
-        nabs1: f64,
-        scale: f64,
-        lo: [u32; 3],
-    ) -> TileExact {
-        let frame = TileFrame::new(g, lo);
+    /// The test of `tri` (non-degenerate) over the range starting at `lo`.
+    fn new(tri: &Triangle, g: &Grid, lo: [u32; 3]) -> TileExact {
+        let h = g.voxel as f64;
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let (tmin, tmax) = tri_bounds(tri);
+        let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
+        let frame = TileFrame::new(g, lo.map(|c| c as f64));
         let mut e = TileExact {
             b: [0.0; 13],
             s: [[0.0; 13]; 3],
             lo: [f64::INFINITY; 13],
             hi: [f64::INFINITY; 13],
         };
-        tile_axes(p, tri, n, nabs1, scale, &mut |x, a, q0, q1, a1, m| {
+        tile_axes(&s, &tb, &mut |x, a, q0, q1, a1, m| {
+            if a1 == 0.0 {
+                // a zero axis keeps v = 0 and infinite bounds
+                return;
+            }
             let (half, b, sa) = frame.axis(a, q0, q1, a1);
             e.b[x] = b;
             for (k, &sk) in sa.iter().enumerate() {
@@ -787,73 +965,111 @@ impl TileExact {
 /// it (the axis separates): the same sure-hit / sure-miss meaning as
 /// [`Certain::voxel`]. Triangles with `T > 2¹⁰⁰` (no f32 overflow below
 /// that) fall back to the column walk. Lanes outside the range are masked off.
-struct Tile {
-    /// lanes 0..13 (one per axis): `b`, `s_x`, `s_y`, `s_z`
-    b: f32x16,
-    sx: f32x16,
-    sy: f32x16,
-    sz: f32x16,
-    hin: [f32; 13],
-    hout: [f32; 13],
+///
+/// The values live in the setup, lane `l` (eight triangles are set up at
+/// once, [`TileQueue`]); the tile reads them in place.
+struct Tile<'s, F: F64Lanes> {
+    setup: &'s TileSetup<F>,
+    l: usize,
     /// log2 of the tile width along x
     lw: u32,
 }
 
-impl Tile {
-    /// The setup for the bounding range `lo..=hi` (unclipped), or `None` when
-    /// the values could overflow f32 (then the caller takes the column walk).
-    /// Axis 0 is the normal (tested first: it separates most voxels of the
-    /// range), 1–3 the faces, 4–12 the edge axes `e_k × f_i`.
+/// [`Tile`]'s values for one triangle or eight (a lane each), computed in
+/// f64 and rounded to f32: per axis `b`, the steps `s_x, s_y, s_z` and
+/// `half ∓ E`; a zero axis keeps `b = s = 0` and infinite bounds (it
+/// separates nothing). `fits` is false where the values could overflow f32.
+struct TileSetup<F: F64Lanes> {
+    b: [F::F32; 13],
+    s: [[F::F32; 13]; 3],
+    hin: [F::F32; 13],
+    hout: [F::F32; 13],
+    fits: F::Mask,
+}
+
+impl<F: F64Lanes> TileSetup<F> {
+    /// An unset setup (every value is written by [`TileSetup::compute`]).
+    fn new() -> TileSetup<F> {
+        let z = F::splat(0.0);
+        let z32 = z.to_f32();
+        TileSetup {
+            b: [z32; 13],
+            s: [[z32; 13]; 3],
+            hin: [z32; 13],
+            hout: [z32; 13],
+            fits: z.le(z),
+        }
+    }
+
+    /// The setup of the triangle(s) `s` with bounding boxes `tb` for the
+    /// bounding ranges starting at voxel `lo` and `d` voxels long minus one
+    /// (unclipped; integers as f64). Axis 0 is the normal (tested first: it
+    /// separates most voxels of the range), 1–3 the faces, 4–12 the edge axes
+    /// `e_k × f_i`. (In place: zeroing and moving the eight-lane setup cost
+    /// more than computing it.)
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        p: &[[f64; 3]; 3],
-        tri: &Triangle,
-        g: &Grid,
-        n: &[f64; 3],
-        nabs1: f64,
-        scale: f64,
-        lo: [u32; 3],
-        hi: [u32; 3],
-    ) -> Option<Tile> {
+    fn compute(&mut self, s: &TriSetup<F>, tb: &[[F; 3]; 2], g: &Grid, lo: [F; 3], d: [F; 3]) {
         let frame = TileFrame::new(g, lo);
-        let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
-        let (mut b, mut s) = ([0f32; 16], [[0f32; 16]; 3]);
-        // a zero axis (never set) keeps v = 0 and infinite bounds: it
-        // separates nothing
-        let (mut hin, mut hout) = ([f32::INFINITY; 13], [f32::INFINITY; 13]);
-        let mut fits = true;
+        let (zero, inf) = (F::splat(0.0), F::splat(f64::INFINITY));
+        let t_max = F::splat(TILE_T_MAX);
+        let mut fits = zero.le(zero);
         // axis x: A, the projections q0, q1 spanning the triangle's interval,
         // |A|₁ and the f64 margin M
-        let mut put = |x: usize, a: [f64; 3], q0: f64, q1: f64, a1: f64, m: f64| {
+        tile_axes(s, tb, &mut |x, a, q0, q1, a1, m| {
+            let used = a1.ne(zero);
             let (half, bx, sa) = frame.axis(a, q0, q1, a1);
             let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
             let t = t + half + m;
-            // (also false for NaN)
-            fits &= t <= TILE_T_MAX;
-            let e = m + (t * TILE_E_REL + TILE_E_ABS);
-            hin[x] = (half - e) as f32;
-            hout[x] = (half + e) as f32;
-            b[x] = bx as f32;
-            for k in 0..3 {
-                s[k][x] = sa[k] as f32;
+            // (also false for NaN; a zero axis always fits)
+            fits = fits & F::select(used, t, zero).le(t_max);
+            let e = m + (t * F::splat(TILE_E_REL) + F::splat(TILE_E_ABS));
+            self.hin[x] = F::select(used, half - e, inf).to_f32();
+            self.hout[x] = F::select(used, half + e, inf).to_f32();
+            self.b[x] = F::select(used, bx, zero).to_f32();
+            for (k, &sk) in sa.iter().enumerate() {
+                self.s[k][x] = F::select(used, sk, zero).to_f32();
             }
-        };
-        tile_axes(p, tri, n, nabs1, scale, &mut put);
-        if !fits {
-            return None;
-        }
+        });
+        self.fits = fits;
+    }
+}
+
+impl TileSetup<f64> {
+    /// The one-lane setup of the tile of the non-degenerate `tri` for the
+    /// bounding range `lo..=hi`, or `None` when it does not fit f32.
+    #[cfg(test)]
+    fn one(tri: &Triangle, g: &Grid, lo: [u32; 3], hi: [u32; 3]) -> Option<TileSetup<f64>> {
+        let h = g.voxel as f64;
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let (tmin, tmax) = tri_bounds(tri);
+        let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
+        let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
+        let mut setup = TileSetup::new();
+        setup.compute(&s, &tb, g, lo.map(|c| c as f64), d);
+        (s.ok(h) && setup.fits).then_some(setup)
+    }
+}
+
+impl<'s, F: F64Lanes> Tile<'s, F> {
+    /// The tile of lane `l` of `setup` (which fits), for the bounding range
+    /// `lo..=hi` (unclipped).
+    #[inline(always)]
+    fn from_setup(setup: &'s TileSetup<F>, l: usize, lo: [u32; 3], hi: [u32; 3]) -> Self {
         let ext = hi[0] - lo[0] + 1;
         let lw = if ext >= 16 { 4 } else { ext.next_power_of_two().trailing_zeros() };
-        Some(Tile {
-            b: f32x16::new(b),
-            sx: f32x16::new(s[0]),
-            sy: f32x16::new(s[1]),
-            sz: f32x16::new(s[2]),
-            hin,
-            hout,
-            lw,
-        })
+        Tile { setup, l, lw }
+    }
+
+    /// Axis `x` of the value `v` (one of the setup's arrays).
+    #[inline(always)]
+    fn at(&self, v: &[F::F32; 13], x: usize) -> f32 {
+        F::f32_lane(&v[x], self.l)
+    }
+
+    /// The value `v` of the 13 axes in lanes 0..13.
+    #[inline(always)]
+    fn lanes(&self, v: &[F::F32; 13]) -> f32x16 {
+        f32x16::new(std::array::from_fn(|x| if x < 13 { self.at(v, x) } else { 0.0 }))
     }
 
     /// Classifies the voxels of the range `lo..=hi` in z layers `ka..=kb`:
@@ -872,10 +1088,15 @@ impl Tile {
         sink: &mut S,
     ) {
         let mut exact: Option<TileExact> = None;
+        let st = self.setup;
+        let (tb, tsx, tsy, tsz) =
+            (self.lanes(&st.b), self.lanes(&st.s[0]), self.lanes(&st.s[1]), self.lanes(&st.s[2]));
+        let hin: [f32; 13] = std::array::from_fn(|x| self.at(&st.hin, x));
+        let hout: [f32; 13] = std::array::from_fn(|x| self.at(&st.hout, x));
         // per axis: `fl(dx·s_x) + fl(dy·s_y)` over the lanes
         let (dx, dy) =
             (f32x16::new(TILE_D[0][self.lw as usize]), f32x16::new(TILE_D[1][self.lw as usize]));
-        let (sx, sy) = (self.sx.to_array(), self.sy.to_array());
+        let (sx, sy) = (tsx.to_array(), tsy.to_array());
         let lt: [f32x16; 13] =
             std::array::from_fn(|x| dx * f32x16::splat(sx[x]) + dy * f32x16::splat(sy[x]));
         let w = 1u32 << self.lw;
@@ -896,18 +1117,17 @@ impl Tile {
                         valid |= xm << (r * w);
                     }
                     // per axis (lanes): b + (X·sx + Y·sy) + Z·sz
-                    let xy =
-                        self.sx * f32x16::splat(x0 as f32) + self.sy * f32x16::splat(y0 as f32);
-                    let base = (self.b + (xy + self.sz * z)).to_array();
+                    let xy = tsx * f32x16::splat(x0 as f32) + tsy * f32x16::splat(y0 as f32);
+                    let base = (tb + (xy + tsz * z)).to_array();
                     let v = (f32x16::splat(base[0]) + lt[0]).abs();
-                    let mut hit = v.le(f32x16::splat(self.hin[0]));
-                    let mut miss = v.gt(f32x16::splat(self.hout[0]));
+                    let mut hit = v.le(f32x16::splat(hin[0]));
+                    let mut miss = v.gt(f32x16::splat(hout[0]));
                     // every voxel of the pack is off the plane: skip the other axes
                     if valid & !(miss.bits() as u32) == 0 {
                         x0 += w;
                         continue;
                     }
-                    let axes = base.iter().zip(&lt).zip(self.hin.iter().zip(&self.hout));
+                    let axes = base.iter().zip(&lt).zip(hin.iter().zip(&hout));
                     for ((&bx, &lt), (&hin, &hout)) in axes.skip(1) {
                         let v = (f32x16::splat(bx) + lt).abs();
                         hit &= v.le(f32x16::splat(hin));
@@ -982,7 +1202,7 @@ const ROW_WIDEN_ABS: f32 = 1.0 / (1u32 << 30) as f32;
 /// finite normal f32 (`≤ 2¹⁰⁰`).
 const ROW_SX_MIN: f32 = 7.888609e-31; // 2^-100
 
-impl Tile {
+impl<F: F64Lanes> Tile<'_, F> {
     /// The same classification as [`Tile::run`] (sure hit / sure miss /
     /// undecided → [`TileExact`] → kernel), one x **row** per lane: each
     /// axis is linear in the voxel's x offset `X` along a row, so per row the
@@ -1040,8 +1260,7 @@ impl Tile {
         pack: &mut VoxPack<'_>,
         sink: &mut S,
     ) -> bool {
-        let (b, sx, sy, sz) =
-            (self.b.to_array(), self.sx.to_array(), self.sy.to_array(), self.sz.to_array());
+        let st = self.setup;
         // axes linear in X: (b, s_y, s_z, r, g) with the bounds' offsets g
         // ordered so that (g[0] − B)·r ≤ (g[1] − B)·r (hit) and likewise
         // g[2], g[3] (not miss)
@@ -1051,20 +1270,26 @@ impl Tile {
         let mut con = [(0f32, 0f32, 0f32, 0f32, 0f32); 13];
         let mut nc = 0;
         for x in 0..13 {
-            let (hin, hout) = (self.hin[x], self.hout[x]);
+            let (hin, hout) = (self.at(&st.hin, x), self.at(&st.hout, x));
+            let (b, sx, sy, sz) = (
+                self.at(&st.b, x),
+                self.at(&st.s[0], x),
+                self.at(&st.s[1], x),
+                self.at(&st.s[2], x),
+            );
             if hout == f32::INFINITY {
                 // a zero axis (never set): separates nothing
                 continue;
             }
-            if sx[x] == 0.0 {
-                con[nc] = (b[x], sy[x], sz[x], hin, hout);
+            if sx == 0.0 {
+                con[nc] = (b, sy, sz, hin, hout);
                 nc += 1;
-            } else if sx[x].abs() >= ROW_SX_MIN {
-                let r = 1.0 / sx[x];
+            } else if sx.abs() >= ROW_SX_MIN {
+                let r = 1.0 / sx;
                 // [−hin, hin, −hout, hout], negated when r < 0 (exact)
                 let sg = if r > 0.0 { 1.0 } else { -1.0 };
                 let g = [-hin * sg, hin * sg, -hout * sg, hout * sg];
-                lin[nl] = (b[x], sy[x], sz[x], r, g);
+                lin[nl] = (b, sy, sz, r, g);
                 nl += 1;
             } else {
                 return false;
@@ -1155,6 +1380,112 @@ impl Tile {
             z0 += zstep;
         }
         true
+    }
+}
+
+/// Triangles of the tile path (more than [`PRECULL_MIN`] and at most
+/// [`TILE_MAX`] candidates), queued so that their f64 setup ([`TriSetup`],
+/// the degenerate test, [`TileSetup`]) runs in `f64x8` lanes, eight
+/// triangles at once, instead of ~1,000 scalar instructions per triangle.
+/// Each lane computes exactly the one-triangle operations ([`F64Lanes`]),
+/// so every triangle gets the same [`Tile`] and the same path as alone; and
+/// since the hits are ORed into the sink, the order in which the queued
+/// triangles run does not change the result. Degenerate triangles and
+/// tiles that would overflow f32 take [`triangle_columns`], as before.
+pub(crate) struct TileQueue<'a> {
+    t: &'a Tables,
+    n: usize,
+    tri: [Triangle; 8],
+    /// the unclipped range `lo..=hi` and the slab's z layers `ka..=kb`
+    lo: [[u32; 3]; 8],
+    hi: [[u32; 3]; 8],
+    k: [(u32, u32); 8],
+    /// lane inputs in f64 (lanes past `n` keep earlier, unused triangles):
+    /// vertices, bounding boxes, range corners and extents minus one
+    p: [[[f64; 8]; 3]; 3],
+    tb: [[[f64; 8]; 3]; 2],
+    lo64: [[f64; 8]; 3],
+    d64: [[f64; 8]; 3],
+    setup: TileSetup<f64x8>,
+}
+
+impl<'a> TileQueue<'a> {
+    /// An empty queue over the plane tables `t`.
+    pub fn new(t: &'a Tables) -> Self {
+        TileQueue {
+            t,
+            n: 0,
+            tri: [Triangle::default(); 8],
+            lo: [[0; 3]; 8],
+            hi: [[0; 3]; 8],
+            k: [(0, 0); 8],
+            p: [[[0.0; 8]; 3]; 3],
+            tb: [[[0.0; 8]; 3]; 2],
+            lo64: [[0.0; 8]; 3],
+            d64: [[0.0; 8]; 3],
+            setup: TileSetup::new(),
+        }
+    }
+
+    /// Queues `tri` (range `lo..=hi`, layers `ka..=kb` of the slab); runs
+    /// the queue when it is full.
+    #[inline]
+    fn push<S: Sink>(
+        &mut self,
+        tri: &Triangle,
+        lo: [u32; 3],
+        hi: [u32; 3],
+        k: (u32, u32),
+        pack: &mut VoxPack<'_>,
+        sink: &mut S,
+    ) {
+        let l = self.n;
+        (self.tri[l], self.lo[l], self.hi[l], self.k[l]) = (*tri, lo, hi, k);
+        let (tmin, tmax) = tri_bounds(tri);
+        for a in 0..3 {
+            for (v, q) in [tri.a, tri.b, tri.c].iter().enumerate() {
+                self.p[v][a][l] = q.get(a) as f64;
+            }
+            self.tb[0][a][l] = tmin.get(a) as f64;
+            self.tb[1][a][l] = tmax.get(a) as f64;
+            self.lo64[a][l] = lo[a] as f64;
+            self.d64[a][l] = (hi[a] - lo[a]) as f64;
+        }
+        self.n += 1;
+        if self.n == 8 {
+            self.flush(pack, sink);
+        }
+    }
+
+    /// Runs the queued triangles (`pack` must be empty; it is left empty).
+    pub fn flush<S: Sink>(&mut self, pack: &mut VoxPack<'_>, sink: &mut S) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        self.n = 0;
+        let t = self.t;
+        let g = &t.grid;
+        let h = g.voxel as f64;
+        let v = |a: &[[f64; 8]; 3]| a.map(f64x8::new);
+        let s = TriSetup::new(self.p.map(|q| v(&q)), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        self.setup.compute(&s, &self.tb.map(|q| v(&q)), g, v(&self.lo64), v(&self.d64));
+        let tiled = (s.ok(h) & self.setup.fits).to_bitmask();
+        for l in 0..n {
+            let tri = &self.tri[l];
+            let (lo, hi, (ka, kb)) = (self.lo[l], self.hi[l], self.k[l]);
+            if tiled >> l & 1 == 0 {
+                triangle_columns(tri, t, [lo[0], lo[1], ka], [hi[0], hi[1], kb], pack, sink);
+                continue;
+            }
+            let tile = Tile::from_setup(&self.setup, l, lo, hi);
+            pack.start(tri);
+            let mut exact = || TileExact::new(tri, g, lo);
+            if pack.thin || !tile.run_rows(lo, hi, ka, kb, &mut exact, pack, sink) {
+                tile.run(lo, hi, ka, kb, &mut exact, pack, sink);
+            }
+            pack.flush(sink);
+        }
     }
 }
 
@@ -1536,37 +1867,13 @@ mod tests {
                 if count <= PRECULL_MIN || count > TILE_MAX {
                     continue;
                 }
-                let p = [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
-                let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
-                let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
-                let n = [
-                    e1[1] * e2[2] - e1[2] * e2[1],
-                    e1[2] * e2[0] - e1[0] * e2[2],
-                    e1[0] * e2[1] - e1[1] * e2[0],
-                ];
-                let nabs1 = (e1[1] * e2[2]).abs()
-                    + (e1[2] * e2[1]).abs()
-                    + (e1[2] * e2[0]).abs()
-                    + (e1[0] * e2[2]).abs()
-                    + (e1[0] * e2[1]).abs()
-                    + (e1[1] * e2[0]).abs();
-                if n.iter().all(|&x| x == 0.0) {
-                    continue;
-                }
-                let h64 = h as f64;
-                let mut scale = 2.0 * h64;
-                for ax in 0..3 {
-                    scale = scale.max((o.get(ax) as f64).abs() + 2.0 * h64);
-                    for v in &p {
-                        scale = scale.max(v[ax].abs() + 2.0 * h64);
-                    }
-                }
                 let (lo, hi) = ([i0, j0, z0], [i1, j1, z1]);
-                let Some(tile) = Tile::new(&p, &tri, g, &n, nabs1, scale, lo, hi) else {
+                let Some(setup) = TileSetup::one(&tri, g, lo, hi) else {
                     continue;
                 };
+                let tile = Tile::from_setup(&setup, 0, lo, hi);
                 total += 1;
-                let mut exact = || TileExact::new(&p, &tri, g, &n, nabs1, scale, lo);
+                let mut exact = || TileExact::new(&tri, g, lo);
                 let mut pack = VoxPack::new(&t, false);
                 pack.start(&tri);
                 let mut a_set = SetSink(Vec::new());
@@ -1589,6 +1896,102 @@ mod tests {
         // most tile-sized triangles take the rows path
         assert!(total > 2000 && rows_used * 10 > total * 8, "{rows_used} of {total}");
         assert!(voxels > 20 * rows_used, "{voxels} voxels");
+    }
+
+    /// The eight-lane setup of [`TileQueue`] gives every triangle the same
+    /// tile (bit for bit) and the same degenerate / fits decision as the
+    /// one-triangle setup, on random, sliver, degenerate (collinear, point),
+    /// axis-aligned and huge triangles of two non-dyadic grids.
+    #[test]
+    fn batched_setup_matches_scalar() {
+        let grids = [
+            Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
+            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [40, 30, 36]).unwrap(),
+        ];
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u32 << 24) as f32
+        };
+        let (mut tiles, mut other) = (0, 0);
+        for g in &grids {
+            let h = g.voxel as f64;
+            let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+            for it in 0..2000 {
+                let mut tris = [Triangle::default(); 8];
+                let mut ranges = [([0u32; 3], [0u32; 3]); 8];
+                for (l, tri) in tris.iter_mut().enumerate() {
+                    let c = g.origin
+                        + Vec3::new(g.dims[0] as f32, g.dims[1] as f32, g.dims[2] as f32)
+                            * (0.5 * g.voxel)
+                        + Vec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * (8.0 * g.voxel);
+                    let mut d =
+                        || Vec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * (7.0 * g.voxel);
+                    let (a, mut b, mut e) = (c + d(), c + d(), c + d());
+                    match (it + l) % 7 {
+                        1 => e = a + (b - a) * 0.5,                               // collinear
+                        2 => (b, e) = (a, a),                                     // a point
+                        3 => e = a + (b - a) * 0.5 + Vec3::splat(1e-6 * g.voxel), // sliver
+                        4 => (b.z, e.z) = (a.z, a.z),                             // z-parallel face
+                        5 => (b, e) = (a + (b - a) * 1e30, a - (e - a) * 1e30),   // overflows f32
+                        _ => {}
+                    }
+                    *tri = Triangle::new(a, b, e);
+                    let (lo, hi) = (
+                        [0, 1, 2].map(|_| (rnd() * 8.0) as u32),
+                        [0, 1, 2].map(|_| 8 + (rnd() * 9.0) as u32),
+                    );
+                    ranges[l] = (lo, hi);
+                }
+                let lanes = |f: &dyn Fn(usize) -> f64| f64x8::new(std::array::from_fn(f));
+                let p = [0, 1, 2].map(|v| {
+                    [0, 1, 2]
+                        .map(|k| lanes(&|l| [tris[l].a, tris[l].b, tris[l].c][v].get(k) as f64))
+                });
+                let bounds = tris.map(|tr| tri_bounds(&tr));
+                let tb = [
+                    [0, 1, 2].map(|k| lanes(&|l| bounds[l].0.get(k) as f64)),
+                    [0, 1, 2].map(|k| lanes(&|l| bounds[l].1.get(k) as f64)),
+                ];
+                let lo = [0, 1, 2].map(|a| lanes(&|l| ranges[l].0[a] as f64));
+                let d = [0, 1, 2].map(|a| lanes(&|l| (ranges[l].1[a] - ranges[l].0[a]) as f64));
+                let s8 = TriSetup::new(p, h, o);
+                let mut setup = TileSetup::new();
+                setup.compute(&s8, &tb, g, lo, d);
+                let used = (s8.ok(h) & setup.fits).to_bitmask();
+                for (l, tri) in tris.iter().enumerate() {
+                    let (lo, hi) = ranges[l];
+                    let s1 = TriSetup::new(tri_f64(tri), h, o);
+                    let one = TileSetup::one(tri, g, lo, hi);
+                    assert_eq!(one.is_some(), used >> l & 1 != 0, "{tri:?}");
+                    assert_eq!(s1.ok(h), s8.ok(h).to_bitmask() >> l & 1 != 0, "{tri:?}");
+                    let Some(one) = one else {
+                        other += 1;
+                        continue;
+                    };
+                    // every value of the tile, bit for bit (f32)
+                    let (a, b) =
+                        (Tile::from_setup(&one, 0, lo, hi), Tile::from_setup(&setup, l, lo, hi));
+                    for (va, vb) in [
+                        (&one.b, &setup.b),
+                        (&one.s[0], &setup.s[0]),
+                        (&one.s[1], &setup.s[1]),
+                        (&one.s[2], &setup.s[2]),
+                        (&one.hin, &setup.hin),
+                        (&one.hout, &setup.hout),
+                    ] {
+                        for x in 0..13 {
+                            assert_eq!(a.at(va, x).to_bits(), b.at(vb, x).to_bits(), "{tri:?}");
+                        }
+                    }
+                    assert_eq!(a.lw, b.lw);
+                    tiles += 1;
+                }
+            }
+        }
+        assert!(tiles > 15000 && other > 3000, "{tiles} tiles, {other} other");
     }
 
     /// The one-pass ranges equal the exact table walks, on bounds on, one
