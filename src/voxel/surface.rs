@@ -621,6 +621,7 @@ pub(crate) trait F64Lanes:
     + std::ops::Add<Output = Self>
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
     + std::ops::Neg<Output = Self>
 {
     /// Per-lane booleans.
@@ -636,6 +637,8 @@ pub(crate) trait F64Lanes:
     fn is_finite(self) -> Self::Mask;
     /// `t` where `m`, else `f`.
     fn select(m: Self::Mask, t: Self, f: Self) -> Self;
+    /// Lane `l` of `m`.
+    fn mask_lane(m: &Self::Mask, l: usize) -> bool;
     /// The lanes rounded to the nearest f32 (as `as f32`).
     type F32: Copy;
     fn to_f32(self) -> Self::F32;
@@ -681,6 +684,10 @@ impl F64Lanes for f64 {
             f
         }
     }
+    #[inline(always)]
+    fn mask_lane(m: &bool, _l: usize) -> bool {
+        *m
+    }
     type F32 = f32;
     #[inline(always)]
     fn to_f32(self) -> f32 {
@@ -725,6 +732,10 @@ impl F64Lanes for f64x8 {
     #[inline(always)]
     fn select(m: Self, t: Self, f: Self) -> Self {
         m.select(t, f)
+    }
+    #[inline(always)]
+    fn mask_lane(m: &Self, l: usize) -> bool {
+        m.to_bitmask() >> l & 1 != 0
     }
     type F32 = [f32; 8];
     #[inline(always)]
@@ -803,40 +814,51 @@ impl<F: F64Lanes> TriSetup<F> {
     }
 }
 
-/// Calls `put(x, A, q0, q1, |A|₁, M)` for the 13 SAT axes of a non-degenerate
-/// triangle: axis 0 the normal, 1–3 the faces, 4–12 the edge axes `e_k × f_i`.
-/// `[min(q0, q1), max(q0, q1)]` is the triangle's projection, `M` the f64
-/// margin of [`Certain`]. The caller skips axes with `|A|₁ = 0` (zero edge
-/// axes separate nothing). `tb` holds the triangle's bounding box (its f32
-/// [`tri_bounds`], in f64).
+/// One SAT axis of [`tile_axes`]: `A`, the projections `q0, q1` spanning
+/// the triangle's interval `[min(q0, q1), max(q0, q1)]`, `|A|₁` and the f64
+/// margin `M` of [`Certain`].
+type AxisIn<F> = ([F; 3], F, F, F, F);
+
+/// The 13 SAT axes of a non-degenerate triangle: axis 0 the normal, 1–3 the
+/// faces, 4–12 the edge axes `e_k × f_i`. The caller skips axes with
+/// `|A|₁ = 0` (zero edge axes separate nothing). `tb` holds the triangle's
+/// bounding box (its f32 [`tri_bounds`], in f64). (An array, not a callback
+/// per axis: the callback was not inlined into the eight-lane setup.)
 #[inline(always)]
-fn tile_axes<F: F64Lanes>(
-    s: &TriSetup<F>,
-    tb: &[[F; 3]; 2],
-    put: &mut impl FnMut(usize, [F; 3], F, F, F, F),
-) {
+fn tile_axes<F: F64Lanes>(s: &TriSetup<F>, tb: &[[F; 3]; 2]) -> [AxisIn<F>; 13] {
     let dot = |a: [F; 3], q: [F; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
     let (p, n) = (&s.p, s.n);
     let slack = F::splat(SURE_SLACK);
-    let d0 = dot(n, p[0]);
-    put(0, n, d0, d0, s.n1, slack * s.nabs1 * s.scale);
     let (zero, one) = (F::splat(0.0), F::splat(1.0));
-    for k in 0..3 {
+    let d0 = dot(n, p[0]);
+    let face = |k: usize| {
         let mut a = [zero; 3];
         a[k] = one;
-        put(1 + k, a, tb[0][k], tb[1][k], one, slack * s.scale);
-    }
-    for i in 0..3 {
-        let fi = [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]);
-        for k in 0..3 {
-            let a = cross_axis(k, fi);
-            let a1 = a[0].abs() + a[1].abs() + a[2].abs();
-            // p_i and p_{i+1} have the same exact projection on e_k × f_i:
-            // the interval is spanned by p_i and p_{i+2}
-            let (q0, q1) = (dot(a, p[i]), dot(a, p[(i + 2) % 3]));
-            put(4 + 3 * i + k, a, q0, q1, a1, slack * a1 * s.scale);
-        }
-    }
+        (a, tb[0][k], tb[1][k], one, slack * s.scale)
+    };
+    let f = [0, 1, 2].map(|i| [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]));
+    let edge = |i: usize, k: usize| {
+        let a = cross_axis(k, f[i]);
+        let a1 = a[0].abs() + a[1].abs() + a[2].abs();
+        // p_i and p_{i+1} have the same exact projection on e_k × f_i:
+        // the interval is spanned by p_i and p_{i+2}
+        (a, dot(a, p[i]), dot(a, p[(i + 2) % 3]), a1, slack * a1 * s.scale)
+    };
+    [
+        (n, d0, d0, s.n1, slack * s.nabs1 * s.scale),
+        face(0),
+        face(1),
+        face(2),
+        edge(0, 0),
+        edge(0, 1),
+        edge(0, 2),
+        edge(1, 0),
+        edge(1, 1),
+        edge(1, 2),
+        edge(2, 0),
+        edge(2, 1),
+        edge(2, 2),
+    ]
 }
 
 /// What [`Tile`] and [`TileExact`] share per axis: the centre `c0` of the
@@ -898,10 +920,10 @@ impl TileExact {
             lo: [f64::INFINITY; 13],
             hi: [f64::INFINITY; 13],
         };
-        tile_axes(&s, &tb, &mut |x, a, q0, q1, a1, m| {
+        for (x, (a, q0, q1, a1, m)) in tile_axes(&s, &tb).into_iter().enumerate() {
             if a1 == 0.0 {
                 // a zero axis keeps v = 0 and infinite bounds
-                return;
+                continue;
             }
             let (half, b, sa) = frame.axis(a, q0, q1, a1);
             e.b[x] = b;
@@ -909,7 +931,7 @@ impl TileExact {
                 e.s[k][x] = sk;
             }
             (e.lo[x], e.hi[x]) = (half - m, half + m);
-        });
+        }
         e
     }
 
@@ -985,6 +1007,12 @@ struct TileSetup<F: F64Lanes> {
     hin: [F::F32; 13],
     hout: [F::F32; 13],
     fits: F::Mask,
+    /// the per-row form ([`Tile::run_rows`]) of the axes with `f32(s_x) ≠ 0`:
+    /// `G_lo + ω`, `G_hi − ω`, `S_Y`, `S_Z` (other axes: unused values), `Δ''`,
+    /// and whether every such axis has `R ≤ ROW_R_MAX`
+    rows: [[F::F32; 13]; 4],
+    delta: F::F32,
+    rows_ok: F::Mask,
 }
 
 impl<F: F64Lanes> TileSetup<F> {
@@ -998,6 +1026,9 @@ impl<F: F64Lanes> TileSetup<F> {
             hin: [z32; 13],
             hout: [z32; 13],
             fits: z.le(z),
+            rows: [[z32; 13]; 4],
+            delta: z32,
+            rows_ok: z.le(z),
         }
     }
 
@@ -1012,10 +1043,11 @@ impl<F: F64Lanes> TileSetup<F> {
         let frame = TileFrame::new(g, lo);
         let (zero, inf) = (F::splat(0.0), F::splat(f64::INFINITY));
         let t_max = F::splat(TILE_T_MAX);
-        let mut fits = zero.le(zero);
+        let one = F::splat(1.0);
+        let (mut fits, mut rows_ok, mut delta) = (zero.le(zero), zero.le(zero), zero);
         // axis x: A, the projections q0, q1 spanning the triangle's interval,
         // |A|₁ and the f64 margin M
-        tile_axes(s, tb, &mut |x, a, q0, q1, a1, m| {
+        for (x, (a, q0, q1, a1, m)) in tile_axes(s, tb).into_iter().enumerate() {
             let used = a1.ne(zero);
             let (half, bx, sa) = frame.axis(a, q0, q1, a1);
             let t = bx.abs() + d[0] * sa[0].abs() + d[1] * sa[1].abs() + d[2] * sa[2].abs();
@@ -1029,8 +1061,26 @@ impl<F: F64Lanes> TileSetup<F> {
             for (k, &sk) in sa.iter().enumerate() {
                 self.s[k][x] = F::select(used, sk, zero).to_f32();
             }
-        });
+            // the per-row form (Tile::run_rows) of a linear axis
+            let lin = used & sa[0].abs().gt(F::splat(F32_ZERO_MAX));
+            let (gh, gm) = (half - e, half + e);
+            let inv = one / sa[0];
+            let sg = F::select(inv.gt(zero), one, -one);
+            let (glo, ghi) = ((-sg * gh - bx) * inv, (sg * gh - bx) * inv);
+            let (sy, sz) = (-sa[1] * inv, -sa[2] * inv);
+            let r = glo.abs().max(ghi.abs()) + d[1] * sy.abs() + d[2] * sz.abs();
+            // (also false for NaN)
+            rows_ok = rows_ok & F::select(lin, r, zero).le(F::splat(ROW_R_MAX));
+            let w = r * F::splat(ROW_W_REL) + F::splat(ROW_W_ABS);
+            let r = &mut self.rows;
+            (r[0][x], r[1][x], r[2][x], r[3][x]) =
+                ((glo + w).to_f32(), (ghi - w).to_f32(), sy.to_f32(), sz.to_f32());
+            let dx = F::splat(2.0) * w + (gm - gh) * inv.abs();
+            delta = delta.max(F::select(lin, dx, zero));
+        }
         self.fits = fits;
+        self.rows_ok = rows_ok;
+        self.delta = (delta * F::splat(1.0 + ROW_W_REL) + F::splat(ROW_SLACK)).to_f32();
     }
 }
 
@@ -1194,61 +1244,72 @@ const ROW_DI: [[[u8; 16]; 17]; 2] = {
     t
 };
 
-/// Row-interval widening (see [`Tile::run_rows`]): relative and absolute, in
-/// voxel index units.
-const ROW_WIDEN_REL: f32 = 1.0 / (1u32 << 20) as f32;
-const ROW_WIDEN_ABS: f32 = 1.0 / (1u32 << 30) as f32;
-/// Smallest `|f32(s_x)|` of an axis solved per row: `1/s_x` is then a
-/// finite normal f32 (`≤ 2¹⁰⁰`).
-const ROW_SX_MIN: f32 = 7.888609e-31; // 2^-100
+/// Per-row bounds ([`Tile::run_rows`]): the widening `ω = 2⁻²⁰·R + 2⁻⁴⁰`
+/// (index units), the largest `R` accepted, and the slack added to `Δ`.
+const ROW_W_REL: f64 = 1.0 / (1u64 << 20) as f64;
+const ROW_W_ABS: f64 = 1.0 / (1u64 << 40) as f64;
+const ROW_R_MAX: f64 = 4096.0;
+const ROW_SLACK: f64 = 1.0 / (1u64 << 10) as f64;
+/// `2⁻¹⁵⁰`: an f64 rounds to the f32 zero iff its magnitude is at most this
+/// (half the smallest f32 subnormal; the tie goes to the even zero).
+const F32_ZERO_MAX: f64 = 7.006492321624085e-46;
 
 impl<F: F64Lanes> Tile<'_, F> {
     /// The same classification as [`Tile::run`] (sure hit / sure miss /
     /// undecided → [`TileExact`] → kernel), one x **row** per lane: each
     /// axis is linear in the voxel's x offset `X` along a row, so per row the
-    /// sure hits are one interval of `X` and the not-sure-misses another
-    /// (Schwarz & Seidel's per-row interval, here on all 13 axes), and the
-    /// sure hits are written as one run (a masked word OR) instead of bit
-    /// groups per 16-voxel tile. Returns `false` (nothing done; the caller
-    /// runs [`Tile::run`]) when an axis has `0 < |f32(s_x)| < 2⁻¹⁰⁰`.
+    /// sure hits are one interval of `X` and the not-sure-misses lie in a
+    /// slightly wider one (Schwarz & Seidel's per-row interval, here on all
+    /// 13 axes), and the sure hits are written as one run (a masked word OR)
+    /// instead of bit groups per 16-voxel tile. Returns `false` (nothing done;
+    /// the caller runs [`Tile::run`]) when an axis has `R > ROW_R_MAX`.
     ///
     /// ```text
-    /// per row (Y, Z), per axis:  B = fl(fl(b + fl(Y·s_y)) + fl(Z·s_z))   (f32)
-    ///   f32(s_x) = 0:  sure hit on the axis ⇔ |B| ≤ hin, sure miss ⇔ |B| > hout
-    ///   else:          X·s_x ∈ [−hin − B, hin − B] (hit), [−hout − B, hout − B]
-    ///                  (not miss): bounds q = fl(fl(g − B)·r), r = fl(1/s_x)
-    /// hit interval  [ceil(Lh + ω), floor(Hh − ω)] ∩ [0, ext)   Lh = max of the
-    /// not-miss      [ceil(Lm − ω), floor(Hm + ω)] ∩ [0, ext)   lower q, Hh = min
-    ///               ω = 2⁻²⁰·|·| + 2⁻³⁰  (index units)             of the upper q
-    /// hits -> one run; not-miss minus hits -> TileExact, then the kernel
+    /// setup (f64, per axis; b, s, half, e as in Tile, g = half − e; in
+    /// TileSetup::compute, eight triangles at once):
+    ///   f32(s_x) = 0:  constant along a row: [b, s_y, s_z, hin, hout] (f32)
+    ///   else:          G_lo, G_hi = (∓sgn(s_x)·g − b)/s_x,  S_Y = −s_y/s_x,
+    ///                  S_Z = −s_z/s_x;  R = max|G| + D_y|S_Y| + D_z|S_Z|,
+    ///                  ω = 2⁻²⁰·R + 2⁻⁴⁰;  stored f32(G_lo + ω), f32(G_hi − ω)
+    ///   Δ'' = max over axes (2ω + 2e/|s_x|)·(1 + 2⁻²⁰) + 2⁻¹⁰
+    /// per row (Y, Z) (16 rows per step, f32):
+    ///   Lh = max over linear axes of fl(G_lo' + fl(fl(Y·S_Y) + fl(Z·S_Z)))
+    ///   Hh = min of the same with G_hi'
+    ///   constant axes: hit ⇔ |B| ≤ hin on all, miss ⇔ |B| > hout on one,
+    ///                  B = fl(fl(b + fl(Y·s_y)) + fl(Z·s_z))
+    ///   sure hits     X ∈ [ceil(Lh), floor(Hh)] ∩ [0, ext)        -> one run
+    ///   not sure miss X ∈ [ceil(Lh − Δ''), floor(Hh + Δ'')] ∩ [0, ext)
+    ///   the difference -> TileExact, then the kernel
     /// ```
     ///
-    /// Why it is sound (the margins `E` of [`Tile`]; `u = 2⁻²⁴`, `T` as
-    /// there). With the f64 setup values `b, s` and `β = b + Y·s_y + Z·s_z`,
-    /// `|B − β| ≤ 6.01·u·T + 2⁻¹³⁰` (three conversions to f32, two products,
-    /// two sums, each `≤ u·T`; subnormals as in [`Tile`]), and `hin`, `hout`
-    /// are `half ∓ E` within `1.01·u·T`. So `|B + X·s_x| ≤ hin` in real
-    /// arithmetic implies `|β + X·s_x| ≤ half − E + 7.02·u·T < half − M`
-    /// (sure hit, as in [`Tile`]), and `|B + X·s_x| > hout` implies
-    /// `|β + X·s_x| > half + M` (sure miss); a conversion of `s_x` to f32
-    /// rounding to 0 drops `|X·s_x| ≤ 2⁹·2⁻¹⁴⁹`, inside `E`'s absolute
-    /// term. For `f32(s_x) ≠ 0` (`≥ 2⁻¹⁰⁰`, so `r` is finite) the bound
-    /// `Q = (g − B)/s_x` is computed as `q = Q·(1 + θ)`, `|θ| ≤ 4.01·u` (the
-    /// roundings of `f32(s_x)`, `1/s_x`, `g − B` and the product; an
-    /// underflowing `g − B` or product adds `≤ 2⁻¹⁴⁹·2¹⁰⁰` index units), and
-    /// the widening `ω ≥ 7·u·|q| + 2⁻³¹` after its own two roundings covers
-    /// that: an integer `X ≥ ceil(Lh + ω)` is `≥` every exact lower bound,
-    /// and so on. `x ↦ x ± ω(x)` is monotone, so widening the max / min of
-    /// the bounds equals the max / min of the widened bounds. The bounds are
-    /// clamped to `[−2, ext + 2]` first (no infinities, so no NaN; a bound
-    /// outside the range keeps its meaning for `X ∈ [0, ext)`). Hence every
-    /// voxel this calls a sure hit (miss) is touched (separated) with margin
-    /// `M` on the exact box, far beyond [`TileExact`]'s f64 error, so the f64
-    /// test agrees, and the final set — `TileExact`'s sure hits plus the
-    /// kernel's answer on its undecided voxels, which is also what
-    /// [`Tile::run`] produces — is the same bit for bit
-    /// (`run_rows_matches_tile_run`, `tests/voxel.rs`, and the `.npy`
-    /// comparisons in simd-notes "Session 5 (wp-vox6)").
+    /// Why it is sound (the argument of session 5's first version of this
+    /// form, commit dca991d). Let `β = b + Y·s_y + Z·s_z` with the f64 setup
+    /// values (real arithmetic). [`Tile`]'s argument shows that
+    /// `|β + X·s_x| ≤ half − e` implies a sure hit of the exact box with room
+    /// `≥ 2⁻¹⁹·T − f64 error` to spare (so [`TileExact`] also says hit), and
+    /// `|β + X·s_x| > half + e` a sure miss likewise. For a linear axis the
+    /// first is `X ∈ [Q_lo, Q_hi]` with `Q = G + Y·S_Y + Z·S_Z` exactly (real
+    /// arithmetic on the f64 `G, S`; the f64 rounding of `G, S` is
+    /// `≤ 3·2⁻⁵³·R`). The f32 evaluation of `G' + Y·S_Y + Z·S_Z` takes four
+    /// conversions, two products and two sums, each `≤ 2⁻²⁴` of a value
+    /// `≤ R + ω`, so it errs by `≤ 7.2·2⁻²⁴·R + 7·2⁻¹⁴⁹ < ω`: the computed
+    /// lower bound is `≥ Q_lo` and `≤ Q_lo + 2ω`, the upper `≤ Q_hi`. Hence
+    /// `X ∈ [ceil(Lh), floor(Hh)]` is a sure hit on every linear axis. The
+    /// not-miss bounds are the hit bounds moved by `2e/|s_x|`: a not-sure-miss
+    /// `X` has `X ≥ max(Q_lo − 2e/|s_x|) ≥ Lh − Δ` (`Δ` without the slack),
+    /// and `fl(Lh − Δ'')` errs by `≤ 2⁻²⁴·2¹³ < 2⁻¹⁰` (`|Lh| ≤ R + 2ω ≤ 2¹²⁺`),
+    /// which the slack covers; so every `X` outside `[ceil(Lh − Δ''),
+    /// floor(Hh + Δ'')]` is a sure miss. The constant axes use [`Tile`]'s
+    /// f32 test with fewer roundings (`|B − β| ≤ 6.01·2⁻²⁴·T + 2⁻¹³⁰` and
+    /// `hin`, `hout` within `1.01·2⁻²⁴·T` of `half ∓ e`). `R ≤ 2¹²` keeps
+    /// every value finite (no NaN in the max / min). An axis is linear iff
+    /// `|s_x| > 2⁻¹⁵⁰` in f64, i.e. iff `f32(s_x) ≠ 0` (the test `run_rows`
+    /// makes), so `Δ''` and the `R` check cover exactly the linear axes. So
+    /// each voxel is classified as [`Tile::run`] would or left undecided
+    /// (then [`TileExact`] decides it), and the final set — `TileExact`'s
+    /// sure hits plus the kernel's answer on its undecided voxels — is the
+    /// same bit for bit (`run_rows_matches_tile_run`, `tests/voxel.rs`, and
+    /// the `.npy` comparisons in simd-notes "Session 6 (wp-vox7)").
     #[allow(clippy::too_many_arguments)]
     fn run_rows<S: Sink>(
         &self,
@@ -1261,38 +1322,30 @@ impl<F: F64Lanes> Tile<'_, F> {
         sink: &mut S,
     ) -> bool {
         let st = self.setup;
-        // axes linear in X: (b, s_y, s_z, r, g) with the bounds' offsets g
-        // ordered so that (g[0] − B)·r ≤ (g[1] − B)·r (hit) and likewise
-        // g[2], g[3] (not miss)
-        let mut lin = [(0f32, 0f32, 0f32, 0f32, [0f32; 4]); 13];
+        if !F::mask_lane(&st.rows_ok, self.l) {
+            return false;
+        }
+        // axes linear in X: [G_lo', G_hi', S_Y, S_Z]
+        let mut lin = [[0f32; 4]; 13];
         let mut nl = 0;
-        // axes constant along a row: (b, s_y, s_z, hin, hout)
-        let mut con = [(0f32, 0f32, 0f32, 0f32, 0f32); 13];
+        // axes constant along a row: [b, s_y, s_z, hin, hout]
+        let mut con = [[0f32; 5]; 13];
         let mut nc = 0;
         for x in 0..13 {
-            let (hin, hout) = (self.at(&st.hin, x), self.at(&st.hout, x));
-            let (b, sx, sy, sz) = (
-                self.at(&st.b, x),
-                self.at(&st.s[0], x),
-                self.at(&st.s[1], x),
-                self.at(&st.s[2], x),
-            );
+            let hout = self.at(&st.hout, x);
             if hout == f32::INFINITY {
-                // a zero axis (never set): separates nothing
+                // a zero axis: separates nothing
                 continue;
             }
-            if sx == 0.0 {
-                con[nc] = (b, sy, sz, hin, hout);
+            if self.at(&st.s[0], x) == 0.0 {
+                let (b, hin) = (self.at(&st.b, x), self.at(&st.hin, x));
+                con[nc] = [b, self.at(&st.s[1], x), self.at(&st.s[2], x), hin, hout];
                 nc += 1;
-            } else if sx.abs() >= ROW_SX_MIN {
-                let r = 1.0 / sx;
-                // [−hin, hin, −hout, hout], negated when r < 0 (exact)
-                let sg = if r > 0.0 { 1.0 } else { -1.0 };
-                let g = [-hin * sg, hin * sg, -hout * sg, hout * sg];
-                lin[nl] = (b, sy, sz, r, g);
-                nl += 1;
             } else {
-                return false;
+                let r = &st.rows;
+                lin[nl] =
+                    [self.at(&r[0], x), self.at(&r[1], x), self.at(&r[2], x), self.at(&r[3], x)];
+                nl += 1;
             }
         }
         let (lin, con) = (&lin[..nl], &con[..nc]);
@@ -1303,8 +1356,7 @@ impl<F: F64Lanes> Tile<'_, F> {
         let zstep = 16 / w;
         let (dy, dz) = (f32x16::new(ROW_D[0][w as usize]), f32x16::new(ROW_D[1][w as usize]));
         let (dyi, dzi) = (&ROW_DI[0][w as usize], &ROW_DI[1][w as usize]);
-        let (bot, top) = (f32x16::splat(-2.0), f32x16::splat(ext as f32 + 2.0));
-        let (wr, wa) = (f32x16::splat(ROW_WIDEN_REL), f32x16::splat(ROW_WIDEN_ABS));
+        let dl = f32x16::splat(F::f32_lane(&st.delta, self.l));
         let (za, zb) = (ka - lo[2], kb - lo[2]);
         let mut z0 = za;
         while z0 <= zb {
@@ -1317,32 +1369,26 @@ impl<F: F64Lanes> Tile<'_, F> {
                 // ey ≤ 16: y0 = 0, w = ey; or w = 16, zstep = 1)
                 let nv = zstep.min(zb - z0 + 1) * w.min(ey - y0);
                 let valid = ((1u64 << nv) - 1) as u32;
-                let (mut lh, mut hh, mut lm, mut hm) = (bot, top, bot, top);
-                for &(bx, syx, szx, r, g) in lin {
-                    let bb =
-                        (f32x16::splat(bx) + yv * f32x16::splat(syx)) + zv * f32x16::splat(szx);
-                    let r = f32x16::splat(r);
-                    // (no NaN: g, B finite, r finite and non-zero)
-                    lh = lh.fast_max((f32x16::splat(g[0]) - bb) * r);
-                    hh = hh.fast_min((f32x16::splat(g[1]) - bb) * r);
-                    lm = lm.fast_max((f32x16::splat(g[2]) - bb) * r);
-                    hm = hm.fast_min((f32x16::splat(g[3]) - bb) * r);
+                // (bounds are within ±ROW_R_MAX·(1 + 2⁻²⁰): ±8192 is neutral)
+                let (mut lh, mut hh) = (f32x16::splat(-8192.0), f32x16::splat(8192.0));
+                for &[glo, ghi, sy, sz] in lin {
+                    let q = yv * f32x16::splat(sy) + zv * f32x16::splat(sz);
+                    // (no NaN: every value is finite, below 2¹⁴)
+                    lh = lh.fast_max(f32x16::splat(glo) + q);
+                    hh = hh.fast_min(f32x16::splat(ghi) + q);
                 }
                 let (mut hit, mut miss) = (valid, 0u32);
-                for &(bx, syx, szx, hin, hout) in con {
+                for &[bx, syx, szx, hin, hout] in con {
                     let v = ((f32x16::splat(bx) + yv * f32x16::splat(syx))
                         + zv * f32x16::splat(szx))
                     .abs();
                     hit &= v.le(f32x16::splat(hin)).bits() as u32;
                     miss |= v.gt(f32x16::splat(hout)).bits() as u32;
                 }
-                // clamp to [−2, ext + 2], then widen
-                let c = |v: f32x16| v.fast_max(bot).fast_min(top);
-                let (lh, hh, lm, hm) = (c(lh), c(hh), c(lm), c(hm));
-                let ah = (lh + (lh.abs() * wr + wa)).ceil().fast_round_int().to_array();
-                let bh = (hh - (hh.abs() * wr + wa)).floor().fast_round_int().to_array();
-                let am = (lm - (lm.abs() * wr + wa)).ceil().fast_round_int().to_array();
-                let bm = (hm + (hm.abs() * wr + wa)).floor().fast_round_int().to_array();
+                let ah = lh.ceil().fast_round_int().to_array();
+                let bh = hh.floor().fast_round_int().to_array();
+                let am = (lh - dl).ceil().fast_round_int().to_array();
+                let bm = (hh + dl).floor().fast_round_int().to_array();
                 let mut rows = valid & !miss;
                 while rows != 0 {
                     let l = rows.trailing_zeros() as usize;
