@@ -1357,6 +1357,7 @@ impl<F: F64Lanes> Tile<'_, F> {
         let (dy, dz) = (f32x16::new(ROW_D[0][w as usize]), f32x16::new(ROW_D[1][w as usize]));
         let (dyi, dzi) = (&ROW_DI[0][w as usize], &ROW_DI[1][w as usize]);
         let dl = f32x16::splat(F::f32_lane(&st.delta, self.l));
+        let (zero, last) = (f32x16::splat(0.0), f32x16::splat((ext - 1) as f32));
         let (za, zb) = (ka - lo[2], kb - lo[2]);
         let mut z0 = za;
         while z0 <= zb {
@@ -1385,32 +1386,37 @@ impl<F: F64Lanes> Tile<'_, F> {
                     hit &= v.le(f32x16::splat(hin)).bits() as u32;
                     miss |= v.gt(f32x16::splat(hout)).bits() as u32;
                 }
-                let ah = lh.ceil().fast_round_int().to_array();
-                let bh = hh.floor().fast_round_int().to_array();
-                let am = (lh - dl).ceil().fast_round_int().to_array();
-                let bm = (hh + dl).floor().fast_round_int().to_array();
-                let mut rows = valid & !miss;
+                // per row, in lanes (integers, exact in f32): the not-miss
+                // interval [a_m, b_m] clipped to the range, the hit run
+                // [a_h, b_h] inside it; `sure`: a non-empty hit run, `full`:
+                // it covers [a_m, b_m] (nothing undecided)
+                let am = (lh - dl).ceil().fast_max(zero);
+                let bm = (hh + dl).floor().fast_min(last);
+                let ah = lh.ceil().fast_max(am);
+                let bh = hh.floor().fast_min(bm);
+                let sure = hit & ah.le(bh).bits() as u32;
+                let full = sure & (ah.eq(am) & bh.eq(bm)).bits() as u32;
+                let mut rows = valid & !miss & am.le(bm).bits() as u32;
+                let (am, bm) = (am.fast_round_int().to_array(), bm.fast_round_int().to_array());
+                let (ah, bh) = (ah.fast_round_int().to_array(), bh.fast_round_int().to_array());
                 while rows != 0 {
                     let l = rows.trailing_zeros() as usize;
                     rows &= rows - 1;
-                    let (a_m, b_m) = (am[l].max(0), bm[l].min(ext as i32 - 1));
-                    if a_m > b_m {
-                        continue;
-                    }
                     let (j, z) = (lo[1] + y0 + dyi[l] as u32, z0 + dzi[l] as u32);
                     debug_assert!(j <= hi[1] && z <= zb);
                     let k = lo[2] + z;
-                    // the sure hits (an empty run starts past b_m)
-                    let (a_h, b_h) = if hit >> l & 1 != 0 {
-                        (ah[l].max(a_m), bh[l].min(b_m))
-                    } else {
-                        (b_m + 1, b_m)
-                    };
-                    if a_h <= b_h {
-                        pack.mark_span(lo[0] + a_h as u32, lo[0] + b_h as u32, j, k, sink);
+                    if sure >> l & 1 != 0 {
+                        pack.mark_span(lo[0] + ah[l] as u32, lo[0] + bh[l] as u32, j, k, sink);
                     }
-                    // not-miss minus hits: the f64 test, then the kernel
-                    let und = (a_m..a_h.min(b_m + 1)).chain((b_h + 1).max(a_h.max(a_m))..=b_m);
+                    if full >> l & 1 != 0 {
+                        continue;
+                    }
+                    // not-miss minus hits (all of it without a hit run): the
+                    // f64 test, then the kernel
+                    let (a_m, b_m) = (am[l], bm[l]);
+                    let (a_h, b_h) =
+                        if sure >> l & 1 != 0 { (ah[l], bh[l]) } else { (b_m + 1, b_m) };
+                    let und = (a_m..a_h).chain(b_h + 1..=b_m);
                     for xo in und {
                         let o = [xo as u32, j - lo[1], z];
                         let v = [lo[0] + o[0], j, k];
