@@ -1116,6 +1116,25 @@ impl<'s, F: F64Lanes> Tile<'s, F> {
         F::f32_lane(&v[x], self.l)
     }
 
+    /// [`Tile::run`]'s f32 test of the one voxel at offsets `o` from the
+    /// range's corner (its tile at `(x0, y0) = (o_x, o_y)`, lane `dx = dy =
+    /// 0`: the same operations, so the same answer and the same proof):
+    /// `Some(true)` sure hit, `None` sure miss, `Some(false)` undecided.
+    fn voxel(&self, o: [u32; 3]) -> Option<bool> {
+        let st = self.setup;
+        let [x, y, z] = o.map(|c| c as f32);
+        let mut sure = true;
+        for a in 0..13 {
+            let (sx, sy, sz) = (self.at(&st.s[0], a), self.at(&st.s[1], a), self.at(&st.s[2], a));
+            let v = (self.at(&st.b, a) + ((x * sx + y * sy) + z * sz)).abs();
+            if v > self.at(&st.hout, a) {
+                return None;
+            }
+            sure &= v <= self.at(&st.hin, a);
+        }
+        Some(sure)
+    }
+
     /// The value `v` of the 13 axes in lanes 0..13.
     #[inline(always)]
     fn lanes(&self, v: &[F::F32; 13]) -> f32x16 {
@@ -1420,7 +1439,14 @@ impl<F: F64Lanes> Tile<'_, F> {
                     for xo in und {
                         let o = [xo as u32, j - lo[1], z];
                         let v = [lo[0] + o[0], j, k];
-                        match exact.get_or_insert_with(&mut *make_exact).voxel(o) {
+                        // Tile::run's f32 test of this voxel first (it decides almost all
+                        // of them; the 2⁻¹⁰ slack of Δ'' leaves ~5,000 on bunny 512³),
+                        // then the f64 test
+                        let c = match self.voxel(o) {
+                            Some(false) => exact.get_or_insert_with(&mut *make_exact).voxel(o),
+                            c => c,
+                        };
+                        match c {
                             Some(true) => pack.mark_row(v[0], v[1], v[2], 1, sink),
                             None => {}
                             Some(false) => pack.push(v, sink),
