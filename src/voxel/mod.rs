@@ -52,7 +52,9 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
-use surface::{tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, VoxPack};
+use surface::{
+    tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, TileQueue, VoxPack,
+};
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
 #[derive(Debug, Clone, PartialEq)]
@@ -213,15 +215,17 @@ fn run_slab<S: Sink>(
 ) {
     let mut pack = VoxPack::new(t, thin);
     let mut batch = Batch::new(t, thin);
+    let mut tiles = TileQueue::new(t);
     for &id in ids {
         let tri = mesh.triangle(id as usize);
         let Some(r) = ranges[id as usize] else { continue };
         if plain {
             triangle_rows_plain(&tri, t, k0, k1, thin, s)
         } else {
-            triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, s)
+            triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, &mut tiles, s)
         }
     }
+    tiles.flush(&mut pack, s);
     batch.flush(s);
 }
 
@@ -334,21 +338,24 @@ pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, V
     let mut pairs: Vec<([u32; 3], u32)> = (0..mesh.triangle_count())
         .into_par_iter()
         .fold(
-            || ListSink { cur: 0, out: Vec::new() },
-            |mut s, i| {
+            // (the tile queue, ~6 KB, is reused: it is empty after each
+            // flush; boxed, so the fold moves a pointer)
+            || (ListSink { cur: 0, out: Vec::new() }, Box::new(TileQueue::new(&t))),
+            |(mut s, mut q), i| {
                 s.cur = i as u32;
                 // each triangle flushes its own pack: hits are attributed to `cur`
                 let mut p = VoxPack::new(&t, false);
                 let mut b = Batch::new(&t, false);
                 let tri = mesh.triangle(i);
                 if let Some(r) = tri_ranges(&tri, &t) {
-                    triangle_rows(&tri, &t, r, 0, nz - 1, &mut p, &mut b, &mut s);
+                    triangle_rows(&tri, &t, r, 0, nz - 1, &mut p, &mut b, &mut q, &mut s);
                 }
+                q.flush(&mut p, &mut s);
                 b.flush(&mut s);
-                s
+                (s, q)
             },
         )
-        .map(|s| s.out)
+        .map(|(s, _)| s.out)
         .flatten_iter()
         .collect();
     pairs.par_sort_unstable_by_key(|(v, tri)| (v[2], v[1], v[0], *tri));
