@@ -30,8 +30,9 @@ use crate::lane::Lane;
 use crate::shapes::{Aabb, Ray};
 
 /// Bits per coordinate of the key: 6 coordinates (entry and exit point), so
-/// `2^(6·KEY_BITS)` cells. 2 bits (4096 cells) measured best or equal to 3–5
-/// on the bunny and dragon with 1M rays (simd-notes, Session 6).
+/// `2^(6·KEY_BITS)` cells. With 1M rays, 2 bits (4096 cells, one counting
+/// pass over a 16 KB table) traced as fast as 3–5 bits, and 3 bits was no
+/// faster end to end (simd-notes, "Session 6 (wp-rays6)").
 const KEY_BITS: u32 = 2;
 /// Number of key cells.
 const CELLS: usize = 1 << (6 * KEY_BITS);
