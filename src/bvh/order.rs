@@ -70,44 +70,57 @@ impl KeyFrame {
     /// in `f32x8` lanes. The key only orders the rays, so no case needs care
     /// beyond being deterministic: NaN coordinates give some key.
     fn keys(&self, rays: &[Ray], keys: &mut Vec<u16>) {
+        let mut groups = rays.chunks_exact(8);
+        for group in &mut groups {
+            let key = self.keys8(group.try_into().expect("8 rays"));
+            keys.extend(key.iter().map(|&k| k as u16));
+        }
+        // A short last group is padded with copies of its first ray.
+        let rest = groups.remainder();
+        if let Some(&first) = rest.first() {
+            let mut group = [first; 8];
+            group[..rest.len()].copy_from_slice(rest);
+            let key = self.keys8(&group);
+            keys.extend(key[..rest.len()].iter().map(|&k| k as u16));
+        }
+    }
+
+    /// The keys of eight rays (see [`keys`](Self::keys)).
+    #[inline(always)]
+    fn keys8(&self, group: &[Ray; 8]) -> [i32; 8] {
         let (zero, one) = (W::splat(0.0), W::splat(1.0));
-        for group in rays.chunks(8) {
-            // Transpose to lanes; a short last group repeats its first ray.
-            let field = |f: fn(&Ray) -> f32| {
-                W::new(core::array::from_fn(|i| f(group.get(i).unwrap_or(&group[0]))))
-            };
-            let o = [field(|r| r.origin.x), field(|r| r.origin.y), field(|r| r.origin.z)];
-            let d = [field(|r| r.dir.x), field(|r| r.dir.y), field(|r| r.dir.z)];
-            let (mut t0, mut t1) = (field(|r| r.t_min), field(|r| r.t_max));
+        // Transpose to lanes.
+        let field = |f: fn(&Ray) -> f32| W::new(core::array::from_fn(|i| f(&group[i])));
+        let o = [field(|r| r.origin.x), field(|r| r.origin.y), field(|r| r.origin.z)];
+        let d = [field(|r| r.dir.x), field(|r| r.dir.y), field(|r| r.dir.z)];
+        let (mut t0, mut t1) = (field(|r| r.t_min), field(|r| r.t_max));
+        for k in 0..3 {
+            let inv = one / d[k];
+            let a = (W::splat(self.lo[k]) - o[k]) * inv;
+            let b = (W::splat(self.hi[k]) - o[k]) * inv;
+            t0 = Lane::max(t0, Lane::min(a, b));
+            t1 = Lane::min(t1, Lane::max(a, b));
+        }
+        // Quantize each coordinate x to KEY_BITS bits, most significant
+        // first (`x >= 2^b`, then subtract: exact), and add bit b of
+        // coordinate c at 2^(6·b + c). Out-of-range x saturates, NaN
+        // gives 0.
+        let mut key = zero;
+        for (j, t) in [t0, t1].into_iter().enumerate() {
             for k in 0..3 {
-                let inv = one / d[k];
-                let a = (W::splat(self.lo[k]) - o[k]) * inv;
-                let b = (W::splat(self.hi[k]) - o[k]) * inv;
-                t0 = Lane::max(t0, Lane::min(a, b));
-                t1 = Lane::min(t1, Lane::max(a, b));
-            }
-            // Quantize each coordinate x to KEY_BITS bits, most significant
-            // first (`x >= 2^b`, then subtract: exact), and add bit b of
-            // coordinate c at 2^(6·b + c). Out-of-range x saturates, NaN
-            // gives 0.
-            let mut key = zero;
-            for (j, t) in [t0, t1].into_iter().enumerate() {
-                for k in 0..3 {
-                    let mut x = (o[k] + d[k] * t - W::splat(self.lo[k])) * W::splat(self.scale[k]);
-                    for b in (0..KEY_BITS).rev() {
-                        let step = W::splat((1u32 << b) as f32);
-                        let bit = x.ge(step);
-                        x = W::select(bit, x - step, x);
-                        let weight = W::splat((1u32 << (6 * b + 3 * j as u32 + k as u32)) as f32);
-                        key += W::select(bit, weight, zero);
-                    }
+                let mut x = (o[k] + d[k] * t - W::splat(self.lo[k])) * W::splat(self.scale[k]);
+                for b in (0..KEY_BITS).rev() {
+                    let step = W::splat((1u32 << b) as f32);
+                    let bit = x.ge(step);
+                    x = W::select(bit, x - step, x);
+                    let weight = W::splat((1u32 << (6 * b + 3 * j as u32 + k as u32)) as f32);
+                    key += W::select(bit, weight, zero);
                 }
             }
-            let key = W::select(t0.le(t1), key, W::splat((CELLS - 1) as f32));
-            // Whole numbers below 2^12: the conversion is exact.
-            let key = key.fast_trunc_int().to_array();
-            keys.extend(key[..group.len()].iter().map(|&k| k as u16));
         }
+        let key = W::select(t0.le(t1), key, W::splat((CELLS - 1) as f32));
+        // Whole numbers below 2^12: the conversion is exact.
+        key.fast_trunc_int().to_array()
     }
 }
 
