@@ -775,3 +775,33 @@ fn tied_entries_equal_brute_force() {
     }
     assert!(found > 1500, "only {found} rays hit");
 }
+
+/// The batch queries trace large batches in a coherent order (sorted by where
+/// the rays cross the root box) and write each result back at its ray's
+/// index: the answers must equal the one-ray query in input order, for any
+/// thread count and batch length (tail groups of fewer than 8 rays, one
+/// chunk or several, rays that miss the root box, NaN and zero-direction
+/// rays, finite intervals).
+#[test]
+fn batch_queries_in_coherent_order_equal_single_queries() {
+    let mut r = rng::rng(0xC0DE);
+    let tris = gen_tris(&mut r, 4000);
+    let bvh = MeshBvh::new(&tris);
+    // > 2 · 2^15 rays, so 1 and 2 threads both sort (one chunk per thread)
+    let rays: Vec<Ray> = (0..70_003).map(|_| gen_ray(&mut r, 12.0)).collect();
+    let want: Vec<Option<RayHit>> = rays.iter().map(|ray| bvh.closest_hit(ray)).collect();
+    let hits = want.iter().filter(|h| h.is_some()).count();
+    assert!(hits > 1000 && hits < rays.len() - 1000, "{hits}");
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for n in [rays.len(), 65_536 + 5, 40_000, 1000] {
+            let got = pool.install(|| bvh.closest_hits(&rays[..n]));
+            assert_eq!(got.len(), n);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(same_hit(*g, *w), "ray {i} of {n}, {threads} threads");
+            }
+            let count = pool.install(|| bvh.count_hits(&rays[..n]));
+            assert_eq!(count, want[..n].iter().filter(|h| h.is_some()).count());
+        }
+    }
+}

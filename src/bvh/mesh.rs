@@ -1,6 +1,7 @@
 //! The BVH over a triangle mesh: each leaf is one `Triangle<f32x8>` pack,
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
+use super::order::{KeyFrame, SortScratch, MIN_SORTED};
 use super::{better, Bvh, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
@@ -269,24 +270,63 @@ impl MeshBvh {
     }
 
     /// [`closest_hit`](Self::closest_hit) for every ray, in parallel over the
-    /// current rayon pool (answers do not depend on the thread count).
+    /// current rayon pool. Large batches are traced in a coherent order
+    /// (sorted by where the rays cross the root box, for cache reuse) and the
+    /// results returned in input order; the answers depend neither on that
+    /// order nor on the thread count.
     pub fn closest_hits(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
-        rays.par_iter()
-            .with_min_len(1024)
-            .map_init(|| Vec::with_capacity(64), |stack, r| self.closest_hit_with(r, stack))
-            .collect()
+        self.map_rays(rays, None, |r, stack| self.closest_hit_with(r, stack))
     }
 
     /// Number of rays that hit, over the current rayon pool (the benchmark
     /// path: no per-ray output).
     pub fn count_hits(&self, rays: &[Ray]) -> usize {
-        rays.par_iter()
-            .with_min_len(1024)
-            .map_init(
-                || Vec::with_capacity(64),
-                |stack, r| self.closest_hit_with(r, stack).is_some() as usize,
-            )
-            .sum()
+        let hit = self.map_rays(rays, false, |r, stack| self.closest_hit_with(r, stack).is_some());
+        hit.iter().filter(|&&h| h).count()
+    }
+
+    /// `f(ray)` for every ray, in input order, in parallel. Rays are split
+    /// into one chunk per thread (at least `MIN_SORTED` rays each; smaller
+    /// batches are traced in input order), and each chunk is traced in the
+    /// order of `order.rs` (by where the rays cross the root box: coherent
+    /// node and leaf loads), its results written back at each ray's input
+    /// index. The sorted rays are gathered `GATHER` at a time into a small
+    /// buffer before tracing: read straight through the permutation, each
+    /// ray's load would be a cache miss at the start of its traversal
+    /// (measured 1.3–1.5× slower than input order), while the gather's
+    /// independent loads overlap.
+    fn map_rays<T: Copy + Send + Sync>(
+        &self,
+        rays: &[Ray],
+        none: T,
+        f: impl Fn(&Ray, &mut Stack) -> T + Sync,
+    ) -> Vec<T> {
+        const GATHER: usize = 1024;
+        let chunk = rays.len().div_ceil(rayon::current_num_threads());
+        let frame = self.bvh.root_bounds().map(|b| KeyFrame::new(&b));
+        let mut out = vec![none; rays.len()];
+        match frame {
+            Some(frame) if chunk >= MIN_SORTED => {
+                out.par_chunks_mut(chunk).zip(rays.par_chunks(chunk)).for_each_init(
+                    || (Vec::with_capacity(64), SortScratch::default(), Vec::new()),
+                    |(stack, scratch, block), (out, rays)| {
+                        for idx in scratch.order(&frame, rays).chunks(GATHER) {
+                            block.clear();
+                            block.extend(idx.iter().map(|&i| rays[i as usize]));
+                            for (r, &i) in block.iter().zip(idx) {
+                                out[i as usize] = f(r, stack);
+                            }
+                        }
+                    },
+                )
+            }
+            _ => out
+                .par_iter_mut()
+                .zip(rays)
+                .with_min_len(1024)
+                .for_each_init(|| Vec::with_capacity(64), |stack, (o, r)| *o = f(r, stack)),
+        }
+        out
     }
 }
 

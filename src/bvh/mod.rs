@@ -49,6 +49,7 @@
 
 mod build;
 mod mesh;
+mod order;
 
 pub use mesh::{MeshBvh, RayHit};
 
@@ -198,6 +199,19 @@ impl Bvh {
             return 0.0;
         }
         self.leaves.iter().map(|l| l.count as f64).sum::<f64>() / self.leaves.len() as f64
+    }
+
+    /// The union of the root's child boxes (`None` for an empty tree).
+    pub(crate) fn root_bounds(&self) -> Option<Aabb> {
+        let b = &self.nodes.first()?.bounds;
+        let l = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z].map(|w| w.to_array());
+        Some((0..BRANCH).fold(EMPTY_BOX, |acc, s| {
+            let c = Aabb {
+                min: Vec3::new(l[0][s], l[1][s], l[2][s]),
+                max: Vec3::new(l[3][s], l[4][s], l[5][s]),
+            };
+            union_valid(acc, &c)
+        }))
     }
 
     /// The primitive boxes, by id.
