@@ -22,7 +22,7 @@
 
 use core::fmt::Debug;
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
-use wide::{f32x16, f32x4, f32x8};
+use wide::{f32x16, f32x4, f32x8, f64x8};
 
 /// A lane-wise boolean: one bit per lane.
 pub trait LaneMask:
@@ -314,6 +314,146 @@ pub fn compiled_simd_level() -> &'static str {
 /// Whether `fma` was enabled at compile time (widephase never uses it; see the FMA
 /// policy in `simd-notes.md`).
 pub const COMPILED_WITH_FMA: bool = cfg!(target_feature = "fma");
+
+/// The f64 arithmetic of the per-triangle setup, over one triangle (`f64`)
+/// or eight at once (`f64x8`, one triangle per lane; the voxelizer's
+/// `TileQueue`). Every
+/// operation is the IEEE one in each lane — `+ − ×`, negation and `abs` (sign
+/// bit), `max` of non-NaN values, comparisons, select; no FMA, nothing
+/// reassociated — and the setup code is written once over this trait, so a
+/// lane's values equal the one-triangle values bit for bit
+/// (`batched_setup_matches_scalar`).
+pub(crate) trait F64Lanes:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Neg<Output = Self>
+{
+    /// Per-lane booleans.
+    type Mask: Copy + std::ops::BitAnd<Output = Self::Mask>;
+    fn splat(x: f64) -> Self;
+    fn abs(self) -> Self;
+    /// The larger of two values, neither of them NaN.
+    fn max(self, o: Self) -> Self;
+    fn le(self, o: Self) -> Self::Mask;
+    fn gt(self, o: Self) -> Self::Mask;
+    /// `self != o` (true when either is NaN, as `!=`).
+    fn ne(self, o: Self) -> Self::Mask;
+    fn is_finite(self) -> Self::Mask;
+    /// `t` where `m`, else `f`.
+    fn select(m: Self::Mask, t: Self, f: Self) -> Self;
+    /// Lane `l` of `m`.
+    fn mask_lane(m: &Self::Mask, l: usize) -> bool;
+    /// The lanes rounded to the nearest f32 (as `as f32`).
+    type F32: Copy;
+    fn to_f32(self) -> Self::F32;
+    /// Lane `l` of `v`.
+    fn f32_lane(v: &Self::F32, l: usize) -> f32;
+}
+
+impl F64Lanes for f64 {
+    type Mask = bool;
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f64::max(self, o)
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> bool {
+        self <= o
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn ne(self, o: Self) -> bool {
+        self != o
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    #[inline(always)]
+    fn select(m: bool, t: Self, f: Self) -> Self {
+        if m {
+            t
+        } else {
+            f
+        }
+    }
+    #[inline(always)]
+    fn mask_lane(m: &bool, _l: usize) -> bool {
+        *m
+    }
+    type F32 = f32;
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn f32_lane(v: &f32, _l: usize) -> f32 {
+        *v
+    }
+}
+
+impl F64Lanes for f64x8 {
+    type Mask = f64x8;
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        f64x8::splat(x)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f64x8::abs(self)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        f64x8::max(self, o)
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> Self {
+        self.simd_le(o)
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        self.simd_gt(o)
+    }
+    #[inline(always)]
+    fn ne(self, o: Self) -> Self {
+        self.simd_ne(o)
+    }
+    #[inline(always)]
+    fn is_finite(self) -> Self {
+        f64x8::is_finite(self)
+    }
+    #[inline(always)]
+    fn select(m: Self, t: Self, f: Self) -> Self {
+        m.select(t, f)
+    }
+    #[inline(always)]
+    fn mask_lane(m: &Self, l: usize) -> bool {
+        m.to_bitmask() >> l & 1 != 0
+    }
+    type F32 = [f32; 8];
+    #[inline(always)]
+    fn to_f32(self) -> [f32; 8] {
+        self.to_array().map(|v| v as f32)
+    }
+    #[inline(always)]
+    fn f32_lane(v: &[f32; 8], l: usize) -> f32 {
+        v[l]
+    }
+}
 
 #[cfg(test)]
 mod tests {
