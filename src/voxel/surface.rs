@@ -1752,6 +1752,25 @@ pub(crate) fn segment_hits(p: &[[f64; 3]; 3], c: [f64; 3], axis: usize, half: f6
 mod tests {
     use super::*;
 
+    /// The two non-dyadic grids of the tile tests: voxel size just above 0.1
+    /// near the origin, and 0.1 (not an f32) far from it.
+    fn tile_grids() -> [Grid; 2] {
+        [
+            Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
+            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [40, 30, 36]).unwrap(),
+        ]
+    }
+
+    /// A seeded xorshift64 stream of f32 in `[0, 1)` (24-bit fractions).
+    fn unit_f32(mut rng: u64) -> impl FnMut() -> f32 {
+        move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u32 << 24) as f32
+        }
+    }
+
     /// Collects marked voxels.
     struct SetSink(Vec<[u32; 3]>);
     impl Sink for SetSink {
@@ -1770,17 +1789,8 @@ mod tests {
     /// grid plane and one ulp off it, axis-aligned, nearly axis-parallel.
     #[test]
     fn run_rows_matches_tile_run() {
-        let grids = [
-            Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
-            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [40, 30, 36]).unwrap(),
-        ];
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng >> 40) as f32 / (1u32 << 24) as f32
-        };
+        let grids = tile_grids();
+        let mut rnd = unit_f32(0x2545_f491_4f6c_dd1d);
         let (mut rows_used, mut total, mut voxels) = (0, 0, 0);
         for g in &grids {
             let t = Tables::new(g);
@@ -1856,17 +1866,8 @@ mod tests {
     /// axis-aligned and huge triangles of two non-dyadic grids.
     #[test]
     fn batched_setup_matches_scalar() {
-        let grids = [
-            Grid::new(Vec3::new(-1.1, -0.9, -1.05), 0.1 + 1e-7, [24, 20, 22]).unwrap(),
-            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [40, 30, 36]).unwrap(),
-        ];
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng >> 40) as f32 / (1u32 << 24) as f32
-        };
+        let grids = tile_grids();
+        let mut rnd = unit_f32(0x9e37_79b9_7f4a_7c15);
         let (mut tiles, mut other) = (0, 0);
         for g in &grids {
             let h = g.voxel as f64;
