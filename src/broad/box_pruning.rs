@@ -243,7 +243,7 @@ pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
     let mut sc = PairScratch::default();
     let mut out = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    count_and_place(&slices, n_a, &mut sc, &mut out);
+    place_pairs(&slices, n_a, &mut sc, &mut out);
     out
 }
 
@@ -273,32 +273,17 @@ struct PairScratch {
     local: Vec<u32>,
 }
 
-impl PairScratch {
-    /// Zeroed bucket counts for first indices `0..n_a`.
-    fn reset(&mut self, n_a: usize) {
-        self.count.clear();
-        self.count.resize(n_a.div_ceil(1 << bucket_shift(n_a)).max(1), 0);
-    }
-}
-
-/// [`place_pairs`] after counting the buckets of the first indices of `parts`.
-fn count_and_place(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
-    sc.reset(n_a);
-    let s = bucket_shift(n_a);
-    for p in parts {
-        for &k in *p {
-            sc.count[((k >> 32) as usize) >> s] += 1;
-        }
-    }
-    place_pairs(parts, n_a, sc, out);
-}
-
 /// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, of `parts` into
-/// `out` as `(a, b)` pairs, given `sc.count[q]` = the number of keys in
-/// first-index bucket `q` (`a >> bucket_shift(n_a)`).
+/// `out` as `(a, b)` pairs.
 ///
-/// A two-level counting sort on `a`, then each `a`'s run sorted on `b`
-/// ([`sort_run_by_second`]). Level 1 scatters every pair into its bucket's
+/// Up to [`ONE_LEVEL_MAX`] pairs: one CSR scatter by first index, then each
+/// `a`'s run sorted on `b` ([`sort_run_by_second`]). More: a two-level
+/// counting sort on `a`, each run sorted likewise. The bucket counts of
+/// level 1 take a pass of their own over the keys, made only on that path:
+/// counting them in the scan as each pair was found (sessions 5–6) cost
+/// every call a read-modify-write per emitted lane, flagged non-owned ones
+/// included, also when the one-level path never reads the counts (Terdiman
+/// 10k; `simd-notes.md`, "Broad phase", session 7). Level 1 scatters every pair into its bucket's
 /// stretch of `out` (at most [`MAX_BUCKETS`] sequential write streams);
 /// level 2 takes one bucket at a time (a few thousand pairs), copies its
 /// stretch to `sc.stage`, counts it per first index, scatters it back by
@@ -318,15 +303,7 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         out.extend(all.iter().map(|&k| ((k >> 32) as u32, k as u32)));
         return;
     }
-    let s = bucket_shift(n_a);
     let PairScratch { count, stage, local } = sc;
-    // count[q] = number of pairs in buckets < q (after the prefix sum).
-    let mut sum = 0u32;
-    for c in count.iter_mut() {
-        let t = *c;
-        *c = sum;
-        sum += t;
-    }
     if out.len() < total {
         resize_advised(out, total, (0, 0));
     } else {
@@ -338,6 +315,21 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         let keys = parts.iter().flat_map(|p| p.iter()).map(|&k| ((k >> 32) as u32, k as u32));
         scatter_and_sort(keys, 0, n_a, 0, local, out);
         return;
+    }
+    // count[q] = the number of pairs in buckets < q.
+    let s = bucket_shift(n_a);
+    count.clear();
+    count.resize(n_a.div_ceil(1 << s).max(1), 0);
+    for p in parts {
+        for &k in *p {
+            count[((k >> 32) as usize) >> s] += 1;
+        }
+    }
+    let mut sum = 0u32;
+    for c in count.iter_mut() {
+        let t = *c;
+        *c = sum;
+        sum += t;
     }
     // Level 1: afterwards count[q] is the end of bucket q's stretch.
     for p in parts {
@@ -477,24 +469,6 @@ impl PairSink for Vec<u64> {
     fn pair(&mut self, a: u32, b: u32) {
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
         self.push(pair_key(lo, hi));
-    }
-}
-
-/// One thread's sink without a grid: the keys in one array, counted per
-/// first-index bucket ([`bucket_shift`]) as they are found.
-struct Counted<'a> {
-    keys: &'a mut Vec<u64>,
-    /// Pairs per first-index bucket (`lo >> shift`).
-    count: &'a mut [u32],
-    shift: u32,
-}
-
-impl PairSink for Counted<'_> {
-    #[inline(always)]
-    fn pair(&mut self, a: u32, b: u32) {
-        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-        self.count[(lo >> self.shift) as usize] += 1;
-        self.keys.push(pair_key(lo, hi));
     }
 }
 
@@ -943,20 +917,10 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
 }
 
 /// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
-/// `keys[w..]` (growing `keys` as needed) and counts each in its first
-/// index's bucket `count[lo >> shift]` ([`bucket_shift`]); returns the new
-/// `w`. The write position is a local rather than a `Vec`'s length so that
-/// the `count` store, which the compiler cannot tell apart from the `Vec`,
-/// does not force a reload of it per pair.
+/// `keys[w..]` (growing `keys` once per probe as needed, not per pair) and
+/// returns the new `w`.
 #[inline]
-fn scan_cell_counted<L: Lane>(
-    cells: &Cells,
-    c: usize,
-    keys: &mut Vec<u64>,
-    mut w: usize,
-    count: &mut [u32],
-    shift: u32,
-) -> usize {
+fn scan_cell_into<L: Lane>(cells: &Cells, c: usize, keys: &mut Vec<u64>, mut w: usize) -> usize {
     let v = CellView::of(cells, c);
     for i in 0..v.len {
         // Entry i pairs with at most the v.len - i - 1 entries after it.
@@ -968,11 +932,10 @@ fn scan_cell_counted<L: Lane>(
         let buf = keys.as_mut_slice();
         let a = v.id[i];
         // A pair the cell does not own is written past the end (room is
-        // there: it comes before this probe's last pair) and not counted.
+        // there: it comes before this probe's last pair).
         v.probe::<L>(i, |k, own| {
             let b = v.id[k];
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            count[(lo >> shift) as usize] += own as u32;
             buf[w] = pair_key(lo, hi);
             w += own as usize;
         });
@@ -1047,8 +1010,7 @@ impl BoxPruner {
     /// exactly once. The scan windows shrink by about the number of cells.
     /// Without a grid this is plain box pruning over the sorted boxes with
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
-    /// handed to rayon and the pairs are counted per first-index bucket as
-    /// they are found ([`place_pairs`]).
+    /// handed to rayon and the pair keys go to one kept array (`raw`).
     pub(crate) fn run<L: Lane>(
         &mut self,
         boxes: &[Aabb],
@@ -1064,9 +1026,6 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            self.sort.reset(n_a);
-            let shift = bucket_shift(n_a);
-            let count = &mut self.sort.count;
             let w = if grid {
                 // `raw` keeps its length between calls (no clear, no refill):
                 // only `raw[..w]` is read. A fresh one starts at twice the
@@ -1079,14 +1038,13 @@ impl BoxPruner {
                 }
                 let mut w = 0;
                 for c in 0..n_cells {
-                    w = scan_cell_counted::<L>(&self.cells, c, &mut self.raw, w, count, shift);
+                    w = scan_cell_into::<L>(&self.cells, c, &mut self.raw, w);
                 }
                 w
             } else {
                 self.raw.clear();
-                let mut sink = Counted { keys: &mut self.raw, count, shift };
                 let n = self.sorted.len();
-                sweep::<L>(&self.sorted, 0..n, &mut sink);
+                sweep::<L>(&self.sorted, 0..n, &mut self.raw);
                 self.raw.len()
             };
             place_pairs(&[&self.raw[..w]], n_a, &mut self.sort, &mut self.pairs);
@@ -1107,7 +1065,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        count_and_place(&slices, n_a, &mut self.sort, &mut self.pairs);
+        place_pairs(&slices, n_a, &mut self.sort, &mut self.pairs);
     }
 }
 
