@@ -516,3 +516,32 @@ fn many_pairs_two_level_sort() {
         check_self(&boxes, &want, &format!("many pairs n={n}"));
     }
 }
+
+#[test]
+fn pair_sort_index_widths() {
+    // The pair sort packs both indices of a pair into one 32-bit key for up
+    // to 2^16 boxes and takes a CSR scatter by first index above that; the
+    // index width counts every input box, valid or not. So: 2^16 - 1, 2^16,
+    // 2^16 + 1 and 100k boxes, all invalid but 2,500 spread over the whole
+    // index range (the last index among them, partners on either side).
+    let mut rng = SplitMix(23);
+    for n in [(1 << 16) - 1, 1 << 16, (1 << 16) + 1, 100_000] {
+        let valid = grid_boxes(&mut rng, 2500, 60, 5);
+        let step = n / valid.len();
+        let at: Vec<usize> = (0..valid.len()).map(|k| n - 1 - k * step).collect();
+        let mut boxes = vec![bx([1.0; 3], [0.0; 3]); n]; // min > max: invalid
+        for (&i, b) in at.iter().zip(&valid) {
+            boxes[i] = *b;
+        }
+        let mut want: Vec<(u32, u32)> = brute_self(&valid)
+            .into_iter()
+            .map(|(a, b)| {
+                let (a, b) = (at[a as usize] as u32, at[b as usize] as u32);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        want.sort_unstable();
+        assert!(want.len() > 1000, "n={n}: only {} pairs", want.len());
+        check_self(&boxes, &want, &format!("index widths n={n}"));
+    }
+}

@@ -19,8 +19,8 @@
 use super::radix::sort_by_key_u32;
 use crate::lane::{Lane, LaneMask};
 use crate::mem::resize_advised;
-use core::hint::select_unpredictable;
 use crate::shapes::Aabb;
+use core::hint::select_unpredictable;
 use rayon::prelude::*;
 use wide::{f32x4, u32x16};
 
@@ -310,6 +310,10 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
     } else {
         out.truncate(total);
     }
+    if total <= ONE_LEVEL_MAX && n_a <= PACKED_MAX_BOXES {
+        packed_radix(parts, n_a, local, out);
+        return;
+    }
     if total <= ONE_LEVEL_MAX {
         // Few pairs: the output is cache-sized and one CSR scatter of the
         // keys by first index is cheaper than two levels.
@@ -361,6 +365,76 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
 /// measurable time, and saved the Terdiman set (1,144,045 pairs) ~15 % of
 /// its time (`simd-notes.md`, "Broad phase", session 5).
 const ONE_LEVEL_MAX: usize = 256 * 1024;
+
+/// Most boxes whose pairs [`place_pairs`] sorts as packed 32-bit keys
+/// ([`packed_radix`]): two indices of 16 bits.
+const PACKED_MAX_BOXES: usize = 1 << 16;
+
+/// Sorts the pair keys of `parts` (first indices `< n_a <= 2^16`, at most
+/// [`ONE_LEVEL_MAX`] keys) into `out` (already `total` long) by an LSD radix
+/// sort of packed keys `a << b | x`, `b` the bits of an index: three passes
+/// of at most 11 bits, `scratch` holding two `u32` key arrays, the last
+/// pass unpacking into `out`.
+///
+/// For few boxes this beat the CSR scatter by first index: that one zeroes,
+/// prefix-sums and walks `n_a` run counters (a branch per first index on
+/// the run length, mispredicted about as often as a box has partners) and
+/// sorts each run; here every pass is a straight read and a scatter into at
+/// most 2048 buckets, with no per-box work at all (`simd-notes.md`, "Broad
+/// phase", session 7). An earlier packed sort (session 6) took two fresh
+/// scratch arrays per one-shot call and lost there; this one lives in the
+/// kept `PairScratch::local`.
+fn packed_radix(parts: &[&[u64]], n_a: usize, scratch: &mut Vec<u32>, out: &mut [(u32, u32)]) {
+    let total = out.len();
+    // b = bits of an index (n_a >= 2 when there is a pair); 2b <= 32.
+    let b = usize::BITS - n_a.saturating_sub(1).leading_zeros();
+    let width = (2 * b).div_ceil(3);
+    let mask = (1u32 << width) - 1;
+    let pack = |k: u64| ((k >> 32) as u32) << b | k as u32;
+    let digit = |v: u32, p: u32| ((v >> (p * width)) & mask) as usize;
+    let mut hist = [[0u32; 2048]; 3];
+    for p in parts {
+        for &k in *p {
+            let v = pack(k);
+            hist[0][digit(v, 0)] += 1;
+            hist[1][digit(v, 1)] += 1;
+            hist[2][digit(v, 2)] += 1;
+        }
+    }
+    for h in hist.iter_mut() {
+        let mut sum = 0u32;
+        for c in h[..=mask as usize].iter_mut() {
+            let t = *c;
+            *c = sum;
+            sum += t;
+        }
+    }
+    // Kept between calls (only the first 2 * total entries are used).
+    if scratch.len() < 2 * total {
+        scratch.resize(2 * total, 0);
+    }
+    let (x, y) = scratch[..2 * total].split_at_mut(total);
+    let [h0, h1, h2] = &mut hist;
+    for p in parts {
+        for &k in *p {
+            let v = pack(k);
+            let f = &mut h0[digit(v, 0)];
+            x[*f as usize] = v;
+            *f += 1;
+        }
+    }
+    for &v in x.iter() {
+        let f = &mut h1[digit(v, 1)];
+        y[*f as usize] = v;
+        *f += 1;
+    }
+    let low = (1u32 << b) - 1;
+    for &v in y.iter() {
+        let f = &mut h2[digit(v, 2)];
+        out[*f as usize] = (v >> b, v & low);
+        *f += 1;
+    }
+}
 
 /// Places the pairs `src` (iterated twice), whose first indices are
 /// `f0..f0 + n_f`, at `out[p0..]` sorted: counts them per first index in
