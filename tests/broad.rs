@@ -545,3 +545,31 @@ fn pair_sort_index_widths() {
         check_self(&boxes, &want, &format!("index widths n={n}"));
     }
 }
+
+#[test]
+fn boxes_starting_on_cell_boundaries() {
+    // The grid's cells own a pair by where its boxes start, tested against
+    // each cell row's least start (`Grid::first_of`): a threshold one float
+    // off misjudges boxes starting exactly on a boundary, or one float below
+    // it. 1,024 boxes in [0, 64]² on y/z (two anchor boxes hold the bounds),
+    // extents of at most 2, make an 8 × 8 grid with boundaries at multiples
+    // of 8 (exact in floats); integer coordinates start many boxes on them,
+    // and every third box moved one float down starts just below.
+    let mut rng = SplitMix(29);
+    let mut boxes = grid_boxes(&mut rng, 1022, 63, 2);
+    for (k, b) in boxes.iter_mut().enumerate() {
+        for a in [1, 2] {
+            let m = &mut [&mut b.min.y, &mut b.min.z][a - 1];
+            if k % 3 == a && **m > 0.0 && **m % 8.0 == 0.0 {
+                **m = m.next_down();
+            }
+        }
+    }
+    boxes.push(bx([0.0, 0.0, 0.0], [0.5, 0.5, 0.5]));
+    boxes.push(bx([63.5, 63.5, 63.5], [64.0, 64.0, 64.0]));
+    let on = boxes.iter().filter(|b| b.min.y % 8.0 == 0.0 || b.min.z % 8.0 == 0.0).count();
+    let below = boxes.iter().filter(|b| b.min.y.next_up() % 8.0 == 0.0).count();
+    assert!(on > 100 && below > 20, "{on} boxes on a boundary, {below} just below");
+    let want = brute_self(&boxes);
+    check_self(&boxes, &want, "boxes starting on cell boundaries");
+}

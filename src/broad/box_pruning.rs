@@ -655,6 +655,67 @@ impl Grid {
         let [y0, y1, z0, z1] = t.fast_trunc_int().to_array();
         Span((y0 | y1 << 8 | z0 << 16 | z1 << 24) as u32)
     }
+
+    /// The least `f32` whose cell is `c` or more on axis `a` (0: y, 1: z):
+    /// a box in cell row `c` starts in it iff its `min` on that axis is at
+    /// least this. Searched over the floats in order ([`sort_key`]) with
+    /// [`Grid::span`] itself as the test, so it is exact for the same
+    /// rounding (the cell function is monotone): steps doubling from the
+    /// boundary's estimate `lo + c / inv` bracket it, a bisection ends it.
+    /// Usually a few steps; at worst ~64 (the estimate can be far off in
+    /// floats when `x - lo` cancels, e.g. bounds of ±1e30: single float
+    /// steps took seconds there).
+    fn first_of(&self, c: usize, a: usize) -> f32 {
+        let lane = 2 * a;
+        let (lo, inv) = (self.lo.to_array()[lane], self.inv.to_array()[lane]);
+        if c == 0 {
+            return f32::NEG_INFINITY;
+        }
+        if inv == 0.0 {
+            return f32::INFINITY; // every box is in cell 0 on this axis
+        }
+        let from_key = |k: u32| f32::from_bits(if k >> 31 != 0 { k & 0x7fff_ffff } else { !k });
+        // at_least(k): the float of key k is in cell c or later; false at
+        // -inf (cell 0 < c), true at +inf (cell g - 1 >= c).
+        let at_least = |k: u32| {
+            let p = crate::Vec3::new(0.0, from_key(k), from_key(k));
+            let sp = self.span(&Aabb::new(p, p)).0;
+            ((if a == 0 { sp } else { sp >> 16 }) & 255) as usize >= c
+        };
+        let (k_min, k_max) = (sort_key(f32::NEG_INFINITY), sort_key(f32::INFINITY));
+        let k0 = sort_key(lo + c as f32 / inv).clamp(k_min, k_max);
+        // Bracket: at_least(f) false, at_least(t) true.
+        let (mut f, mut t) = (k0, k0);
+        let mut d = 1u32;
+        if at_least(k0) {
+            loop {
+                f = t.saturating_sub(d).max(k_min);
+                if !at_least(f) {
+                    break;
+                }
+                t = f;
+                d = d.saturating_mul(2);
+            }
+        } else {
+            loop {
+                t = f.saturating_add(d).min(k_max);
+                if at_least(t) {
+                    break;
+                }
+                f = t;
+                d = d.saturating_mul(2);
+            }
+        }
+        while t - f > 1 {
+            let m = f + (t - f) / 2;
+            if at_least(m) {
+                t = m;
+            } else {
+                f = m;
+            }
+        }
+        from_key(t)
+    }
 }
 
 /// A box's cell range, `y0 | y1 << 8 | z0 << 16 | z1 << 24`.
@@ -673,13 +734,13 @@ impl Span {
 }
 
 /// Boxes copied into the cells of a [`Grid`], each cell's run in x order and
-/// followed by [`PAD`] sentinels. `home_y[e]` is 1.0 if the entry's box
-/// starts in this cell's row on y (its first y cell is the cell's), else 0.0;
-/// `home_z` likewise on z; sentinels hold 0.0.
+/// followed by [`PAD`] sentinels. An entry is "home" on y in its cell if
+/// its box starts in the cell's row (its first y cell is the cell's), i.e.
+/// iff its `min.y >= first[c][0]` ([`Grid::first_of`]); likewise on z.
 ///
-/// The eight float arrays (`min_x, max_x, min_y, max_y, min_z, max_z,
-/// home_y, home_z`, in that order) are consecutive stretches of `stride`
-/// entries of one allocation, so that it is large enough for huge pages
+/// The six float arrays (`min_x, max_x, min_y, max_y, min_z, max_z`, in
+/// that order) are consecutive stretches of `stride` entries of one
+/// allocation, so that it is large enough for huge pages
 /// ([`resize_advised`]): nine separate arrays (0.7 MB each at 100k boxes)
 /// were faulted in page by page on every one-shot call that got fresh memory.
 #[derive(Clone, Debug, Default)]
@@ -690,6 +751,9 @@ struct Cells {
     /// Cell `c` holds entries `start[c]..end[c]`.
     start: Vec<usize>,
     end: Vec<usize>,
+    /// The least `min.y` and `min.z` of a box that starts in cell `c`'s row
+    /// and column.
+    first: Vec<[f32; 2]>,
 }
 
 /// Scratch of [`build_cells`], kept between calls by a [`BoxPruner`].
@@ -772,7 +836,7 @@ fn build_cells(
     // Spans by box index, computed in input order (sequential reads: at 1M
     // boxes a pass in x order, a random gather, ran at memory latency).
     let CellScratch { spans, count, fill, slot } = sc;
-    let total = loop {
+    let (total, grid) = loop {
         if g <= 1 {
             return false;
         }
@@ -782,7 +846,7 @@ fn build_cells(
         count_cells(keys, spans, g, count);
         let total: usize = count.iter().map(|&c| c as usize).sum();
         if total <= 3 * n {
-            break total;
+            break (total, grid);
         }
         g /= 2;
     };
@@ -832,42 +896,44 @@ fn build_cells(
         }
     }
     let len = total + n_cells * PAD;
-    let Cells { f, stride, id: ids, start, end } = cells;
+    let Cells { f, stride, id: ids, start, end, first } = cells;
     // Sized once and written by index (a push per array per entry cost more
     // than the gather itself: ~1 M instructions per call at 10k boxes).
     *stride = len;
-    resize_advised(f, 8 * len, 0.0);
+    resize_advised(f, 6 * len, 0.0);
     ids.resize(len, 0);
     let mut parts = f.chunks_exact_mut(len);
-    let [min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z] =
-        core::array::from_fn(|_| parts.next().expect("8 arrays"));
+    let [min_x, max_x, min_y, max_y, min_z, max_z] =
+        core::array::from_fn(|_| parts.next().expect("6 arrays"));
     start.clear();
     end.clear();
+    // Home by threshold per row and column, not by two more arrays of
+    // per-entry flags: those were two more stores per entry in the gather
+    // below (its cost is the stores) and two more streams for the scan.
+    let rows: Vec<[f32; 2]> = (0..g).map(|c| [grid.first_of(c, 0), grid.first_of(c, 1)]).collect();
+    first.clear();
+    first.extend((0..n_cells).map(|c| [rows[c / g][0], rows[c % g][1]]));
     let (mut e, mut o) = (0, 0);
-    for (c, &cnt) in count.iter().enumerate() {
-        let (cy, cz) = ((c / g) as u32, (c % g) as u32);
+    for &cnt in count.iter() {
         let cnt = cnt as usize;
         let src = &slot[e..e + cnt];
         let (x0, x1) = (&mut min_x[o..o + cnt], &mut max_x[o..o + cnt]);
         let (y0, y1) = (&mut min_y[o..o + cnt], &mut max_y[o..o + cnt]);
         let (z0, z1) = (&mut min_z[o..o + cnt], &mut max_z[o..o + cnt]);
-        let (hy, hz, id) = (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut ids[o..o + cnt]);
+        let id = &mut ids[o..o + cnt];
         for k in 0..cnt {
             let i = src[k];
             let b = &boxes[i as usize];
-            let sp = spans[i as usize].0;
             (x0[k], x1[k]) = (b.min.x, b.max.x);
             (y0[k], y1[k]) = (b.min.y, b.max.y);
             (z0[k], z1[k]) = (b.min.z, b.max.z);
-            hy[k] = ((sp & 255) == cy) as u32 as f32;
-            hz[k] = (((sp >> 16) & 255) == cz) as u32 as f32;
             id[k] = i;
         }
         start.push(o);
         end.push(o + cnt);
         e += cnt;
         o += cnt;
-        // The sentinels: min > max on every axis, min.x = +inf, not home.
+        // The sentinels: min > max on every axis, min.x = +inf.
         let pad = o..o + PAD;
         for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
             v[pad.clone()].fill(f32::INFINITY);
@@ -875,8 +941,6 @@ fn build_cells(
         for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
             v[pad.clone()].fill(f32::NEG_INFINITY);
         }
-        home_y[pad.clone()].fill(0.0);
-        home_z[pad.clone()].fill(0.0);
         ids[pad].fill(0);
         o += PAD;
     }
@@ -892,9 +956,10 @@ struct CellView<'a> {
     max_y: &'a [f32],
     min_z: &'a [f32],
     max_z: &'a [f32],
-    home_y: &'a [f32],
-    home_z: &'a [f32],
     id: &'a [u32],
+    /// The least `min.y` and `min.z` of a box starting in the cell's row and
+    /// column ([`Cells::first`]).
+    first: [f32; 2],
     /// Number of entries (without the sentinels).
     len: usize,
 }
@@ -904,7 +969,7 @@ impl<'a> CellView<'a> {
     fn of(cells: &'a Cells, c: usize) -> Self {
         let (s, e) = (cells.start[c], cells.end[c]);
         let lim = e + PAD;
-        // Array `a` of the eight in `cells.f`, this cell's stretch.
+        // Array `a` of the six in `cells.f`, this cell's stretch.
         let arr = |a: usize| &cells.f[a * cells.stride + s..a * cells.stride + lim];
         CellView {
             min_x: arr(0),
@@ -913,9 +978,8 @@ impl<'a> CellView<'a> {
             max_y: arr(3),
             min_z: arr(4),
             max_z: arr(5),
-            home_y: arr(6),
-            home_z: arr(7),
             id: &cells.id[s..lim],
+            first: cells.first[c],
             len: e - s,
         }
     }
@@ -932,17 +996,21 @@ impl<'a> CellView<'a> {
     /// if it is not, box `k` must be home, and then `cell(min_y[i]) <
     /// cell(min_y[k])` gives `min_y[i] < min_y[k] <= max_y[k]` (the cell
     /// function is monotone), so the second half holds and is replaced by
-    /// `0.5 <= home_y[k]`. Same on z. The probe picks the array and the value
-    /// it compares against once.
+    /// "`k` is home": `first_y <= min_y[k]`. Same on z. The probe picks the
+    /// array and the value it compares against once.
     #[inline(always)]
     fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize, bool)) {
-        let CellView { min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z, .. } = *self;
-        // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
+        let CellView { min_x, max_x, min_y, max_y, min_z, max_z, first, .. } = *self;
+        let [first_y, first_z] = first;
+        // if i is home: min_y[i] <= max_y[k]   else: first_y <= min_y[k]
         // About a quarter of the probes are not home on an axis, in no
         // pattern: as a plain `if` these compiled to branches that
         // mispredicted; `select_unpredictable` asks for conditional moves.
-        let (ty, vy) = select_unpredictable(home_y[i] != 0.0, (max_y, min_y[i]), (home_y, 0.5));
-        let (tz, vz) = select_unpredictable(home_z[i] != 0.0, (max_z, min_z[i]), (home_z, 0.5));
+        let home = |m: f32, f: f32| m >= f;
+        let (ty, vy) =
+            select_unpredictable(home(min_y[i], first_y), (max_y, min_y[i]), (min_y, first_y));
+        let (tz, vz) =
+            select_unpredictable(home(min_z[i], first_z), (max_z, min_z[i]), (min_z, first_z));
         let (px, py, pz) = (L::splat(max_x[i]), L::splat(max_y[i]), L::splat(max_z[i]));
         let (vy, vz) = (L::splat(vy), L::splat(vz));
         let mut j = i + 1;
@@ -1256,5 +1324,56 @@ pub(crate) fn scan_full<L: Lane>(t: &Sorted, start: usize, q: &Aabb, mut emit: i
             return;
         }
         j += L::WIDTH;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Vec3;
+
+    /// The cell of coordinate `v` on axis `a` (0: y, 1: z), by [`Grid::span`].
+    fn cell(grid: &Grid, v: f32, a: usize) -> usize {
+        let p = Vec3::new(0.0, v, v);
+        let sp = grid.span(&Aabb::new(p, p));
+        if a == 0 {
+            sp.y().start
+        } else {
+            sp.z().start
+        }
+    }
+
+    /// [`Grid::first_of`] is exactly the least float of each cell: the scan's
+    /// home test (`min >= first`) must agree with the cell of `min` for every
+    /// float, and a threshold one float off would misjudge boxes that start
+    /// on a cell boundary.
+    #[test]
+    fn first_of_is_the_least_float_of_its_cell() {
+        let cases: [([f32; 2], [f32; 2], usize); 6] = [
+            ([-2175.0, -2175.0], [2175.0, 2175.0], 9),
+            ([0.1, -0.3], [0.7, 0.9], 7),
+            ([0.0, 0.0], [64.0, 64.0], 8),
+            ([-1e30, 1e-3], [1e30, 1e7], 256),
+            ([3.0, 5.0], [3.0, 5.0000005], 2),
+            ([-7.25, 1.0], [1e-20, 1.0], 255),
+        ];
+        for (lo, hi, g) in cases {
+            let grid = Grid::new(lo, hi, g);
+            for a in 0..2 {
+                let mut prev = f32::NEG_INFINITY;
+                for c in 0..g {
+                    let f = grid.first_of(c, a);
+                    assert!(f >= prev, "{lo:?} {hi:?} g={g} axis {a} cell {c}: not monotone");
+                    prev = f;
+                    if f.is_finite() {
+                        assert!(cell(&grid, f, a) >= c, "{lo:?} {hi:?} g={g} a={a} c={c}: {f}");
+                    }
+                    if c > 0 && f > f32::MIN {
+                        let below = f.next_down();
+                        assert!(cell(&grid, below, a) < c, "{lo:?} {hi:?} g={g} a={a} c={c}: {f}");
+                    }
+                }
+            }
+        }
     }
 }
