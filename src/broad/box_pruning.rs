@@ -1136,6 +1136,23 @@ impl BoxPruner {
         &self.pairs
     }
 
+    /// Bytes allocated by the scratch arrays (not the pair output).
+    fn heap_bytes(&self) -> usize {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * core::mem::size_of::<T>()
+        }
+        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, sort, pairs: _ } = self;
+        let CellScratch { spans, count, fill, slot } = scratch;
+        let Cells { f, stride: _, id, start, end, first } = cells;
+        let Sorted { min_x, max_x, min_y, max_y, min_z, max_z, id: sid } = sorted;
+        let PairScratch { count: pc, stage, local } = sort;
+        [b(keys), b(tmp), b(raw), b(spans), b(count), b(fill), b(slot), b(f), b(id)]
+            .into_iter()
+            .chain([b(start), b(end), b(first), b(min_x), b(max_x), b(min_y), b(max_y)])
+            .chain([b(min_z), b(max_z), b(sid), b(pc), b(stage), b(local)])
+            .sum()
+    }
+
     /// The sort keys of the last query's boxes ([`sorted_keys`]).
     pub(crate) fn keys(&self) -> &[u64] {
         &self.keys
@@ -1222,12 +1239,36 @@ impl BoxPruner {
 /// Box pruning over lane type `L` in the regions of a y/z grid
 /// ([`BoxPruner`]), with `chunk` sorted boxes per rayon task when there is
 /// no grid. The result is identical for every `L`, `chunk` and thread count.
-/// A one-shot call on a fresh [`BoxPruner`]; keep a pruner to reuse its
-/// memory across calls.
+///
+/// The scratch of the query (everything but the returned pairs) is a
+/// [`BoxPruner`] kept per calling thread between calls, up to 32 MiB of it
+/// (larger scratch is freed on return):
+/// freed after every call, it went back to the OS whenever glibc trimmed
+/// the heap (which depends on the heap's layout, not on this code), and the
+/// next call faulted it all in again: at 10k Terdiman boxes ~200 page
+/// faults per call, 0.55 instead of 0.37 ms in criterion's one-shot row
+/// (`simd-notes.md`, "Broad phase", session 7). Keep a [`BoxPruner`] of
+/// your own to also reuse the pair array.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
-    let mut p = BoxPruner::new();
+    // Taken out for the call (a nested call on this thread finds none and
+    // uses a fresh one), put back after.
+    let mut p = KEPT.take().unwrap_or_default();
     p.run::<L>(boxes, |_| true, chunk);
-    core::mem::take(&mut p.pairs)
+    let pairs = core::mem::take(&mut p.pairs);
+    if p.heap_bytes() <= KEEP_SCRATCH_MAX {
+        KEPT.set(Some(p));
+    }
+    pairs
+}
+
+/// Most bytes of one-shot scratch [`self_pairs_with`] keeps per thread:
+/// 10k Terdiman boxes need 1.1 MB, 100k 17.5 MB; 1M boxes (~4 overlaps
+/// each) need 100 MB and free it.
+const KEEP_SCRATCH_MAX: usize = 32 << 20;
+
+std::thread_local! {
+    /// The one-shot scratch of this thread ([`self_pairs_with`]).
+    static KEPT: core::cell::Cell<Option<BoxPruner>> = const { core::cell::Cell::new(None) };
 }
 
 /// [`self_pairs_with`] at the native lane width and an automatic chunk size,
