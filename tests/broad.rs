@@ -280,6 +280,16 @@ fn bipartite_equals_brute_force() {
     odd[3] = bx([f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]);
     odd[9] = bx([5.0, 0.0, 0.0], [4.0, 9.0, 9.0]);
     check_bipartite(&odd, &b, "invalid");
+    // Unequal sets: the pair sort packs an index of each set into one key
+    // with the bits each set's size needs (1 box against many, many
+    // against 1, and 2^16 + 1 against 3: 17 + 2 bits).
+    check_bipartite(&a[..1], &b, "one against many");
+    check_bipartite(&a, &b[..1], "many against one");
+    let mut big = vec![bx([1.0; 3], [0.0; 3]); (1 << 16) + 1]; // invalid
+    big[1 << 16] = a[0];
+    big[5] = a[1];
+    check_bipartite(&big, &a[..3], "2^16 + 1 against 3");
+    check_bipartite(&a[..3], &big, "3 against 2^16 + 1");
 }
 
 #[test]

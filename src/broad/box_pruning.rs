@@ -238,13 +238,13 @@ fn par_chunks(
         .collect()
 }
 
-/// Turns pair keys `(a << 32) | b` with `a < n_a`, spread over `parts`, into
-/// the sorted list of `(a, b)` (the keys are distinct).
-pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
+/// Turns pair keys `(a << 32) | b` with `a < n_a`, `b < n_b`, spread over
+/// `parts`, into the sorted list of `(a, b)` (the keys are distinct).
+pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize, n_b: usize) -> Vec<(u32, u32)> {
     let mut sc = PairScratch::default();
     let mut out = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    place_pairs(&slices, n_a, &mut sc, &mut out);
+    place_pairs(&slices, n_a, n_b, &mut sc, &mut out);
     out
 }
 
@@ -274,10 +274,12 @@ struct PairScratch {
     local: Vec<u32>,
 }
 
-/// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, of `parts` into
-/// `out` as `(a, b)` pairs.
+/// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, `b < n_b`, of
+/// `parts` into `out` as `(a, b)` pairs.
 ///
-/// Up to [`ONE_LEVEL_MAX`] pairs: one CSR scatter by first index, then each
+/// Up to [`ONE_LEVEL_MAX`] pairs whose two indices fit in 32 bits together:
+/// an LSD radix sort of packed keys ([`packed_radix`]). Other pairs up to
+/// [`ONE_LEVEL_MAX`]: one CSR scatter by first index, then each
 /// `a`'s run sorted on `b` ([`sort_run_by_second`]). More: a two-level
 /// counting sort on `a`, each run sorted likewise. The bucket counts of
 /// level 1 take a pass of their own over the keys, made only on that path:
@@ -294,7 +296,13 @@ struct PairScratch {
 /// "Broad phase", session 5), which had replaced an LSD radix sort of the
 /// packed keys. `out` keeps its allocation and is not zero-filled where it
 /// already has the length.
-fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
+fn place_pairs(
+    parts: &[&[u64]],
+    n_a: usize,
+    n_b: usize,
+    sc: &mut PairScratch,
+    out: &mut Vec<(u32, u32)>,
+) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -310,8 +318,9 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
     } else {
         out.truncate(total);
     }
-    if total <= ONE_LEVEL_MAX && n_a <= PACKED_MAX_BOXES {
-        packed_radix(parts, n_a, local, out);
+    let (bits_a, bits_b) = (index_bits(n_a), index_bits(n_b));
+    if total <= ONE_LEVEL_MAX && bits_a + bits_b <= 32 {
+        packed_radix(parts, bits_a + bits_b, bits_b, local, out);
         return;
     }
     if total <= ONE_LEVEL_MAX {
@@ -366,15 +375,18 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
 /// its time (`simd-notes.md`, "Broad phase", session 5).
 const ONE_LEVEL_MAX: usize = 256 * 1024;
 
-/// Most boxes whose pairs [`place_pairs`] sorts as packed 32-bit keys
-/// ([`packed_radix`]): two indices of 16 bits.
-const PACKED_MAX_BOXES: usize = 1 << 16;
+/// Bits of an index below `n` (`n - 1` in binary; 0 for `n <= 1`).
+fn index_bits(n: usize) -> u32 {
+    usize::BITS - n.saturating_sub(1).leading_zeros()
+}
 
-/// Sorts the pair keys of `parts` (first indices `< n_a <= 2^16`, at most
-/// [`ONE_LEVEL_MAX`] keys) into `out` (already `total` long) by an LSD radix
-/// sort of packed keys `a << b | x`, `b` the bits of an index: three passes
-/// of at most 11 bits, `scratch` holding two `u32` key arrays, the last
-/// pass unpacking into `out`.
+/// Sorts the pair keys `(a << 32) | b` of `parts` into `out` (already as
+/// long as all parts) by an LSD radix sort of the packed keys `a << bits_b
+/// | b`, which the caller has made sure fit in `bits <= 32` bits (`b <
+/// 2^bits_b`; self pairs of up to 2^16 boxes, say): three passes of at most
+/// 11 bits,
+/// `scratch` holding two `u32` key arrays, the last pass unpacking into
+/// `out`.
 ///
 /// For few boxes this beat the CSR scatter by first index: that one zeroes,
 /// prefix-sums and walks `n_a` run counters (a branch per first index on
@@ -384,13 +396,17 @@ const PACKED_MAX_BOXES: usize = 1 << 16;
 /// phase", session 7). An earlier packed sort (session 6) took two fresh
 /// scratch arrays per one-shot call and lost there; this one lives in the
 /// kept `PairScratch::local`.
-fn packed_radix(parts: &[&[u64]], n_a: usize, scratch: &mut Vec<u32>, out: &mut [(u32, u32)]) {
+fn packed_radix(
+    parts: &[&[u64]],
+    bits: u32,
+    bits_b: u32,
+    scratch: &mut Vec<u32>,
+    out: &mut [(u32, u32)],
+) {
     let total = out.len();
-    // b = bits of an index (n_a >= 2 when there is a pair); 2b <= 32.
-    let b = usize::BITS - n_a.saturating_sub(1).leading_zeros();
-    let width = (2 * b).div_ceil(3);
+    let pack = |k: u64| ((k >> 32) << bits_b | (k & 0xffff_ffff)) as u32;
+    let width = bits.div_ceil(3);
     let mask = (1u32 << width) - 1;
-    let pack = |k: u64| ((k >> 32) as u32) << b | k as u32;
     let digit = |v: u32, p: u32| ((v >> (p * width)) & mask) as usize;
     let mut hist = [[0u32; 2048]; 3];
     for p in parts {
@@ -428,10 +444,11 @@ fn packed_radix(parts: &[&[u64]], n_a: usize, scratch: &mut Vec<u32>, out: &mut 
         y[*f as usize] = v;
         *f += 1;
     }
-    let low = (1u32 << b) - 1;
+    let low = (1u64 << bits_b) - 1;
     for &v in y.iter() {
         let f = &mut h2[digit(v, 2)];
-        out[*f as usize] = (v >> b, v & low);
+        let v = v as u64;
+        out[*f as usize] = ((v >> bits_b) as u32, (v & low) as u32);
         *f += 1;
     }
 }
@@ -1210,7 +1227,7 @@ impl BoxPruner {
                 sweep::<L>(&self.sorted, 0..n, &mut self.raw);
                 self.raw.len()
             };
-            place_pairs(&[&self.raw[..w]], n_a, &mut self.sort, &mut self.pairs);
+            place_pairs(&[&self.raw[..w]], n_a, n_a, &mut self.sort, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -1228,7 +1245,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        place_pairs(&slices, n_a, &mut self.sort, &mut self.pairs);
+        place_pairs(&slices, n_a, n_a, &mut self.sort, &mut self.pairs);
     }
 }
 
@@ -1319,7 +1336,7 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
         }
     });
     parts.extend(second);
-    sort_pairs(&parts, a.len())
+    sort_pairs(&parts, a.len(), b.len())
 }
 
 /// [`bipartite_pairs_with`] at the native lane width and an automatic chunk
