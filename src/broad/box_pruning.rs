@@ -1108,8 +1108,9 @@ fn scan_cell_into<L: Lane>(cells: &Cells, c: usize, keys: &mut Vec<u64>, mut w: 
 
 /// Reusable scratch for all-pairs box pruning: repeated queries (one per
 /// frame, say) reuse every array, so after the first call no memory is
-/// allocated or first touched unless the input grows. [`self_pairs_with`] is
-/// this on a fresh pruner.
+/// allocated or first touched unless the input grows (not even the pair
+/// array). [`self_pairs_with`] is this on a per-thread pruner whose pair
+/// array goes to the caller.
 ///
 /// ```
 /// use widephase::broad::{self_pairs, BoxPruner};
