@@ -52,6 +52,25 @@ fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool")
 }
 
+/// The one-thread pool: the bench thread itself is its only worker
+/// (`use_current_thread`), so `install` runs the closure inline, as a
+/// single-threaded game loop calls the library. A pool with its own worker
+/// thread made every timed call wake that worker and block the caller on a
+/// futex (two context switches per call; ~8 % of the samples of a 10k
+/// Terdiman profile were kernel scheduling, and the probe's median fell
+/// 0.56 → 0.47 ms without it). A thread can be the worker of one such pool
+/// only, for good (rayon leaks its registry), so this is built once, on the
+/// thread criterion runs the benches on, and passed to every group. The
+/// 2-thread pool keeps its own workers (`install` from this thread then
+/// hands the call over, as a caller outside the pool would).
+fn pool_here() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .expect("one-thread pool on the bench thread")
+}
+
 fn sizes() -> Vec<(String, usize)> {
     let all = [("10k", 10_000), ("100k", 100_000), ("1M", 1_000_000)];
     let only = std::env::var("BROAD_BENCH_SIZES").ok();
@@ -61,8 +80,15 @@ fn sizes() -> Vec<(String, usize)> {
         .collect()
 }
 
-fn all_pairs(c: &mut Criterion, dist: &str, label: &str, boxes: &[Aabb], expect: Option<usize>) {
-    let (p1, p2) = (pool(1), pool(2));
+fn all_pairs(
+    c: &mut Criterion,
+    p1: &rayon::ThreadPool,
+    dist: &str,
+    label: &str,
+    boxes: &[Aabb],
+    expect: Option<usize>,
+) {
+    let p2 = pool(2);
     let want = p1.install(|| self_pairs_with::<f32x16>(boxes, 4096)).len();
     if let Some(e) = expect {
         assert_eq!(want, e, "{dist}/{label}: reference pair count");
@@ -81,8 +107,8 @@ fn all_pairs(c: &mut Criterion, dist: &str, label: &str, boxes: &[Aabb], expect:
         assert_eq!(p.install(f), want, "{dist}/{label}/{name}");
         g.bench_function(name, |b| b.iter(|| p.install(|| black_box(f()))));
     };
-    run("x16_t1", &mut g, &p1, &|| self_pairs_with::<f32x16>(boxes, chunk).len());
-    run("x8_t1", &mut g, &p1, &|| self_pairs_with::<f32x8>(boxes, chunk).len());
+    run("x16_t1", &mut g, p1, &|| self_pairs_with::<f32x16>(boxes, chunk).len());
+    run("x8_t1", &mut g, p1, &|| self_pairs_with::<f32x8>(boxes, chunk).len());
     // A kept `BoxPruner`: repeated calls reuse every array (no allocation,
     // no first-touch page faults after the first call).
     for (name, w16) in [("x16_t1_reuse", true), ("x8_t1_reuse", false)] {
@@ -98,7 +124,7 @@ fn all_pairs(c: &mut Criterion, dist: &str, label: &str, boxes: &[Aabb], expect:
         g.bench_function(name, |b| b.iter(|| p1.install(|| black_box(f()))));
     }
     if boxes.len() <= 100_000 {
-        run("scalar_t1", &mut g, &p1, &|| self_pairs_with::<f32>(boxes, chunk).len());
+        run("scalar_t1", &mut g, p1, &|| self_pairs_with::<f32>(boxes, chunk).len());
     }
     run("x16_t2", &mut g, &p2, &|| self_pairs_with::<f32x16>(boxes, chunk).len());
     #[cfg(feature = "peers")]
@@ -165,8 +191,13 @@ impl Scene {
     }
 }
 
-fn incremental(c: &mut Criterion, label: &str, boxes: Vec<Aabb>, step: f32) {
-    let p1 = pool(1);
+fn incremental(
+    c: &mut Criterion,
+    p1: &rayon::ThreadPool,
+    label: &str,
+    boxes: Vec<Aabb>,
+    step: f32,
+) {
     let mut g = c.benchmark_group(format!("broad/incremental/{label}"));
     g.throughput(Throughput::Elements(boxes.len() as u64));
     for (name, fraction) in [("1pct", 0.01), ("10pct", 0.10)] {
@@ -193,6 +224,7 @@ fn incremental(c: &mut Criterion, label: &str, boxes: Vec<Aabb>, step: f32) {
 }
 
 fn bench_broad(c: &mut Criterion) {
+    let p1 = pool_here();
     for (label, n) in sizes() {
         let expect = match n {
             10_000 => Some(11_811),
@@ -202,13 +234,13 @@ fn bench_broad(c: &mut Criterion) {
         // At 1M Terdiman's fixed-size world holds 114M pairs (density grows with
         // n): not a broad-phase workload, so 1M runs the ~4 overlaps/box set only.
         if n <= 100_000 {
-            all_pairs(c, "terdiman", &label, &workload::terdiman_boxes(n, 42), expect);
+            all_pairs(c, &p1, "terdiman", &label, &workload::terdiman_boxes(n, 42), expect);
         }
-        all_pairs(c, "sparse4", &label, &workload::sparse_boxes(n, 7), None);
+        all_pairs(c, &p1, "sparse4", &label, &workload::sparse_boxes(n, 7), None);
     }
     for (label, n) in sizes() {
         if n == 100_000 {
-            incremental(c, &label, workload::sparse_boxes(n, 7), 0.05);
+            incremental(c, &p1, &label, workload::sparse_boxes(n, 7), 0.05);
         }
     }
 }

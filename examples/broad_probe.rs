@@ -32,7 +32,14 @@ fn main() {
         "sparse" => workload::sparse_boxes(n, 7),
         _ => panic!("SET is terdiman or sparse"),
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+    // THREADS = 1: this thread is the pool's only worker (`use_current_thread`),
+    // so `install` runs the call inline, as a single-threaded caller would. A
+    // pool with a worker thread of its own woke it and blocked on a futex per
+    // call (~8 % of a Terdiman 10k profile in kernel scheduling; median
+    // 0.56 -> 0.47 ms without it; simd-notes "Broad phase", session 7).
+    let builder = rayon::ThreadPoolBuilder::new().num_threads(threads);
+    let builder = if threads == 1 { builder.use_current_thread() } else { builder };
+    let pool = builder.build().expect("pool");
     let chunk = (n / 16).clamp(256, 1 << 16);
     let reuse = args.get(6).is_some_and(|a| a == "reuse");
     let mut pruner = BoxPruner::new();

@@ -280,6 +280,16 @@ fn bipartite_equals_brute_force() {
     odd[3] = bx([f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]);
     odd[9] = bx([5.0, 0.0, 0.0], [4.0, 9.0, 9.0]);
     check_bipartite(&odd, &b, "invalid");
+    // Unequal sets: the pair sort packs an index of each set into one key
+    // with the bits each set's size needs (1 box against many, many
+    // against 1, and 2^16 + 1 against 3: 17 + 2 bits).
+    check_bipartite(&a[..1], &b, "one against many");
+    check_bipartite(&a, &b[..1], "many against one");
+    let mut big = vec![bx([1.0; 3], [0.0; 3]); (1 << 16) + 1]; // invalid
+    big[1 << 16] = a[0];
+    big[5] = a[1];
+    check_bipartite(&big, &a[..3], "2^16 + 1 against 3");
+    check_bipartite(&a[..3], &big, "3 against 2^16 + 1");
 }
 
 #[test]
@@ -515,4 +525,61 @@ fn many_pairs_two_level_sort() {
         assert!(want.len() > 256 * 1024, "n={n}: only {} pairs", want.len());
         check_self(&boxes, &want, &format!("many pairs n={n}"));
     }
+}
+
+#[test]
+fn pair_sort_index_widths() {
+    // The pair sort packs both indices of a pair into one 32-bit key for up
+    // to 2^16 boxes and takes a CSR scatter by first index above that; the
+    // index width counts every input box, valid or not. So: 2^16 - 1, 2^16,
+    // 2^16 + 1 and 100k boxes, all invalid but 2,500 spread over the whole
+    // index range (the last index among them, partners on either side).
+    let mut rng = SplitMix(23);
+    for n in [(1 << 16) - 1, 1 << 16, (1 << 16) + 1, 100_000] {
+        let valid = grid_boxes(&mut rng, 2500, 60, 5);
+        let step = n / valid.len();
+        let at: Vec<usize> = (0..valid.len()).map(|k| n - 1 - k * step).collect();
+        let mut boxes = vec![bx([1.0; 3], [0.0; 3]); n]; // min > max: invalid
+        for (&i, b) in at.iter().zip(&valid) {
+            boxes[i] = *b;
+        }
+        let mut want: Vec<(u32, u32)> = brute_self(&valid)
+            .into_iter()
+            .map(|(a, b)| {
+                let (a, b) = (at[a as usize] as u32, at[b as usize] as u32);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        want.sort_unstable();
+        assert!(want.len() > 1000, "n={n}: only {} pairs", want.len());
+        check_self(&boxes, &want, &format!("index widths n={n}"));
+    }
+}
+
+#[test]
+fn boxes_starting_on_cell_boundaries() {
+    // The grid's cells own a pair by where its boxes start, tested against
+    // each cell row's least start (`Grid::first_of`): a threshold one float
+    // off misjudges boxes starting exactly on a boundary, or one float below
+    // it. 1,024 boxes in [0, 64]² on y/z (two anchor boxes hold the bounds),
+    // extents of at most 2, make an 8 × 8 grid with boundaries at multiples
+    // of 8 (exact in floats); integer coordinates start many boxes on them,
+    // and every third box moved one float down starts just below.
+    let mut rng = SplitMix(29);
+    let mut boxes = grid_boxes(&mut rng, 1022, 63, 2);
+    for (k, b) in boxes.iter_mut().enumerate() {
+        for a in [1, 2] {
+            let m = &mut [&mut b.min.y, &mut b.min.z][a - 1];
+            if k % 3 == a && **m > 0.0 && **m % 8.0 == 0.0 {
+                **m = m.next_down();
+            }
+        }
+    }
+    boxes.push(bx([0.0, 0.0, 0.0], [0.5, 0.5, 0.5]));
+    boxes.push(bx([63.5, 63.5, 63.5], [64.0, 64.0, 64.0]));
+    let on = boxes.iter().filter(|b| b.min.y % 8.0 == 0.0 || b.min.z % 8.0 == 0.0).count();
+    let below = boxes.iter().filter(|b| b.min.y.next_up() % 8.0 == 0.0).count();
+    assert!(on > 100 && below > 20, "{on} boxes on a boundary, {below} just below");
+    let want = brute_self(&boxes);
+    check_self(&boxes, &want, "boxes starting on cell boundaries");
 }

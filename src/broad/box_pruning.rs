@@ -20,6 +20,7 @@ use super::radix::sort_by_key_u32;
 use crate::lane::{Lane, LaneMask};
 use crate::mem::resize_advised;
 use crate::shapes::Aabb;
+use core::hint::select_unpredictable;
 use rayon::prelude::*;
 use wide::{f32x4, u32x16};
 
@@ -237,13 +238,13 @@ fn par_chunks(
         .collect()
 }
 
-/// Turns pair keys `(a << 32) | b` with `a < n_a`, spread over `parts`, into
-/// the sorted list of `(a, b)` (the keys are distinct).
-pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize) -> Vec<(u32, u32)> {
+/// Turns pair keys `(a << 32) | b` with `a < n_a`, `b < n_b`, spread over
+/// `parts`, into the sorted list of `(a, b)` (the keys are distinct).
+pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize, n_b: usize) -> Vec<(u32, u32)> {
     let mut sc = PairScratch::default();
     let mut out = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    count_and_place(&slices, n_a, &mut sc, &mut out);
+    place_pairs(&slices, n_a, n_b, &mut sc, &mut out);
     out
 }
 
@@ -273,32 +274,19 @@ struct PairScratch {
     local: Vec<u32>,
 }
 
-impl PairScratch {
-    /// Zeroed bucket counts for first indices `0..n_a`.
-    fn reset(&mut self, n_a: usize) {
-        self.count.clear();
-        self.count.resize(n_a.div_ceil(1 << bucket_shift(n_a)).max(1), 0);
-    }
-}
-
-/// [`place_pairs`] after counting the buckets of the first indices of `parts`.
-fn count_and_place(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
-    sc.reset(n_a);
-    let s = bucket_shift(n_a);
-    for p in parts {
-        for &k in *p {
-            sc.count[((k >> 32) as usize) >> s] += 1;
-        }
-    }
-    place_pairs(parts, n_a, sc, out);
-}
-
-/// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, of `parts` into
-/// `out` as `(a, b)` pairs, given `sc.count[q]` = the number of keys in
-/// first-index bucket `q` (`a >> bucket_shift(n_a)`).
+/// Sorts the distinct pair keys `(a << 32) | b`, `a < n_a`, `b < n_b`, of
+/// `parts` into `out` as `(a, b)` pairs.
 ///
-/// A two-level counting sort on `a`, then each `a`'s run sorted on `b`
-/// ([`sort_run_by_second`]). Level 1 scatters every pair into its bucket's
+/// Up to [`ONE_LEVEL_MAX`] pairs whose two indices fit in 32 bits together:
+/// an LSD radix sort of packed keys ([`packed_radix`]). Other pairs up to
+/// [`ONE_LEVEL_MAX`]: one CSR scatter by first index, then each
+/// `a`'s run sorted on `b` ([`sort_run_by_second`]). More: a two-level
+/// counting sort on `a`, each run sorted likewise. The bucket counts of
+/// level 1 take a pass of their own over the keys, made only on that path:
+/// counting them in the scan as each pair was found (sessions 5–6) cost
+/// every call a read-modify-write per emitted lane, flagged non-owned ones
+/// included, also when the one-level path never reads the counts (Terdiman
+/// 10k; `simd-notes.md`, "Broad phase", session 7). Level 1 scatters every pair into its bucket's
 /// stretch of `out` (at most [`MAX_BUCKETS`] sequential write streams);
 /// level 2 takes one bucket at a time (a few thousand pairs), copies its
 /// stretch to `sc.stage`, counts it per first index, scatters it back by
@@ -308,7 +296,13 @@ fn count_and_place(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut
 /// "Broad phase", session 5), which had replaced an LSD radix sort of the
 /// packed keys. `out` keeps its allocation and is not zero-filled where it
 /// already has the length.
-fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec<(u32, u32)>) {
+fn place_pairs(
+    parts: &[&[u64]],
+    n_a: usize,
+    n_b: usize,
+    sc: &mut PairScratch,
+    out: &mut Vec<(u32, u32)>,
+) {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total > u32::MAX as usize {
         // More pairs than the u32 offsets hold: plain comparison sort.
@@ -318,19 +312,16 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         out.extend(all.iter().map(|&k| ((k >> 32) as u32, k as u32)));
         return;
     }
-    let s = bucket_shift(n_a);
     let PairScratch { count, stage, local } = sc;
-    // count[q] = number of pairs in buckets < q (after the prefix sum).
-    let mut sum = 0u32;
-    for c in count.iter_mut() {
-        let t = *c;
-        *c = sum;
-        sum += t;
-    }
     if out.len() < total {
         resize_advised(out, total, (0, 0));
     } else {
         out.truncate(total);
+    }
+    let (bits_a, bits_b) = (index_bits(n_a), index_bits(n_b));
+    if total <= ONE_LEVEL_MAX && bits_a + bits_b <= 32 {
+        packed_radix(parts, bits_a + bits_b, bits_b, local, out);
+        return;
     }
     if total <= ONE_LEVEL_MAX {
         // Few pairs: the output is cache-sized and one CSR scatter of the
@@ -338,6 +329,21 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
         let keys = parts.iter().flat_map(|p| p.iter()).map(|&k| ((k >> 32) as u32, k as u32));
         scatter_and_sort(keys, 0, n_a, 0, local, out);
         return;
+    }
+    // count[q] = the number of pairs in buckets < q.
+    let s = bucket_shift(n_a);
+    count.clear();
+    count.resize(n_a.div_ceil(1 << s).max(1), 0);
+    for p in parts {
+        for &k in *p {
+            count[((k >> 32) as usize) >> s] += 1;
+        }
+    }
+    let mut sum = 0u32;
+    for c in count.iter_mut() {
+        let t = *c;
+        *c = sum;
+        sum += t;
     }
     // Level 1: afterwards count[q] is the end of bucket q's stretch.
     for p in parts {
@@ -368,6 +374,84 @@ fn place_pairs(parts: &[&[u64]], n_a: usize, sc: &mut PairScratch, out: &mut Vec
 /// measurable time, and saved the Terdiman set (1,144,045 pairs) ~15 % of
 /// its time (`simd-notes.md`, "Broad phase", session 5).
 const ONE_LEVEL_MAX: usize = 256 * 1024;
+
+/// Bits of an index below `n` (`n - 1` in binary; 0 for `n <= 1`).
+fn index_bits(n: usize) -> u32 {
+    usize::BITS - n.saturating_sub(1).leading_zeros()
+}
+
+/// Sorts the pair keys `(a << 32) | b` of `parts` into `out` (already as
+/// long as all parts) by an LSD radix sort of the packed keys `a << bits_b
+/// | b`, which the caller has made sure fit in `bits <= 32` bits (`b <
+/// 2^bits_b`; self pairs of up to 2^16 boxes, say): three passes of at most
+/// 11 bits,
+/// `scratch` holding two `u32` key arrays, the last pass unpacking into
+/// `out`.
+///
+/// For few boxes this beat the CSR scatter by first index: that one zeroes,
+/// prefix-sums and walks `n_a` run counters (a branch per first index on
+/// the run length, mispredicted about as often as a box has partners) and
+/// sorts each run; here every pass is a straight read and a scatter into at
+/// most 2048 buckets, with no per-box work at all (`simd-notes.md`, "Broad
+/// phase", session 7). An earlier packed sort (session 6) took two fresh
+/// scratch arrays per one-shot call and lost there; this one lives in the
+/// kept `PairScratch::local`.
+fn packed_radix(
+    parts: &[&[u64]],
+    bits: u32,
+    bits_b: u32,
+    scratch: &mut Vec<u32>,
+    out: &mut [(u32, u32)],
+) {
+    let total = out.len();
+    let pack = |k: u64| ((k >> 32) << bits_b | (k & 0xffff_ffff)) as u32;
+    let width = bits.div_ceil(3);
+    let mask = (1u32 << width) - 1;
+    let digit = |v: u32, p: u32| ((v >> (p * width)) & mask) as usize;
+    let mut hist = [[0u32; 2048]; 3];
+    for p in parts {
+        for &k in *p {
+            let v = pack(k);
+            hist[0][digit(v, 0)] += 1;
+            hist[1][digit(v, 1)] += 1;
+            hist[2][digit(v, 2)] += 1;
+        }
+    }
+    for h in hist.iter_mut() {
+        let mut sum = 0u32;
+        for c in h[..=mask as usize].iter_mut() {
+            let t = *c;
+            *c = sum;
+            sum += t;
+        }
+    }
+    // Kept between calls (only the first 2 * total entries are used).
+    if scratch.len() < 2 * total {
+        scratch.resize(2 * total, 0);
+    }
+    let (x, y) = scratch[..2 * total].split_at_mut(total);
+    let [h0, h1, h2] = &mut hist;
+    for p in parts {
+        for &k in *p {
+            let v = pack(k);
+            let f = &mut h0[digit(v, 0)];
+            x[*f as usize] = v;
+            *f += 1;
+        }
+    }
+    for &v in x.iter() {
+        let f = &mut h1[digit(v, 1)];
+        y[*f as usize] = v;
+        *f += 1;
+    }
+    let low = (1u64 << bits_b) - 1;
+    for &v in y.iter() {
+        let f = &mut h2[digit(v, 2)];
+        let v = v as u64;
+        out[*f as usize] = ((v >> bits_b) as u32, (v & low) as u32);
+        *f += 1;
+    }
+}
 
 /// Places the pairs `src` (iterated twice), whose first indices are
 /// `f0..f0 + n_f`, at `out[p0..]` sorted: counts them per first index in
@@ -480,24 +564,6 @@ impl PairSink for Vec<u64> {
     }
 }
 
-/// One thread's sink without a grid: the keys in one array, counted per
-/// first-index bucket ([`bucket_shift`]) as they are found.
-struct Counted<'a> {
-    keys: &'a mut Vec<u64>,
-    /// Pairs per first-index bucket (`lo >> shift`).
-    count: &'a mut [u32],
-    shift: u32,
-}
-
-impl PairSink for Counted<'_> {
-    #[inline(always)]
-    fn pair(&mut self, a: u32, b: u32) {
-        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-        self.count[(lo >> self.shift) as usize] += 1;
-        self.keys.push(pair_key(lo, hi));
-    }
-}
-
 /// Self pairs of sorted boxes `range` of `s` (plain box pruning, no grid).
 fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl PairSink) {
     for i in range {
@@ -606,6 +672,67 @@ impl Grid {
         let [y0, y1, z0, z1] = t.fast_trunc_int().to_array();
         Span((y0 | y1 << 8 | z0 << 16 | z1 << 24) as u32)
     }
+
+    /// The least `f32` whose cell is `c` or more on axis `a` (0: y, 1: z):
+    /// a box in cell row `c` starts in it iff its `min` on that axis is at
+    /// least this. Searched over the floats in order ([`sort_key`]) with
+    /// [`Grid::span`] itself as the test, so it is exact for the same
+    /// rounding (the cell function is monotone): steps doubling from the
+    /// boundary's estimate `lo + c / inv` bracket it, a bisection ends it.
+    /// Usually a few steps; at worst ~64 (the estimate can be far off in
+    /// floats when `x - lo` cancels, e.g. bounds of ±1e30: single float
+    /// steps took seconds there).
+    fn first_of(&self, c: usize, a: usize) -> f32 {
+        let lane = 2 * a;
+        let (lo, inv) = (self.lo.to_array()[lane], self.inv.to_array()[lane]);
+        if c == 0 {
+            return f32::NEG_INFINITY;
+        }
+        if inv == 0.0 {
+            return f32::INFINITY; // every box is in cell 0 on this axis
+        }
+        let from_key = |k: u32| f32::from_bits(if k >> 31 != 0 { k & 0x7fff_ffff } else { !k });
+        // at_least(k): the float of key k is in cell c or later; false at
+        // -inf (cell 0 < c), true at +inf (cell g - 1 >= c).
+        let at_least = |k: u32| {
+            let p = crate::Vec3::new(0.0, from_key(k), from_key(k));
+            let sp = self.span(&Aabb::new(p, p)).0;
+            ((if a == 0 { sp } else { sp >> 16 }) & 255) as usize >= c
+        };
+        let (k_min, k_max) = (sort_key(f32::NEG_INFINITY), sort_key(f32::INFINITY));
+        let k0 = sort_key(lo + c as f32 / inv).clamp(k_min, k_max);
+        // Bracket: at_least(f) false, at_least(t) true.
+        let (mut f, mut t) = (k0, k0);
+        let mut d = 1u32;
+        if at_least(k0) {
+            loop {
+                f = t.saturating_sub(d).max(k_min);
+                if !at_least(f) {
+                    break;
+                }
+                t = f;
+                d = d.saturating_mul(2);
+            }
+        } else {
+            loop {
+                t = f.saturating_add(d).min(k_max);
+                if at_least(t) {
+                    break;
+                }
+                f = t;
+                d = d.saturating_mul(2);
+            }
+        }
+        while t - f > 1 {
+            let m = f + (t - f) / 2;
+            if at_least(m) {
+                t = m;
+            } else {
+                f = m;
+            }
+        }
+        from_key(t)
+    }
 }
 
 /// A box's cell range, `y0 | y1 << 8 | z0 << 16 | z1 << 24`.
@@ -624,13 +751,13 @@ impl Span {
 }
 
 /// Boxes copied into the cells of a [`Grid`], each cell's run in x order and
-/// followed by [`PAD`] sentinels. `home_y[e]` is 1.0 if the entry's box
-/// starts in this cell's row on y (its first y cell is the cell's), else 0.0;
-/// `home_z` likewise on z; sentinels hold 0.0.
+/// followed by [`PAD`] sentinels. An entry is "home" on y in its cell if
+/// its box starts in the cell's row (its first y cell is the cell's), i.e.
+/// iff its `min.y >= first[c][0]` ([`Grid::first_of`]); likewise on z.
 ///
-/// The eight float arrays (`min_x, max_x, min_y, max_y, min_z, max_z,
-/// home_y, home_z`, in that order) are consecutive stretches of `stride`
-/// entries of one allocation, so that it is large enough for huge pages
+/// The six float arrays (`min_x, max_x, min_y, max_y, min_z, max_z`, in
+/// that order) are consecutive stretches of `stride` entries of one
+/// allocation, so that it is large enough for huge pages
 /// ([`resize_advised`]): nine separate arrays (0.7 MB each at 100k boxes)
 /// were faulted in page by page on every one-shot call that got fresh memory.
 #[derive(Clone, Debug, Default)]
@@ -641,6 +768,9 @@ struct Cells {
     /// Cell `c` holds entries `start[c]..end[c]`.
     start: Vec<usize>,
     end: Vec<usize>,
+    /// The least `min.y` and `min.z` of a box that starts in cell `c`'s row
+    /// and column.
+    first: Vec<[f32; 2]>,
 }
 
 /// Scratch of [`build_cells`], kept between calls by a [`BoxPruner`].
@@ -723,7 +853,7 @@ fn build_cells(
     // Spans by box index, computed in input order (sequential reads: at 1M
     // boxes a pass in x order, a random gather, ran at memory latency).
     let CellScratch { spans, count, fill, slot } = sc;
-    let total = loop {
+    let (total, grid) = loop {
         if g <= 1 {
             return false;
         }
@@ -733,7 +863,7 @@ fn build_cells(
         count_cells(keys, spans, g, count);
         let total: usize = count.iter().map(|&c| c as usize).sum();
         if total <= 3 * n {
-            break total;
+            break (total, grid);
         }
         g /= 2;
     };
@@ -783,42 +913,44 @@ fn build_cells(
         }
     }
     let len = total + n_cells * PAD;
-    let Cells { f, stride, id: ids, start, end } = cells;
+    let Cells { f, stride, id: ids, start, end, first } = cells;
     // Sized once and written by index (a push per array per entry cost more
     // than the gather itself: ~1 M instructions per call at 10k boxes).
     *stride = len;
-    resize_advised(f, 8 * len, 0.0);
+    resize_advised(f, 6 * len, 0.0);
     ids.resize(len, 0);
     let mut parts = f.chunks_exact_mut(len);
-    let [min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z] =
-        core::array::from_fn(|_| parts.next().expect("8 arrays"));
+    let [min_x, max_x, min_y, max_y, min_z, max_z] =
+        core::array::from_fn(|_| parts.next().expect("6 arrays"));
     start.clear();
     end.clear();
+    // Home by threshold per row and column, not by two more arrays of
+    // per-entry flags: those were two more stores per entry in the gather
+    // below (its cost is the stores) and two more streams for the scan.
+    let rows: Vec<[f32; 2]> = (0..g).map(|c| [grid.first_of(c, 0), grid.first_of(c, 1)]).collect();
+    first.clear();
+    first.extend((0..n_cells).map(|c| [rows[c / g][0], rows[c % g][1]]));
     let (mut e, mut o) = (0, 0);
-    for (c, &cnt) in count.iter().enumerate() {
-        let (cy, cz) = ((c / g) as u32, (c % g) as u32);
+    for &cnt in count.iter() {
         let cnt = cnt as usize;
         let src = &slot[e..e + cnt];
         let (x0, x1) = (&mut min_x[o..o + cnt], &mut max_x[o..o + cnt]);
         let (y0, y1) = (&mut min_y[o..o + cnt], &mut max_y[o..o + cnt]);
         let (z0, z1) = (&mut min_z[o..o + cnt], &mut max_z[o..o + cnt]);
-        let (hy, hz, id) = (&mut home_y[o..o + cnt], &mut home_z[o..o + cnt], &mut ids[o..o + cnt]);
+        let id = &mut ids[o..o + cnt];
         for k in 0..cnt {
             let i = src[k];
             let b = &boxes[i as usize];
-            let sp = spans[i as usize].0;
             (x0[k], x1[k]) = (b.min.x, b.max.x);
             (y0[k], y1[k]) = (b.min.y, b.max.y);
             (z0[k], z1[k]) = (b.min.z, b.max.z);
-            hy[k] = ((sp & 255) == cy) as u32 as f32;
-            hz[k] = (((sp >> 16) & 255) == cz) as u32 as f32;
             id[k] = i;
         }
         start.push(o);
         end.push(o + cnt);
         e += cnt;
         o += cnt;
-        // The sentinels: min > max on every axis, min.x = +inf, not home.
+        // The sentinels: min > max on every axis, min.x = +inf.
         let pad = o..o + PAD;
         for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
             v[pad.clone()].fill(f32::INFINITY);
@@ -826,8 +958,6 @@ fn build_cells(
         for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
             v[pad.clone()].fill(f32::NEG_INFINITY);
         }
-        home_y[pad.clone()].fill(0.0);
-        home_z[pad.clone()].fill(0.0);
         ids[pad].fill(0);
         o += PAD;
     }
@@ -843,9 +973,10 @@ struct CellView<'a> {
     max_y: &'a [f32],
     min_z: &'a [f32],
     max_z: &'a [f32],
-    home_y: &'a [f32],
-    home_z: &'a [f32],
     id: &'a [u32],
+    /// The least `min.y` and `min.z` of a box starting in the cell's row and
+    /// column ([`Cells::first`]).
+    first: [f32; 2],
     /// Number of entries (without the sentinels).
     len: usize,
 }
@@ -855,7 +986,7 @@ impl<'a> CellView<'a> {
     fn of(cells: &'a Cells, c: usize) -> Self {
         let (s, e) = (cells.start[c], cells.end[c]);
         let lim = e + PAD;
-        // Array `a` of the eight in `cells.f`, this cell's stretch.
+        // Array `a` of the six in `cells.f`, this cell's stretch.
         let arr = |a: usize| &cells.f[a * cells.stride + s..a * cells.stride + lim];
         CellView {
             min_x: arr(0),
@@ -864,9 +995,8 @@ impl<'a> CellView<'a> {
             max_y: arr(3),
             min_z: arr(4),
             max_z: arr(5),
-            home_y: arr(6),
-            home_z: arr(7),
             id: &cells.id[s..lim],
+            first: cells.first[c],
             len: e - s,
         }
     }
@@ -883,14 +1013,21 @@ impl<'a> CellView<'a> {
     /// if it is not, box `k` must be home, and then `cell(min_y[i]) <
     /// cell(min_y[k])` gives `min_y[i] < min_y[k] <= max_y[k]` (the cell
     /// function is monotone), so the second half holds and is replaced by
-    /// `0.5 <= home_y[k]`. Same on z. The probe picks the array and the value
-    /// it compares against once.
+    /// "`k` is home": `first_y <= min_y[k]`. Same on z. The probe picks the
+    /// array and the value it compares against once.
     #[inline(always)]
     fn probe<L: Lane>(&self, i: usize, mut emit: impl FnMut(usize, bool)) {
-        let CellView { min_x, max_x, min_y, max_y, min_z, max_z, home_y, home_z, .. } = *self;
-        // if home_y[i]: min_y[i] <= max_y[k]   else: 0.5 <= home_y[k]
-        let (ty, vy) = if home_y[i] != 0.0 { (max_y, min_y[i]) } else { (home_y, 0.5) };
-        let (tz, vz) = if home_z[i] != 0.0 { (max_z, min_z[i]) } else { (home_z, 0.5) };
+        let CellView { min_x, max_x, min_y, max_y, min_z, max_z, first, .. } = *self;
+        let [first_y, first_z] = first;
+        // if i is home: min_y[i] <= max_y[k]   else: first_y <= min_y[k]
+        // About a quarter of the probes are not home on an axis, in no
+        // pattern: as a plain `if` these compiled to branches that
+        // mispredicted; `select_unpredictable` asks for conditional moves.
+        let home = |m: f32, f: f32| m >= f;
+        let (ty, vy) =
+            select_unpredictable(home(min_y[i], first_y), (max_y, min_y[i]), (min_y, first_y));
+        let (tz, vz) =
+            select_unpredictable(home(min_z[i], first_z), (max_z, min_z[i]), (min_z, first_z));
         let (px, py, pz) = (L::splat(max_x[i]), L::splat(max_y[i]), L::splat(max_z[i]));
         let (vy, vz) = (L::splat(vy), L::splat(vz));
         let mut j = i + 1;
@@ -943,20 +1080,10 @@ fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
 }
 
 /// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
-/// `keys[w..]` (growing `keys` as needed) and counts each in its first
-/// index's bucket `count[lo >> shift]` ([`bucket_shift`]); returns the new
-/// `w`. The write position is a local rather than a `Vec`'s length so that
-/// the `count` store, which the compiler cannot tell apart from the `Vec`,
-/// does not force a reload of it per pair.
+/// `keys[w..]` (growing `keys` once per probe as needed, not per pair) and
+/// returns the new `w`.
 #[inline]
-fn scan_cell_counted<L: Lane>(
-    cells: &Cells,
-    c: usize,
-    keys: &mut Vec<u64>,
-    mut w: usize,
-    count: &mut [u32],
-    shift: u32,
-) -> usize {
+fn scan_cell_into<L: Lane>(cells: &Cells, c: usize, keys: &mut Vec<u64>, mut w: usize) -> usize {
     let v = CellView::of(cells, c);
     for i in 0..v.len {
         // Entry i pairs with at most the v.len - i - 1 entries after it.
@@ -968,11 +1095,10 @@ fn scan_cell_counted<L: Lane>(
         let buf = keys.as_mut_slice();
         let a = v.id[i];
         // A pair the cell does not own is written past the end (room is
-        // there: it comes before this probe's last pair) and not counted.
+        // there: it comes before this probe's last pair).
         v.probe::<L>(i, |k, own| {
             let b = v.id[k];
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            count[(lo >> shift) as usize] += own as u32;
             buf[w] = pair_key(lo, hi);
             w += own as usize;
         });
@@ -982,8 +1108,9 @@ fn scan_cell_counted<L: Lane>(
 
 /// Reusable scratch for all-pairs box pruning: repeated queries (one per
 /// frame, say) reuse every array, so after the first call no memory is
-/// allocated or first touched unless the input grows. [`self_pairs_with`] is
-/// this on a fresh pruner.
+/// allocated or first touched unless the input grows (not even the pair
+/// array). [`self_pairs_with`] is this on a per-thread pruner whose pair
+/// array goes to the caller.
 ///
 /// ```
 /// use widephase::broad::{self_pairs, BoxPruner};
@@ -1027,6 +1154,23 @@ impl BoxPruner {
         &self.pairs
     }
 
+    /// Bytes allocated by the scratch arrays (not the pair output).
+    fn heap_bytes(&self) -> usize {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * core::mem::size_of::<T>()
+        }
+        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, sort, pairs: _ } = self;
+        let CellScratch { spans, count, fill, slot } = scratch;
+        let Cells { f, stride: _, id, start, end, first } = cells;
+        let Sorted { min_x, max_x, min_y, max_y, min_z, max_z, id: sid } = sorted;
+        let PairScratch { count: pc, stage, local } = sort;
+        [b(keys), b(tmp), b(raw), b(spans), b(count), b(fill), b(slot), b(f), b(id)]
+            .into_iter()
+            .chain([b(start), b(end), b(first), b(min_x), b(max_x), b(min_y), b(max_y)])
+            .chain([b(min_z), b(max_z), b(sid), b(pc), b(stage), b(local)])
+            .sum()
+    }
+
     /// The sort keys of the last query's boxes ([`sorted_keys`]).
     pub(crate) fn keys(&self) -> &[u64] {
         &self.keys
@@ -1047,8 +1191,7 @@ impl BoxPruner {
     /// exactly once. The scan windows shrink by about the number of cells.
     /// Without a grid this is plain box pruning over the sorted boxes with
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
-    /// handed to rayon and the pairs are counted per first-index bucket as
-    /// they are found ([`place_pairs`]).
+    /// handed to rayon and the pair keys go to one kept array (`raw`).
     pub(crate) fn run<L: Lane>(
         &mut self,
         boxes: &[Aabb],
@@ -1064,9 +1207,6 @@ impl BoxPruner {
         }
         let n_cells = self.cells.start.len();
         if rayon::current_num_threads() == 1 {
-            self.sort.reset(n_a);
-            let shift = bucket_shift(n_a);
-            let count = &mut self.sort.count;
             let w = if grid {
                 // `raw` keeps its length between calls (no clear, no refill):
                 // only `raw[..w]` is read. A fresh one starts at twice the
@@ -1079,17 +1219,16 @@ impl BoxPruner {
                 }
                 let mut w = 0;
                 for c in 0..n_cells {
-                    w = scan_cell_counted::<L>(&self.cells, c, &mut self.raw, w, count, shift);
+                    w = scan_cell_into::<L>(&self.cells, c, &mut self.raw, w);
                 }
                 w
             } else {
                 self.raw.clear();
-                let mut sink = Counted { keys: &mut self.raw, count, shift };
                 let n = self.sorted.len();
-                sweep::<L>(&self.sorted, 0..n, &mut sink);
+                sweep::<L>(&self.sorted, 0..n, &mut self.raw);
                 self.raw.len()
             };
-            place_pairs(&[&self.raw[..w]], n_a, &mut self.sort, &mut self.pairs);
+            place_pairs(&[&self.raw[..w]], n_a, n_a, &mut self.sort, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -1107,7 +1246,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        count_and_place(&slices, n_a, &mut self.sort, &mut self.pairs);
+        place_pairs(&slices, n_a, n_a, &mut self.sort, &mut self.pairs);
     }
 }
 
@@ -1118,12 +1257,36 @@ impl BoxPruner {
 /// Box pruning over lane type `L` in the regions of a y/z grid
 /// ([`BoxPruner`]), with `chunk` sorted boxes per rayon task when there is
 /// no grid. The result is identical for every `L`, `chunk` and thread count.
-/// A one-shot call on a fresh [`BoxPruner`]; keep a pruner to reuse its
-/// memory across calls.
+///
+/// The scratch of the query (everything but the returned pairs) is a
+/// [`BoxPruner`] kept per calling thread between calls, up to 32 MiB of it
+/// (larger scratch is freed on return):
+/// freed after every call, it went back to the OS whenever glibc trimmed
+/// the heap (which depends on the heap's layout, not on this code), and the
+/// next call faulted it all in again: at 10k Terdiman boxes ~200 page
+/// faults per call, 0.55 instead of 0.37 ms in criterion's one-shot row
+/// (`simd-notes.md`, "Broad phase", session 7). Keep a [`BoxPruner`] of
+/// your own to also reuse the pair array.
 pub fn self_pairs_with<L: Lane>(boxes: &[Aabb], chunk: usize) -> Vec<(u32, u32)> {
-    let mut p = BoxPruner::new();
+    // Taken out for the call (a nested call on this thread finds none and
+    // uses a fresh one), put back after.
+    let mut p = KEPT.take().unwrap_or_default();
     p.run::<L>(boxes, |_| true, chunk);
-    core::mem::take(&mut p.pairs)
+    let pairs = core::mem::take(&mut p.pairs);
+    if p.heap_bytes() <= KEEP_SCRATCH_MAX {
+        KEPT.set(Some(p));
+    }
+    pairs
+}
+
+/// Most bytes of one-shot scratch [`self_pairs_with`] keeps per thread:
+/// 10k Terdiman boxes need 1.1 MB, 100k 17.5 MB; 1M boxes (~4 overlaps
+/// each) need 100 MB and free it.
+const KEEP_SCRATCH_MAX: usize = 32 << 20;
+
+std::thread_local! {
+    /// The one-shot scratch of this thread ([`self_pairs_with`]).
+    static KEPT: core::cell::Cell<Option<BoxPruner>> = const { core::cell::Cell::new(None) };
 }
 
 /// [`self_pairs_with`] at the native lane width and an automatic chunk size,
@@ -1174,7 +1337,7 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
         }
     });
     parts.extend(second);
-    sort_pairs(&parts, a.len())
+    sort_pairs(&parts, a.len(), b.len())
 }
 
 /// [`bipartite_pairs_with`] at the native lane width and an automatic chunk
@@ -1220,5 +1383,56 @@ pub(crate) fn scan_full<L: Lane>(t: &Sorted, start: usize, q: &Aabb, mut emit: i
             return;
         }
         j += L::WIDTH;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Vec3;
+
+    /// The cell of coordinate `v` on axis `a` (0: y, 1: z), by [`Grid::span`].
+    fn cell(grid: &Grid, v: f32, a: usize) -> usize {
+        let p = Vec3::new(0.0, v, v);
+        let sp = grid.span(&Aabb::new(p, p));
+        if a == 0 {
+            sp.y().start
+        } else {
+            sp.z().start
+        }
+    }
+
+    /// [`Grid::first_of`] is exactly the least float of each cell: the scan's
+    /// home test (`min >= first`) must agree with the cell of `min` for every
+    /// float, and a threshold one float off would misjudge boxes that start
+    /// on a cell boundary.
+    #[test]
+    fn first_of_is_the_least_float_of_its_cell() {
+        let cases: [([f32; 2], [f32; 2], usize); 6] = [
+            ([-2175.0, -2175.0], [2175.0, 2175.0], 9),
+            ([0.1, -0.3], [0.7, 0.9], 7),
+            ([0.0, 0.0], [64.0, 64.0], 8),
+            ([-1e30, 1e-3], [1e30, 1e7], 256),
+            ([3.0, 5.0], [3.0, 5.0000005], 2),
+            ([-7.25, 1.0], [1e-20, 1.0], 255),
+        ];
+        for (lo, hi, g) in cases {
+            let grid = Grid::new(lo, hi, g);
+            for a in 0..2 {
+                let mut prev = f32::NEG_INFINITY;
+                for c in 0..g {
+                    let f = grid.first_of(c, a);
+                    assert!(f >= prev, "{lo:?} {hi:?} g={g} axis {a} cell {c}: not monotone");
+                    prev = f;
+                    if f.is_finite() {
+                        assert!(cell(&grid, f, a) >= c, "{lo:?} {hi:?} g={g} a={a} c={c}: {f}");
+                    }
+                    if c > 0 && f > f32::MIN {
+                        let below = f.next_down();
+                        assert!(cell(&grid, below, a) < c, "{lo:?} {hi:?} g={g} a={a} c={c}: {f}");
+                    }
+                }
+            }
+        }
     }
 }

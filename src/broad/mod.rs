@@ -2,7 +2,8 @@
 //!
 //! - [`self_pairs`] / [`bipartite_pairs`]: one-shot box pruning (sort on x,
 //!   SoA overlap tests on y and z over wide lanes, rayon across the sweep);
-//!   see [`box_pruning`](self_pairs_with) for the algorithm.
+//!   see [`box_pruning`](self_pairs_with) for the algorithm. `self_pairs`
+//!   keeps its scratch per thread between calls (up to 32 MiB).
 //! - [`BoxPruner`]: the same query with its scratch kept between calls (no
 //!   allocation after the first call).
 //! - [`BroadPhase`]: the frame-to-frame version for moving boxes (insert,
