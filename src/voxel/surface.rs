@@ -273,10 +273,14 @@ pub(crate) fn triangle_rows<S: Sink>(
     // depend on the slab layout, hence not on dense/sparse storage).
     let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (zb - za + 1) as u64;
     if count <= PRECULL_MIN {
+        batch.start(tri);
         for k in ka..=kb {
+            let (zl, zh) = (t.lo[2][k as usize], t.hi[2][k as usize + 1]);
             for j in j0..=j1 {
+                let (yl, yh) = (t.lo[1][j as usize], t.hi[1][j as usize + 1]);
                 for i in i0..=i1 {
-                    batch.push(tri, [i, j, k], sink);
+                    let (xl, xh) = (t.lo[0][i as usize], t.hi[0][i as usize + 1]);
+                    batch.push([i, j, k], [xl, yl, zl], [xh, yh, zh], sink);
                 }
             }
         }
@@ -1579,14 +1583,24 @@ fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink
 /// Up to 16 candidate (triangle, voxel) pairs, tested in one call of the
 /// 16-lane kernel. Pairs from consecutive triangles share a call, so tiny
 /// triangles (a few candidates each) still fill the lanes.
+///
+/// A triangle's nine coordinates are written once per triangle (and once more
+/// after each flush that interrupts its voxels), as 16-lane splats starting
+/// at its first lane (`tc` has 32 lanes so a splat from any lane `< 16` fits);
+/// the next triangle's splat overwrites the lanes from its own first lane on,
+/// so at a flush every used lane holds its own triangle's coordinates. Per
+/// pair only the voxel and its six box coordinates are stored.
 pub(crate) struct Batch<'a> {
     t: &'a Tables,
     thin: bool,
     n: usize,
+    cur: Triangle,
     vox: [[u32; 3]; 16],
     tris: [Triangle; 16],
-    // lane-major coordinates: 9 triangle coordinates, then 6 box coordinates
-    c: [[f32; 16]; 15],
+    // lane-major coordinates: 9 triangle coordinates (lanes 16..32 are
+    // splat overflow, never tested), then 6 box coordinates
+    tc: [[f32; 32]; 9],
+    bc: [[f32; 16]; 6],
 }
 
 impl<'a> Batch<'a> {
@@ -1596,31 +1610,50 @@ impl<'a> Batch<'a> {
             t,
             thin,
             n: 0,
+            cur: Triangle::default(),
             vox: [[0; 3]; 16],
             tris: [Triangle::default(); 16],
-            c: [[f32::NAN; 16]; 15],
+            tc: [[f32::NAN; 32]; 9],
+            bc: [[f32::NAN; 16]; 6],
         }
     }
 
+    /// Writes the current triangle's coordinates into lanes `n..n + 16`.
+    #[inline(always)]
+    fn splat(&mut self) {
+        let tri = &self.cur;
+        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
+        let l = self.n;
+        for (q, &x) in tc.iter().enumerate() {
+            self.tc[q][l..l + 16].copy_from_slice(&[x; 16]);
+        }
+    }
+
+    /// Makes `tri` the triangle of the following [`Batch::push`]es.
     #[inline]
-    fn push<S: Sink>(&mut self, tri: &Triangle, v: [u32; 3], sink: &mut S) {
+    fn start(&mut self, tri: &Triangle) {
+        self.cur = *tri;
+        self.splat();
+    }
+
+    /// Queues voxel `v` (stored box `lo..hi`) of the current triangle.
+    #[inline]
+    fn push<S: Sink>(&mut self, v: [u32; 3], lo: [f32; 3], hi: [f32; 3], sink: &mut S) {
         let l = self.n;
         self.vox[l] = v;
         if self.thin {
             // (read only by the thin filter)
-            self.tris[l] = *tri;
+            self.tris[l] = self.cur;
         }
-        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
-        for (q, x) in tc.iter().enumerate() {
-            self.c[q][l] = *x;
-        }
-        for (a, &va) in v.iter().enumerate() {
-            self.c[9 + a][l] = self.t.lo[a][va as usize];
-            self.c[12 + a][l] = self.t.hi[a][va as usize + 1];
+        for a in 0..3 {
+            self.bc[a][l] = lo[a];
+            self.bc[3 + a][l] = hi[a];
         }
         self.n += 1;
         if self.n == 16 {
             self.flush(sink);
+            // (the current triangle may have voxels left)
+            self.splat();
         }
     }
 
@@ -1631,17 +1664,17 @@ impl<'a> Batch<'a> {
             return;
         }
         // Unused lanes get NaN boxes: the kernel answers "no contact" for them.
-        for q in 9..15 {
-            self.c[q][self.n..].fill(f32::NAN);
+        for q in 0..6 {
+            self.bc[q][self.n..].fill(f32::NAN);
         }
-        let c = &self.c;
-        let v = |q: usize| f32x16::new(c[q]);
+        let v = |q: usize| f32x16::new(self.tc[q][..16].try_into().expect("16 lanes"));
         let tri = Triangle::<f32x16> {
             a: V3::new(v(0), v(1), v(2)),
             b: V3::new(v(3), v(4), v(5)),
             c: V3::new(v(6), v(7), v(8)),
         };
-        let boxes = Aabb { min: V3::new(v(9), v(10), v(11)), max: V3::new(v(12), v(13), v(14)) };
+        let b = |q: usize| f32x16::new(self.bc[q]);
+        let boxes = Aabb { min: V3::new(b(0), b(1), b(2)), max: V3::new(b(3), b(4), b(5)) };
         let mut bits = triangle_aabb_conservative::<f32x16>(&tri, &boxes).bits() as u32;
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
