@@ -194,6 +194,26 @@ struct Bins {
     tris: Vec<SlabTri>,
 }
 
+/// Calls `f(i, triangle first + i)` for `i` in `0..count`, fetching the
+/// triangles 32 at a time into a local buffer first: the fetch loop has no
+/// other work, so many of its scattered vertex loads are in flight at once.
+#[inline(always)]
+fn gathered(mesh: MeshRef<'_>, first: usize, count: usize, mut f: impl FnMut(usize, &Triangle)) {
+    const G: usize = 32;
+    let mut buf = [Triangle::default(); G];
+    let mut i = 0;
+    while i < count {
+        let m = G.min(count - i);
+        for (k, b) in buf[..m].iter_mut().enumerate() {
+            *b = mesh.triangle(first + i + k);
+        }
+        for (k, b) in buf[..m].iter().enumerate() {
+            f(i + k, b);
+        }
+        i += m;
+    }
+}
+
 fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
     // Count and fill in parallel over chunks of triangles: chunk c's
     // triangles of slab s go to their own sub-slice, after those of chunks
@@ -216,12 +236,13 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
         .enumerate()
         .map(|(c, rs)| {
             let mut n = vec![0u32; nslabs];
-            for (i, r) in rs.iter_mut().enumerate() {
-                *r = pack_ranges(tri_ranges(&mesh.triangle(c * CHUNK + i), t));
+            gathered(mesh, c * CHUNK, rs.len(), |i, tri| {
+                let r = &mut rs[i];
+                *r = pack_ranges(tri_ranges(tri, t));
                 for s in slabs_of(r) {
                     n[s] += 1;
                 }
-            }
+            });
             n
         })
         .collect();
@@ -244,17 +265,18 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
     parts.into_par_iter().zip(ranges.par_chunks(CHUNK)).enumerate().for_each(
         |(c, (mut part, rs))| {
             let mut fill = vec![0usize; nslabs];
-            for (i, r) in rs.iter().enumerate() {
+            gathered(mesh, c * CHUNK, rs.len(), |i, tri| {
+                let r = &rs[i];
                 let ss = slabs_of(r);
                 if ss.is_empty() {
-                    continue;
+                    return;
                 }
-                let rec = slab_tri(&mesh.triangle(c * CHUNK + i), *r);
+                let rec = slab_tri(tri, *r);
                 for s in ss {
                     part[s][fill[s]] = rec;
                     fill[s] += 1;
                 }
-            }
+            });
         },
     );
     Bins { offsets: counts, tris }
