@@ -1584,12 +1584,12 @@ fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink
 /// 16-lane kernel. Pairs from consecutive triangles share a call, so tiny
 /// triangles (a few candidates each) still fill the lanes.
 ///
-/// A triangle's nine coordinates are written once per triangle (and once more
-/// after each flush that interrupts its voxels), as 16-lane splats starting
-/// at its first lane (`tc` has 32 lanes so a splat from any lane `< 16` fits);
-/// the next triangle's splat overwrites the lanes from its own first lane on,
-/// so at a flush every used lane holds its own triangle's coordinates. Per
-/// pair only the voxel and its six box coordinates are stored.
+/// A triangle is recorded once per batch as a segment (its first lane and
+/// its coordinates; again after a flush that interrupts its voxels); per
+/// pair only the voxel and its six box coordinates are stored. At a flush
+/// the nine triangle coordinate vectors are built in registers: each segment
+/// in order overwrites the lanes from its first lane on, so every used lane
+/// ends up with its own triangle's coordinates.
 pub(crate) struct Batch<'a> {
     t: &'a Tables,
     thin: bool,
@@ -1597,9 +1597,12 @@ pub(crate) struct Batch<'a> {
     cur: Triangle,
     vox: [[u32; 3]; 16],
     tris: [Triangle; 16],
-    // lane-major coordinates: 9 triangle coordinates (lanes 16..32 are
-    // splat overflow, never tested), then 6 box coordinates
-    tc: [[f32; 32]; 9],
+    // segments: first lane and triangle (at most one per lane, plus the
+    // continuation recorded after a flush)
+    nseg: usize,
+    seg_first: [f32; 17],
+    seg_tri: [Triangle; 17],
+    // lane-major box coordinates
     bc: [[f32; 16]; 6],
 }
 
@@ -1613,27 +1616,26 @@ impl<'a> Batch<'a> {
             cur: Triangle::default(),
             vox: [[0; 3]; 16],
             tris: [Triangle::default(); 16],
-            tc: [[f32::NAN; 32]; 9],
+            nseg: 0,
+            seg_first: [0.0; 17],
+            seg_tri: [Triangle::default(); 17],
             bc: [[f32::NAN; 16]; 6],
         }
     }
 
-    /// Writes the current triangle's coordinates into lanes `n..n + 16`.
+    /// Records the current triangle from lane `n` on.
     #[inline(always)]
-    fn splat(&mut self) {
-        let tri = &self.cur;
-        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
-        let l = self.n;
-        for (q, &x) in tc.iter().enumerate() {
-            self.tc[q][l..l + 16].copy_from_slice(&[x; 16]);
-        }
+    fn segment(&mut self) {
+        self.seg_first[self.nseg] = self.n as f32;
+        self.seg_tri[self.nseg] = self.cur;
+        self.nseg += 1;
     }
 
     /// Makes `tri` the triangle of the following [`Batch::push`]es.
     #[inline]
     fn start(&mut self, tri: &Triangle) {
         self.cur = *tri;
-        self.splat();
+        self.segment();
     }
 
     /// Queues voxel `v` (stored box `lo..hi`) of the current triangle.
@@ -1652,8 +1654,9 @@ impl<'a> Batch<'a> {
         self.n += 1;
         if self.n == 16 {
             self.flush(sink);
-            // (the current triangle may have voxels left)
-            self.splat();
+            // (the current triangle may have voxels left; if not, the next
+            // triangle's segment, also from lane 0, overrides this one)
+            self.segment();
         }
     }
 
@@ -1661,17 +1664,27 @@ impl<'a> Batch<'a> {
     #[inline]
     pub fn flush<S: Sink>(&mut self, sink: &mut S) {
         if self.n == 0 {
+            self.nseg = 0;
             return;
         }
         // Unused lanes get NaN boxes: the kernel answers "no contact" for them.
         for q in 0..6 {
             self.bc[q][self.n..].fill(f32::NAN);
         }
-        let v = |q: usize| f32x16::new(self.tc[q][..16].try_into().expect("16 lanes"));
+        let lane = f32x16::new(std::array::from_fn(|l| l as f32));
+        let mut c = [f32x16::splat(0.0); 9];
+        for (&first, t) in self.seg_first[..self.nseg].iter().zip(&self.seg_tri) {
+            let m = lane.simd_ge(f32x16::splat(first));
+            let x = [t.a.x, t.a.y, t.a.z, t.b.x, t.b.y, t.b.z, t.c.x, t.c.y, t.c.z];
+            for (cq, &xq) in c.iter_mut().zip(&x) {
+                *cq = m.bitselect(f32x16::splat(xq), *cq);
+            }
+        }
+        self.nseg = 0;
         let tri = Triangle::<f32x16> {
-            a: V3::new(v(0), v(1), v(2)),
-            b: V3::new(v(3), v(4), v(5)),
-            c: V3::new(v(6), v(7), v(8)),
+            a: V3::new(c[0], c[1], c[2]),
+            b: V3::new(c[3], c[4], c[5]),
+            c: V3::new(c[6], c[7], c[8]),
         };
         let b = |q: usize| f32x16::new(self.bc[q]);
         let boxes = Aabb { min: V3::new(b(0), b(1), b(2)), max: V3::new(b(3), b(4), b(5)) };
