@@ -224,6 +224,8 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
     // (fresh zero pages, advised before the parallel first touch)
     let mut ranges: Vec<PackedRanges> = vec![[0; 6]; mesh.triangle_count()];
     crate::mem::advise_huge_pages(&ranges);
+    // (`1..=0`: the empty range of a triangle that misses the grid)
+    #[allow(clippy::reversed_empty_ranges)]
     let slabs_of = |r: &PackedRanges| {
         if r[0] > r[1] {
             1..=0
