@@ -1200,6 +1200,21 @@ fn small_triangle_shortcuts_equal_kernel() {
         for (t, (w, gt)) in wanted.iter().zip(&got).enumerate() {
             assert_eq!(w, gt, "triangle {t}: {:?} on {g:?}", m.as_ref().triangle(t));
         }
+        // The slab passes share kernel batches between consecutive triangles
+        // (a triangle's voxels may straddle a flush, up to 27 of them), and
+        // in two orders: the mesh's, and reversed. The set must be the union
+        // of the per-triangle answers, dense and sparse.
+        let union: HashSet<[u32; 3]> = wanted.iter().flatten().copied().collect();
+        let mut rev = m.clone();
+        rev.indices.reverse();
+        for mesh in [&m, &rev] {
+            for storage in [Storage::Dense, Storage::Sparse] {
+                let opts = Options { storage, ..Options::default() };
+                let set = voxel::voxelize(mesh.as_ref(), g, &opts).unwrap().set;
+                let got: HashSet<[u32; 3]> = set.indices().into_iter().collect();
+                assert_eq!(got, union, "{storage:?} on {g:?}");
+            }
+        }
         // and the exact reference (zero misses, no out-of-band extras) on a subset
         let sub =
             Mesh { vertices: m.vertices[..3000].to_vec(), indices: m.indices[..1000].to_vec() };

@@ -273,10 +273,14 @@ pub(crate) fn triangle_rows<S: Sink>(
     // depend on the slab layout, hence not on dense/sparse storage).
     let count = (i1 - i0 + 1) as u64 * (j1 - j0 + 1) as u64 * (zb - za + 1) as u64;
     if count <= PRECULL_MIN {
+        batch.start(tri);
         for k in ka..=kb {
+            let (zl, zh) = (t.lo[2][k as usize], t.hi[2][k as usize + 1]);
             for j in j0..=j1 {
+                let (yl, yh) = (t.lo[1][j as usize], t.hi[1][j as usize + 1]);
                 for i in i0..=i1 {
-                    batch.push(tri, [i, j, k], sink);
+                    let (xl, xh) = (t.lo[0][i as usize], t.hi[0][i as usize + 1]);
+                    batch.push([i, j, k], [xl, yl, zl], [xh, yh, zh], sink);
                 }
             }
         }
@@ -1579,14 +1583,27 @@ fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink
 /// Up to 16 candidate (triangle, voxel) pairs, tested in one call of the
 /// 16-lane kernel. Pairs from consecutive triangles share a call, so tiny
 /// triangles (a few candidates each) still fill the lanes.
+///
+/// A triangle is recorded once per batch as a segment (its first lane and
+/// its coordinates; again after a flush that interrupts its voxels); per
+/// pair only the voxel and its six box coordinates are stored. At a flush
+/// the nine triangle coordinate vectors are built in registers: each segment
+/// in order overwrites the lanes from its first lane on, so every used lane
+/// ends up with its own triangle's coordinates.
 pub(crate) struct Batch<'a> {
     t: &'a Tables,
     thin: bool,
     n: usize,
+    cur: Triangle,
     vox: [[u32; 3]; 16],
     tris: [Triangle; 16],
-    // lane-major coordinates: 9 triangle coordinates, then 6 box coordinates
-    c: [[f32; 16]; 15],
+    // segments: first lane and triangle (at most one per lane, plus the
+    // continuation recorded after a flush)
+    nseg: usize,
+    seg_first: [f32; 17],
+    seg_tri: [Triangle; 17],
+    // lane-major box coordinates
+    bc: [[f32; 16]; 6],
 }
 
 impl<'a> Batch<'a> {
@@ -1596,31 +1613,50 @@ impl<'a> Batch<'a> {
             t,
             thin,
             n: 0,
+            cur: Triangle::default(),
             vox: [[0; 3]; 16],
             tris: [Triangle::default(); 16],
-            c: [[f32::NAN; 16]; 15],
+            nseg: 0,
+            seg_first: [0.0; 17],
+            seg_tri: [Triangle::default(); 17],
+            bc: [[f32::NAN; 16]; 6],
         }
     }
 
+    /// Records the current triangle from lane `n` on.
+    #[inline(always)]
+    fn segment(&mut self) {
+        self.seg_first[self.nseg] = self.n as f32;
+        self.seg_tri[self.nseg] = self.cur;
+        self.nseg += 1;
+    }
+
+    /// Makes `tri` the triangle of the following [`Batch::push`]es.
     #[inline]
-    fn push<S: Sink>(&mut self, tri: &Triangle, v: [u32; 3], sink: &mut S) {
+    fn start(&mut self, tri: &Triangle) {
+        self.cur = *tri;
+        self.segment();
+    }
+
+    /// Queues voxel `v` (stored box `lo..hi`) of the current triangle.
+    #[inline]
+    fn push<S: Sink>(&mut self, v: [u32; 3], lo: [f32; 3], hi: [f32; 3], sink: &mut S) {
         let l = self.n;
         self.vox[l] = v;
         if self.thin {
             // (read only by the thin filter)
-            self.tris[l] = *tri;
+            self.tris[l] = self.cur;
         }
-        let tc = [tri.a.x, tri.a.y, tri.a.z, tri.b.x, tri.b.y, tri.b.z, tri.c.x, tri.c.y, tri.c.z];
-        for (q, x) in tc.iter().enumerate() {
-            self.c[q][l] = *x;
-        }
-        for (a, &va) in v.iter().enumerate() {
-            self.c[9 + a][l] = self.t.lo[a][va as usize];
-            self.c[12 + a][l] = self.t.hi[a][va as usize + 1];
+        for a in 0..3 {
+            self.bc[a][l] = lo[a];
+            self.bc[3 + a][l] = hi[a];
         }
         self.n += 1;
         if self.n == 16 {
             self.flush(sink);
+            // (the current triangle may have voxels left; if not, the next
+            // triangle's segment, also from lane 0, overrides this one)
+            self.segment();
         }
     }
 
@@ -1628,20 +1664,30 @@ impl<'a> Batch<'a> {
     #[inline]
     pub fn flush<S: Sink>(&mut self, sink: &mut S) {
         if self.n == 0 {
+            self.nseg = 0;
             return;
         }
         // Unused lanes get NaN boxes: the kernel answers "no contact" for them.
-        for q in 9..15 {
-            self.c[q][self.n..].fill(f32::NAN);
+        for q in 0..6 {
+            self.bc[q][self.n..].fill(f32::NAN);
         }
-        let c = &self.c;
-        let v = |q: usize| f32x16::new(c[q]);
+        let lane = f32x16::new(std::array::from_fn(|l| l as f32));
+        let mut c = [f32x16::splat(0.0); 9];
+        for (&first, t) in self.seg_first[..self.nseg].iter().zip(&self.seg_tri) {
+            let m = lane.simd_ge(f32x16::splat(first));
+            let x = [t.a.x, t.a.y, t.a.z, t.b.x, t.b.y, t.b.z, t.c.x, t.c.y, t.c.z];
+            for (cq, &xq) in c.iter_mut().zip(&x) {
+                *cq = m.bitselect(f32x16::splat(xq), *cq);
+            }
+        }
+        self.nseg = 0;
         let tri = Triangle::<f32x16> {
-            a: V3::new(v(0), v(1), v(2)),
-            b: V3::new(v(3), v(4), v(5)),
-            c: V3::new(v(6), v(7), v(8)),
+            a: V3::new(c[0], c[1], c[2]),
+            b: V3::new(c[3], c[4], c[5]),
+            c: V3::new(c[6], c[7], c[8]),
         };
-        let boxes = Aabb { min: V3::new(v(9), v(10), v(11)), max: V3::new(v(12), v(13), v(14)) };
+        let b = |q: usize| f32x16::new(self.bc[q]);
+        let boxes = Aabb { min: V3::new(b(0), b(1), b(2)), max: V3::new(b(3), b(4), b(5)) };
         let mut bits = triangle_aabb_conservative::<f32x16>(&tri, &boxes).bits() as u32;
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
