@@ -1461,7 +1461,10 @@ pub(crate) struct VoxPack<'a> {
     t: &'a Tables,
     thin: bool,
     tri: Triangle,
+    /// `tri` in every lane, built by the first flush after [`VoxPack::start`]
+    /// (`tri16_ok`): most tile-path triangles never call the kernel
     tri16: Triangle<f32x16>,
+    tri16_ok: bool,
     n: usize,
     vox: [[u32; 3]; 16],
     mn: [[f32; 16]; 3],
@@ -1477,6 +1480,7 @@ impl<'a> VoxPack<'a> {
             thin,
             tri: Triangle::default(),
             tri16: Triangle { a: z, b: z, c: z },
+            tri16_ok: false,
             n: 0,
             vox: [[0; 3]; 16],
             mn: [[f32::NAN; 16]; 3],
@@ -1489,8 +1493,7 @@ impl<'a> VoxPack<'a> {
     fn start(&mut self, tri: &Triangle) {
         debug_assert_eq!(self.n, 0);
         self.tri = *tri;
-        self.tri16 =
-            Triangle { a: V3::broadcast(tri.a), b: V3::broadcast(tri.b), c: V3::broadcast(tri.c) };
+        self.tri16_ok = false;
     }
 
     /// Adds candidate voxel `v`.
@@ -1545,6 +1548,15 @@ impl<'a> VoxPack<'a> {
             return;
         }
         self.mn[0][self.n..].fill(f32::NAN);
+        if !self.tri16_ok {
+            let tri = &self.tri;
+            self.tri16 = Triangle {
+                a: V3::broadcast(tri.a),
+                b: V3::broadcast(tri.b),
+                c: V3::broadcast(tri.c),
+            };
+            self.tri16_ok = true;
+        }
         let v = |a: &[f32; 16]| f32x16::new(*a);
         let boxes = Aabb {
             min: V3::new(v(&self.mn[0]), v(&self.mn[1]), v(&self.mn[2])),
