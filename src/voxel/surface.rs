@@ -1245,48 +1245,32 @@ impl<F: F64Lanes> Tile<'_, F> {
         if !F::mask_lane(&st.rows_ok, self.l) {
             return false;
         }
+        // (`black_box`: with the axes known, the compiler unrolled the axis
+        // loops, hoisted the 57 broadcasts out of the row loop and spilled
+        // them, per triangle, and gathered the values with vgather; most
+        // triangles have one or two row groups)
         if F::mask_lane(&st.fixed, self.l) {
             // the axes in their fixed places: ROW_LIN linear or zero (neutral
             // row values), ROW_CON constant along x (a zero axis there keeps
             // b = s = 0 and infinite bounds: hit, never miss)
-            // (loops, not `map`: the maps were not inlined)
-            let r = &st.rows;
-            let mut lin = [[0f32; 4]; 8];
-            for (v, &x) in lin.iter_mut().zip(&ROW_LIN) {
-                *v = [self.at(&r[0], x), self.at(&r[1], x), self.at(&r[2], x), self.at(&r[3], x)];
-            }
-            let mut con = [[0f32; 5]; 5];
-            for (v, &x) in con.iter_mut().zip(&ROW_CON) {
-                let (b, hin, hout) = (self.at(&st.b, x), self.at(&st.hin, x), self.at(&st.hout, x));
-                *v = [b, self.at(&st.s[1], x), self.at(&st.s[2], x), hin, hout];
-            }
-            // (`black_box`: with lengths known, the compiler hoisted the 57
-            // broadcasts out of the row loop and spilled them, per triangle;
-            // most triangles have one or two row groups)
-            let (lin, con) = (std::hint::black_box(&lin[..]), std::hint::black_box(&con[..]));
+            let (lin, con) =
+                (std::hint::black_box(&ROW_LIN[..]), std::hint::black_box(&ROW_CON[..]));
             self.rows_loop(lo, hi, ka, kb, lin, con, make_exact, pack, sink);
             return true;
         }
-        // axes linear in X: [G_lo', G_hi', S_Y, S_Z]
-        let mut lin = [[0f32; 4]; 13];
-        let mut nl = 0;
-        // axes constant along a row: [b, s_y, s_z, hin, hout]
-        let mut con = [[0f32; 5]; 13];
-        let mut nc = 0;
+        // the axes linear in X and those constant along a row (zero axes,
+        // `hout = ∞`, separate nothing and are left out)
+        let (mut lin, mut nl) = ([0usize; 13], 0);
+        let (mut con, mut nc) = ([0usize; 13], 0);
         for x in 0..13 {
-            let hout = self.at(&st.hout, x);
-            if hout == f32::INFINITY {
-                // a zero axis: separates nothing
+            if self.at(&st.hout, x) == f32::INFINITY {
                 continue;
             }
             if self.at(&st.s[0], x) == 0.0 {
-                let (b, hin) = (self.at(&st.b, x), self.at(&st.hin, x));
-                con[nc] = [b, self.at(&st.s[1], x), self.at(&st.s[2], x), hin, hout];
+                con[nc] = x;
                 nc += 1;
             } else {
-                let r = &st.rows;
-                lin[nl] =
-                    [self.at(&r[0], x), self.at(&r[1], x), self.at(&r[2], x), self.at(&r[3], x)];
+                lin[nl] = x;
                 nl += 1;
             }
         }
@@ -1295,11 +1279,11 @@ impl<F: F64Lanes> Tile<'_, F> {
     }
 
     /// [`Tile::run_rows`]'s loop over the rows of z layers `ka..=kb`, with
-    /// the linear axes `lin` (`[G_lo', G_hi', S_Y, S_Z]`) and the constant
-    /// ones `con` (`[b, s_y, s_z, hin, hout]`). Neutral entries (a zero axis)
-    /// change nothing: the bounds are max / min of the axes' bounds and the
-    /// masks AND / OR of theirs, so the order and the neutral entries do not
-    /// change a bit.
+    /// the linear axes `lin` (their `[G_lo', G_hi', S_Y, S_Z]` from the
+    /// setup's `rows`) and the constant ones `con` (`[b, s_y, s_z, hin,
+    /// hout]`), read in place. Neutral entries (a zero axis) change nothing:
+    /// the bounds are max / min of the axes' bounds and the masks AND / OR of
+    /// theirs, so the order and the neutral entries do not change a bit.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn rows_loop<S: Sink>(
@@ -1308,8 +1292,8 @@ impl<F: F64Lanes> Tile<'_, F> {
         hi: [u32; 3],
         ka: u32,
         kb: u32,
-        lin: &[[f32; 4]],
-        con: &[[f32; 5]],
+        lin: &[usize],
+        con: &[usize],
         make_exact: &mut dyn FnMut() -> TileExact,
         pack: &mut VoxPack<'_>,
         sink: &mut S,
@@ -1340,14 +1324,20 @@ impl<F: F64Lanes> Tile<'_, F> {
                 // (bounds are within ±ROW_R_MAX·(1 + 2⁻²⁰): ±8192 is neutral)
                 let (mut lh, mut hh) =
                     (f32x16::splat(-ROW_NEUTRAL as f32), f32x16::splat(ROW_NEUTRAL as f32));
-                for &[glo, ghi, sy, sz] in lin {
+                let r = &st.rows;
+                for &x in lin {
+                    let (glo, ghi) = (self.at(&r[0], x), self.at(&r[1], x));
+                    let (sy, sz) = (self.at(&r[2], x), self.at(&r[3], x));
                     let q = yv * f32x16::splat(sy) + zv * f32x16::splat(sz);
                     // (no NaN: every value is finite, below 2¹⁴)
                     lh = lh.fast_max(f32x16::splat(glo) + q);
                     hh = hh.fast_min(f32x16::splat(ghi) + q);
                 }
                 let (mut hit, mut miss) = (valid, 0u32);
-                for &[bx, syx, szx, hin, hout] in con {
+                for &x in con {
+                    let (bx, syx, szx) =
+                        (self.at(&st.b, x), self.at(&st.s[1], x), self.at(&st.s[2], x));
+                    let (hin, hout) = (self.at(&st.hin, x), self.at(&st.hout, x));
                     let v = ((f32x16::splat(bx) + yv * f32x16::splat(syx))
                         + zv * f32x16::splat(szx))
                     .abs();
