@@ -941,7 +941,14 @@ impl<F: F64Lanes> TileSetup<F> {
             for (k, &sk) in sa.iter().enumerate() {
                 self.s[k][x] = F::select(used, sk, zero).to_f32();
             }
-            // the per-row form (Tile::run_rows) of a linear axis
+            // the per-row form (Tile::run_rows) of a linear axis. The axes of
+            // ROW_CON have A_x = 0 exactly (the y, z faces and e_x × f_i), so
+            // s_x = 0 and they are never linear: their row values would be
+            // neither used nor change rows_ok or Δ'' (skipped, with their
+            // five divisions)
+            if ROW_CON.contains(&x) {
+                continue;
+            }
             let lin = used & sa[0].abs().gt(F::splat(F32_ZERO_MAX));
             let (gh, gm) = (half - e, half + e);
             let inv = one / sa[0];
