@@ -1170,15 +1170,17 @@ const ROW_SLACK: f64 = 1.0 / (1u64 << 10) as f64;
 /// (half the smallest f32 subnormal; the tie goes to the even zero).
 const F32_ZERO_MAX: f64 = 7.006492321624085e-46;
 /// A row bound no axis reaches (`R ≤ ROW_R_MAX`, so `|G' + Y·S_Y + Z·S_Z|`
-/// stays below `2·ROW_R_MAX`): the start value of the max / min, and the
-/// bounds of a zero axis in a fixed place.
+/// stays below `2·ROW_R_MAX`): the bounds of a zero axis in a fixed place
+/// (neutral in the max / min).
 const ROW_NEUTRAL: f64 = 8192.0;
 /// The axes [`Tile::run_rows`] takes in fixed places (when the setup's
 /// `fixed` holds): the normal, the x face and the edge axes `e_y × f_i`,
 /// `e_z × f_i`, whose x component (`n_x`, 1, `f_z`, `−f_y`) is nonzero on
 /// most triangles (linear along a row); and the y, z faces and `e_x × f_i`,
 /// whose x component is exactly zero (constant along a row).
-const ROW_LIN: [usize; 8] = [0, 1, 5, 6, 8, 9, 11, 12];
+/// (The x face, axis 1, comes first: [`Tile::run_rows`] starts the row
+/// bounds from it and loops over the other seven.)
+const ROW_LIN: [usize; 8] = [1, 0, 5, 6, 8, 9, 11, 12];
 const ROW_CON: [usize; 5] = [2, 3, 4, 7, 10];
 
 impl<F: F64Lanes> Tile<'_, F> {
@@ -1261,7 +1263,7 @@ impl<F: F64Lanes> Tile<'_, F> {
             // row values), ROW_CON constant along x (a zero axis there keeps
             // b = s = 0 and infinite bounds: hit, never miss)
             let (lin, con) =
-                (std::hint::black_box(&ROW_LIN[..]), std::hint::black_box(&ROW_CON[..]));
+                (std::hint::black_box(&ROW_LIN[1..]), std::hint::black_box(&ROW_CON[..]));
             self.rows_loop(lo, hi, ka, kb, lin, con, make_exact, pack, sink);
             return true;
         }
@@ -1276,7 +1278,8 @@ impl<F: F64Lanes> Tile<'_, F> {
             if self.at(&st.s[0], x) == 0.0 {
                 con[nc] = x;
                 nc += 1;
-            } else {
+            } else if x != 1 {
+                // (the x face, always linear, starts the row bounds)
                 lin[nl] = x;
                 nl += 1;
             }
@@ -1328,10 +1331,15 @@ impl<F: F64Lanes> Tile<'_, F> {
                 // ey ≤ 16: y0 = 0, w = ey; or w = 16, zstep = 1)
                 let nv = zstep.min(zb - z0 + 1) * w.min(ey - y0);
                 let valid = ((1u64 << nv) - 1) as u32;
-                // (bounds are within ±ROW_R_MAX·(1 + 2⁻²⁰): ±8192 is neutral)
-                let (mut lh, mut hh) =
-                    (f32x16::splat(-ROW_NEUTRAL as f32), f32x16::splat(ROW_NEUTRAL as f32));
+                // The bounds start from the x face (axis 1: A = e_x, always
+                // linear, R ≤ ROW_R_MAX): its S_Y = S_Z = −0 (−(0·h)/h), so
+                // its term fl(G' + fl(fl(Y·S_Y) + fl(Z·S_Z))) = fl(G' + (−0))
+                // is G' bit for bit, and G' is inside ±ROW_R_MAX·(1 + 2⁻²⁰), so
+                // max(−ROW_NEUTRAL, G') = G': the same bounds as with the
+                // x face in the loop, one linear axis fewer per row group.
                 let r = &st.rows;
+                let (mut lh, mut hh) =
+                    (f32x16::splat(self.at(&r[0], 1)), f32x16::splat(self.at(&r[1], 1)));
                 for &x in lin {
                     let (glo, ghi) = (self.at(&r[0], x), self.at(&r[1], x));
                     let (sy, sz) = (self.at(&r[2], x), self.at(&r[3], x));
