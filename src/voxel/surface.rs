@@ -1916,6 +1916,21 @@ mod tests {
                         b.y = a.y + 1e-5 * h;
                         e.z = a.z - 3e-6 * h;
                     }
+                    // one vertex (the lowest or highest in x) on the f32
+                    // below an x grid plane or one ulp above it: the x face
+                    // axis alone decides the end voxels of rows
+                    5 => {
+                        let n = ((a.x - o.x) / h) as i64;
+                        let (lo, hi) = g.plane(0, n);
+                        a.x = if it / 6 % 2 == 0 { lo } else { hi.next_up() };
+                        if it / 12 % 2 == 0 {
+                            b.x = b.x.max(a.x);
+                            e.x = e.x.max(a.x);
+                        } else {
+                            b.x = b.x.min(a.x);
+                            e.x = e.x.min(a.x);
+                        }
+                    }
                     _ => {}
                 }
                 let tri = Triangle::new(a, b, e);
