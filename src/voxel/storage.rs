@@ -8,6 +8,7 @@
 //! any thread count.
 
 use std::collections::HashMap;
+use wide::i32x16;
 
 /// Grids with at most this many voxels (1024³) are stored densely by default.
 pub const DENSE_AUTO_LIMIT: u64 = 1 << 30;
@@ -194,6 +195,17 @@ impl VoxelSet {
     }
 }
 
+/// Up to 16 runs of voxels, one per lane: lane `l` (bit `l` of `lanes`) is
+/// the run `x0[l]..=x1[l]` (`x0 <= x1`) of the row `(j[l], k[l])`; the lanes
+/// hold distinct rows. Absolute voxel indices (below 2³¹).
+pub(crate) struct Runs {
+    pub lanes: u32,
+    pub x0: i32x16,
+    pub x1: i32x16,
+    pub j: i32x16,
+    pub k: i32x16,
+}
+
 /// Where one slab task writes: rows of voxels, 16 at a time.
 pub(crate) trait Sink {
     /// ORs `bits` (bit `l` = voxel `(i0 + l, j, k)`, at most 16 bits) into the set.
@@ -207,6 +219,19 @@ pub(crate) trait Sink {
             let n = (i1 - i + 1).min(16);
             self.or_row(i, j, k, (1u32 << n) - 1);
             i += n;
+        }
+    }
+
+    /// ORs the runs of `r` into the set.
+    #[inline]
+    fn or_runs(&mut self, r: &Runs) {
+        let (x0, x1) = (r.x0.to_array(), r.x1.to_array());
+        let (j, k) = (r.j.to_array(), r.k.to_array());
+        let mut m = r.lanes;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.or_span(x0[l] as u32, x1[l] as u32, j[l] as u32, k[l] as u32);
         }
     }
 }
@@ -248,6 +273,34 @@ impl Sink for DenseSlab<'_> {
             self.words[w0] |= m0;
             self.words[w0 + 1..w1].fill(!0);
             self.words[w1] |= m1;
+        }
+    }
+
+    /// [`DenseSlab::or_span`] of each lane, with the word indices and bit
+    /// offsets computed in lanes (the slab holds fewer than 2³¹ words: a
+    /// dense grid has at most 2²⁷).
+    #[inline]
+    fn or_runs(&mut self, r: &Runs) {
+        let (ny, wpr) = (i32x16::splat(self.ny as i32), i32x16::splat(self.wpr as i32));
+        let row = ((r.k - i32x16::splat(self.k0 as i32)) * ny + r.j) * wpr;
+        let six = i32x16::splat(63);
+        let w0 = (row + (r.x0 >> 6u32)).to_array();
+        let w1 = (row + (r.x1 >> 6u32)).to_array();
+        let (b0, b1) = ((r.x0 & six).to_array(), (r.x1 & six).to_array());
+        let mut m = r.lanes;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let (w0, w1) = (w0[l] as usize, w1[l] as usize);
+            // bits b0.. of the first word, ..=b1 of the last
+            let (m0, m1) = (!0u64 << b0[l], !0u64 >> (63 - b1[l]));
+            if w0 == w1 {
+                self.words[w0] |= m0 & m1;
+            } else {
+                self.words[w0] |= m0;
+                self.words[w0 + 1..w1].fill(!0);
+                self.words[w1] |= m1;
+            }
         }
     }
 }

@@ -41,13 +41,13 @@
 //! along another axis, or by a neighbouring triangle).
 
 use super::grid::Grid;
-use super::storage::Sink;
+use super::storage::{Runs, Sink};
 use crate::lane::{F64Lanes, LaneMask};
 use crate::math::V3;
 use crate::overlap::triangle_aabb_conservative;
 use crate::shapes::{Aabb, Triangle};
 use crate::{Lane, Vec3};
-use wide::{f32x16, f64x8};
+use wide::{f32x16, f64x8, i32x16};
 
 /// Per-axis plane tables (see [`Grid::plane_table`]).
 pub(crate) struct Tables {
@@ -886,11 +886,15 @@ struct TileSetup<F: F64Lanes> {
     hout: [F::F32; 13],
     fits: F::Mask,
     /// the per-row form ([`Tile::run_rows`]) of the axes with `f32(s_x) ≠ 0`:
-    /// `G_lo + ω`, `G_hi − ω`, `S_Y`, `S_Z` (other axes: unused values), `Δ''`,
-    /// and whether every such axis has `R ≤ ROW_R_MAX`
+    /// `G_lo + ω`, `G_hi − ω`, `S_Y`, `S_Z` (other axes: the neutral
+    /// `−8192, 8192, 0, 0`), `Δ''`, and whether every such axis has
+    /// `R ≤ ROW_R_MAX`
     rows: [[F::F32; 13]; 4],
     delta: F::F32,
     rows_ok: F::Mask,
+    /// every axis of [`ROW_LIN`] has `f32(s_x) ≠ 0` or is a zero axis, so
+    /// [`Tile::run_rows`] can take the axes in their fixed places
+    fixed: F::Mask,
 }
 
 impl<F: F64Lanes> TileSetup<F> {
@@ -907,6 +911,7 @@ impl<F: F64Lanes> TileSetup<F> {
             rows: [[z32; 13]; 4],
             delta: z32,
             rows_ok: z.le(z),
+            fixed: z.le(z),
         }
     }
 
@@ -923,6 +928,7 @@ impl<F: F64Lanes> TileSetup<F> {
         let t_max = F::splat(TILE_T_MAX);
         let one = F::splat(1.0);
         let (mut fits, mut rows_ok, mut delta) = (zero.le(zero), zero.le(zero), zero);
+        let mut fixed = zero.le(zero);
         // axis x: A, the projections q0, q1 spanning the triangle's interval,
         // |A|₁ and the f64 margin M
         for (x, (a, q0, q1, a1, m)) in tile_axes(s, tb).into_iter().enumerate() {
@@ -939,7 +945,14 @@ impl<F: F64Lanes> TileSetup<F> {
             for (k, &sk) in sa.iter().enumerate() {
                 self.s[k][x] = F::select(used, sk, zero).to_f32();
             }
-            // the per-row form (Tile::run_rows) of a linear axis
+            // the per-row form (Tile::run_rows) of a linear axis. The axes of
+            // ROW_CON have A_x = 0 exactly (the y, z faces and e_x × f_i), so
+            // s_x = 0 and they are never linear: their row values would be
+            // neither used nor change rows_ok or Δ'' (skipped, with their
+            // five divisions)
+            if ROW_CON.contains(&x) {
+                continue;
+            }
             let lin = used & sa[0].abs().gt(F::splat(F32_ZERO_MAX));
             let (gh, gm) = (half - e, half + e);
             let inv = one / sa[0];
@@ -950,14 +963,24 @@ impl<F: F64Lanes> TileSetup<F> {
             // (also false for NaN)
             rows_ok = rows_ok & F::select(lin, r, zero).le(F::splat(ROW_R_MAX));
             let w = r * F::splat(ROW_W_REL) + F::splat(ROW_W_ABS);
+            if ROW_LIN.contains(&x) {
+                // (a linear or a zero axis; false for NaN)
+                fixed = fixed & F::select(used, sa[0].abs(), inf).gt(F::splat(F32_ZERO_MAX));
+            }
             let r = &mut self.rows;
-            (r[0][x], r[1][x], r[2][x], r[3][x]) =
-                ((glo + w).to_f32(), (ghi - w).to_f32(), sy.to_f32(), sz.to_f32());
+            let (nlo, nhi) = (F::splat(-ROW_NEUTRAL), F::splat(ROW_NEUTRAL));
+            (r[0][x], r[1][x], r[2][x], r[3][x]) = (
+                F::select(lin, glo + w, nlo).to_f32(),
+                F::select(lin, ghi - w, nhi).to_f32(),
+                F::select(lin, sy, zero).to_f32(),
+                F::select(lin, sz, zero).to_f32(),
+            );
             let dx = F::splat(2.0) * w + (gm - gh) * inv.abs();
             delta = delta.max(F::select(lin, dx, zero));
         }
         self.fits = fits;
         self.rows_ok = rows_ok;
+        self.fixed = fixed;
         self.delta = (delta * F::splat(1.0 + ROW_W_REL) + F::splat(ROW_SLACK)).to_f32();
     }
 }
@@ -1150,6 +1173,19 @@ const ROW_SLACK: f64 = 1.0 / (1u64 << 10) as f64;
 /// `2⁻¹⁵⁰`: an f64 rounds to the f32 zero iff its magnitude is at most this
 /// (half the smallest f32 subnormal; the tie goes to the even zero).
 const F32_ZERO_MAX: f64 = 7.006492321624085e-46;
+/// A row bound no axis reaches (`R ≤ ROW_R_MAX`, so `|G' + Y·S_Y + Z·S_Z|`
+/// stays below `2·ROW_R_MAX`): the bounds of a zero axis in a fixed place
+/// (neutral in the max / min).
+const ROW_NEUTRAL: f64 = 8192.0;
+/// The axes [`Tile::run_rows`] takes in fixed places (when the setup's
+/// `fixed` holds): the normal, the x face and the edge axes `e_y × f_i`,
+/// `e_z × f_i`, whose x component (`n_x`, 1, `f_z`, `−f_y`) is nonzero on
+/// most triangles (linear along a row); and the y, z faces and `e_x × f_i`,
+/// whose x component is exactly zero (constant along a row).
+/// (The x face, axis 1, comes first: [`Tile::run_rows`] starts the row
+/// bounds from it and loops over the other seven.)
+const ROW_LIN: [usize; 8] = [1, 0, 5, 6, 8, 9, 11, 12];
+const ROW_CON: [usize; 5] = [2, 3, 4, 7, 10];
 
 impl<F: F64Lanes> Tile<'_, F> {
     /// The same classification as [`Tile::run`] (sure hit / sure miss /
@@ -1222,30 +1258,62 @@ impl<F: F64Lanes> Tile<'_, F> {
         if !F::mask_lane(&st.rows_ok, self.l) {
             return false;
         }
-        // axes linear in X: [G_lo', G_hi', S_Y, S_Z]
-        let mut lin = [[0f32; 4]; 13];
-        let mut nl = 0;
-        // axes constant along a row: [b, s_y, s_z, hin, hout]
-        let mut con = [[0f32; 5]; 13];
-        let mut nc = 0;
+        // (`black_box`: with the axes known, the compiler unrolled the axis
+        // loops, hoisted the 57 broadcasts out of the row loop and spilled
+        // them, per triangle, and gathered the values with vgather; most
+        // triangles have one or two row groups)
+        if F::mask_lane(&st.fixed, self.l) {
+            // the axes in their fixed places: ROW_LIN linear or zero (neutral
+            // row values), ROW_CON constant along x (a zero axis there keeps
+            // b = s = 0 and infinite bounds: hit, never miss)
+            let (lin, con) =
+                (std::hint::black_box(&ROW_LIN[1..]), std::hint::black_box(&ROW_CON[..]));
+            self.rows_loop(lo, hi, ka, kb, lin, con, make_exact, pack, sink);
+            return true;
+        }
+        // the axes linear in X and those constant along a row (zero axes,
+        // `hout = ∞`, separate nothing and are left out)
+        let (mut lin, mut nl) = ([0usize; 13], 0);
+        let (mut con, mut nc) = ([0usize; 13], 0);
         for x in 0..13 {
-            let hout = self.at(&st.hout, x);
-            if hout == f32::INFINITY {
-                // a zero axis: separates nothing
+            if self.at(&st.hout, x) == f32::INFINITY {
                 continue;
             }
             if self.at(&st.s[0], x) == 0.0 {
-                let (b, hin) = (self.at(&st.b, x), self.at(&st.hin, x));
-                con[nc] = [b, self.at(&st.s[1], x), self.at(&st.s[2], x), hin, hout];
+                con[nc] = x;
                 nc += 1;
-            } else {
-                let r = &st.rows;
-                lin[nl] =
-                    [self.at(&r[0], x), self.at(&r[1], x), self.at(&r[2], x), self.at(&r[3], x)];
+            } else if x != 1 {
+                // (the x face, always linear, starts the row bounds)
+                lin[nl] = x;
                 nl += 1;
             }
         }
-        let (lin, con) = (&lin[..nl], &con[..nc]);
+        self.rows_loop(lo, hi, ka, kb, &lin[..nl], &con[..nc], make_exact, pack, sink);
+        true
+    }
+
+    /// [`Tile::run_rows`]'s loop over the rows of z layers `ka..=kb`, with
+    /// the linear axes `lin` (their `[G_lo', G_hi', S_Y, S_Z]` from the
+    /// setup's `rows`) and the constant ones `con` (`[b, s_y, s_z, hin,
+    /// hout]`), read in place. Neutral entries (a zero axis) change nothing:
+    /// the bounds are max / min of the axes' bounds and the masks AND / OR of
+    /// theirs, so the order and the neutral entries do not change a bit.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn rows_loop<S: Sink>(
+        &self,
+        lo: [u32; 3],
+        hi: [u32; 3],
+        ka: u32,
+        kb: u32,
+        lin: &[usize],
+        con: &[usize],
+        make_exact: &mut dyn FnMut() -> TileExact,
+        pack: &mut VoxPack<'_>,
+        sink: &mut S,
+    ) {
+        debug_assert!(!pack.thin);
+        let st = self.setup;
         let mut exact: Option<TileExact> = None;
         let ext = hi[0] - lo[0] + 1;
         let ey = hi[1] - lo[1] + 1;
@@ -1267,16 +1335,28 @@ impl<F: F64Lanes> Tile<'_, F> {
                 // ey ≤ 16: y0 = 0, w = ey; or w = 16, zstep = 1)
                 let nv = zstep.min(zb - z0 + 1) * w.min(ey - y0);
                 let valid = ((1u64 << nv) - 1) as u32;
-                // (bounds are within ±ROW_R_MAX·(1 + 2⁻²⁰): ±8192 is neutral)
-                let (mut lh, mut hh) = (f32x16::splat(-8192.0), f32x16::splat(8192.0));
-                for &[glo, ghi, sy, sz] in lin {
+                // The bounds start from the x face (axis 1: A = e_x, always
+                // linear, R ≤ ROW_R_MAX): its S_Y = S_Z = −0 (−(0·h)/h), so
+                // its term fl(G' + fl(fl(Y·S_Y) + fl(Z·S_Z))) = fl(G' + (−0))
+                // is G' bit for bit, and G' is inside ±ROW_R_MAX·(1 + 2⁻²⁰), so
+                // max(−ROW_NEUTRAL, G') = G': the same bounds as with the
+                // x face in the loop, one linear axis fewer per row group.
+                let r = &st.rows;
+                let (mut lh, mut hh) =
+                    (f32x16::splat(self.at(&r[0], 1)), f32x16::splat(self.at(&r[1], 1)));
+                for &x in lin {
+                    let (glo, ghi) = (self.at(&r[0], x), self.at(&r[1], x));
+                    let (sy, sz) = (self.at(&r[2], x), self.at(&r[3], x));
                     let q = yv * f32x16::splat(sy) + zv * f32x16::splat(sz);
                     // (no NaN: every value is finite, below 2¹⁴)
                     lh = lh.fast_max(f32x16::splat(glo) + q);
                     hh = hh.fast_min(f32x16::splat(ghi) + q);
                 }
                 let (mut hit, mut miss) = (valid, 0u32);
-                for &[bx, syx, szx, hin, hout] in con {
+                for &x in con {
+                    let (bx, syx, szx) =
+                        (self.at(&st.b, x), self.at(&st.s[1], x), self.at(&st.s[2], x));
+                    let (hin, hout) = (self.at(&st.hin, x), self.at(&st.hout, x));
                     let v = ((f32x16::splat(bx) + yv * f32x16::splat(syx))
                         + zv * f32x16::splat(szx))
                     .abs();
@@ -1291,23 +1371,33 @@ impl<F: F64Lanes> Tile<'_, F> {
                 let bm = (hh + dl).floor().fast_min(last);
                 let ah = lh.ceil().fast_max(am);
                 let bh = hh.floor().fast_min(bm);
-                let sure = hit & ah.le(bh).bits() as u32;
+                let rows = valid & !miss & am.le(bm).bits() as u32;
+                let sure = rows & hit & ah.le(bh).bits() as u32;
                 let full = sure & (ah.eq(am) & bh.eq(bm)).bits() as u32;
-                let mut rows = valid & !miss & am.le(bm).bits() as u32;
+                // the hit runs, all rows at once (surface mode only)
+                if sure != 0 {
+                    let org = |v: f32x16, o: u32| v.fast_round_int() + i32x16::splat(o as i32);
+                    sink.or_runs(&Runs {
+                        lanes: sure,
+                        x0: org(ah, lo[0]),
+                        x1: org(bh, lo[0]),
+                        j: org(yv, lo[1]),
+                        k: org(zv, lo[2]),
+                    });
+                }
+                let mut rest = rows & !full;
+                if rest == 0 {
+                    y0 += w;
+                    continue;
+                }
                 let (am, bm) = (am.fast_round_int().to_array(), bm.fast_round_int().to_array());
                 let (ah, bh) = (ah.fast_round_int().to_array(), bh.fast_round_int().to_array());
-                while rows != 0 {
-                    let l = rows.trailing_zeros() as usize;
-                    rows &= rows - 1;
+                while rest != 0 {
+                    let l = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
                     let (j, z) = (lo[1] + y0 + dyi[l] as u32, z0 + dzi[l] as u32);
                     debug_assert!(j <= hi[1] && z <= zb);
                     let k = lo[2] + z;
-                    if sure >> l & 1 != 0 {
-                        pack.mark_span(lo[0] + ah[l] as u32, lo[0] + bh[l] as u32, j, k, sink);
-                    }
-                    if full >> l & 1 != 0 {
-                        continue;
-                    }
                     // not-miss minus hits (all of it without a hit run): the
                     // f64 test, then the kernel
                     let (a_m, b_m) = (am[l], bm[l]);
@@ -1335,7 +1425,6 @@ impl<F: F64Lanes> Tile<'_, F> {
             }
             z0 += zstep;
         }
-        true
     }
 }
 
@@ -1465,7 +1554,10 @@ pub(crate) struct VoxPack<'a> {
     t: &'a Tables,
     thin: bool,
     tri: Triangle,
+    /// `tri` in every lane, built by the first flush after [`VoxPack::start`]
+    /// (`tri16_ok`): most tile-path triangles never call the kernel
     tri16: Triangle<f32x16>,
+    tri16_ok: bool,
     n: usize,
     vox: [[u32; 3]; 16],
     mn: [[f32; 16]; 3],
@@ -1481,6 +1573,7 @@ impl<'a> VoxPack<'a> {
             thin,
             tri: Triangle::default(),
             tri16: Triangle { a: z, b: z, c: z },
+            tri16_ok: false,
             n: 0,
             vox: [[0; 3]; 16],
             mn: [[f32::NAN; 16]; 3],
@@ -1493,8 +1586,7 @@ impl<'a> VoxPack<'a> {
     fn start(&mut self, tri: &Triangle) {
         debug_assert_eq!(self.n, 0);
         self.tri = *tri;
-        self.tri16 =
-            Triangle { a: V3::broadcast(tri.a), b: V3::broadcast(tri.b), c: V3::broadcast(tri.c) };
+        self.tri16_ok = false;
     }
 
     /// Adds candidate voxel `v`.
@@ -1534,14 +1626,6 @@ impl<'a> VoxPack<'a> {
         }
     }
 
-    /// Marks the run `i0..=i1` of the row `(j, k)` without a kernel call
-    /// (surface mode only: their answer is known, touching).
-    #[inline(always)]
-    fn mark_span<S: Sink>(&mut self, i0: u32, i1: u32, j: u32, k: u32, sink: &mut S) {
-        debug_assert!(!self.thin);
-        sink.or_span(i0, i1, j, k);
-    }
-
     /// Tests the pending voxels and ORs the hits into `sink`.
     #[inline]
     pub fn flush<S: Sink>(&mut self, sink: &mut S) {
@@ -1549,6 +1633,15 @@ impl<'a> VoxPack<'a> {
             return;
         }
         self.mn[0][self.n..].fill(f32::NAN);
+        if !self.tri16_ok {
+            let tri = &self.tri;
+            self.tri16 = Triangle {
+                a: V3::broadcast(tri.a),
+                b: V3::broadcast(tri.b),
+                c: V3::broadcast(tri.c),
+            };
+            self.tri16_ok = true;
+        }
         let v = |a: &[f32; 16]| f32x16::new(*a);
         let boxes = Aabb {
             min: V3::new(v(&self.mn[0]), v(&self.mn[1]), v(&self.mn[2])),
@@ -1838,6 +1931,9 @@ mod tests {
         let grids = tile_grids();
         let mut rnd = unit_f32(0x2545_f491_4f6c_dd1d);
         let (mut rows_used, mut total, mut voxels) = (0, 0, 0);
+        // triangles whose axes run_rows takes in fixed places, and the others
+        // (a face on a y or z grid plane: axes with f32(s_x) = 0 in ROW_LIN)
+        let (mut fixed, mut split) = (0, 0);
         for g in &grids {
             let t = Tables::new(g);
             let h = g.voxel;
@@ -1866,6 +1962,21 @@ mod tests {
                         b.y = a.y + 1e-5 * h;
                         e.z = a.z - 3e-6 * h;
                     }
+                    // one vertex (the lowest or highest in x) on the f32
+                    // below an x grid plane or one ulp above it: the x face
+                    // axis alone decides the end voxels of rows
+                    5 => {
+                        let n = ((a.x - o.x) / h) as i64;
+                        let (lo, hi) = g.plane(0, n);
+                        a.x = if it / 6 % 2 == 0 { lo } else { hi.next_up() };
+                        if it / 12 % 2 == 0 {
+                            b.x = b.x.max(a.x);
+                            e.x = e.x.max(a.x);
+                        } else {
+                            b.x = b.x.min(a.x);
+                            e.x = e.x.min(a.x);
+                        }
+                    }
                     _ => {}
                 }
                 let tri = Triangle::new(a, b, e);
@@ -1891,6 +2002,11 @@ mod tests {
                 pack.start(&tri);
                 if tile.run_rows(lo, hi, z0, z1, &mut exact, &mut pack, &mut b_set) {
                     rows_used += 1;
+                    if setup.fixed {
+                        fixed += 1;
+                    } else {
+                        split += 1;
+                    }
                     pack.flush(&mut b_set);
                     a_set.0.sort_unstable();
                     a_set.0.dedup();
@@ -1903,6 +2019,8 @@ mod tests {
         }
         // most tile-sized triangles take the rows path
         assert!(total > 2000 && rows_used * 10 > total * 8, "{rows_used} of {total}");
+        // both ways of taking the axes are checked
+        assert!(fixed > 1000 && split > 200, "{fixed} fixed, {split} split");
         assert!(voxels > 20 * rows_used, "{voxels} voxels");
     }
 
