@@ -266,7 +266,13 @@ impl Sink for DenseSlab<'_> {
         let base = ((k - self.k0) as usize * self.ny + j as usize) * self.wpr;
         let (w0, w1) = (base + i0 as usize / 64, base + i1 as usize / 64);
         // bits i0 % 64.. of the first word, ..=i1 % 64 of the last
-        let (m0, m1) = (!0u64 << (i0 % 64), !0u64 >> (63 - i1 % 64));
+        self.or_words(w0, w1, !0u64 << (i0 % 64), !0u64 >> (63 - i1 % 64));
+    }
+
+    /// ORs `m0` into word `w0`, `m1` into word `w1` and sets the words
+    /// between; `m0 & m1` into the word when `w0 == w1`.
+    #[inline(always)]
+    fn or_words(&mut self, w0: usize, w1: usize, m0: u64, m1: u64) {
         if w0 == w1 {
             self.words[w0] |= m0 & m1;
         } else {
@@ -293,14 +299,7 @@ impl Sink for DenseSlab<'_> {
             m &= m - 1;
             let (w0, w1) = (w0[l] as usize, w1[l] as usize);
             // bits b0.. of the first word, ..=b1 of the last
-            let (m0, m1) = (!0u64 << b0[l], !0u64 >> (63 - b1[l]));
-            if w0 == w1 {
-                self.words[w0] |= m0 & m1;
-            } else {
-                self.words[w0] |= m0;
-                self.words[w0 + 1..w1].fill(!0);
-                self.words[w1] |= m1;
-            }
+            self.or_words(w0, w1, !0u64 << b0[l], !0u64 >> (63 - b1[l]));
         }
     }
 }
