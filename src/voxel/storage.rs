@@ -244,6 +244,21 @@ pub(crate) struct DenseSlab<'a> {
     pub wpr: usize,
 }
 
+impl DenseSlab<'_> {
+    /// ORs `m0` into word `w0`, `m1` into word `w1` and sets the words
+    /// between; `m0 & m1` into the word when `w0 == w1`.
+    #[inline(always)]
+    fn or_words(&mut self, w0: usize, w1: usize, m0: u64, m1: u64) {
+        if w0 == w1 {
+            self.words[w0] |= m0 & m1;
+        } else {
+            self.words[w0] |= m0;
+            self.words[w0 + 1..w1].fill(!0);
+            self.words[w1] |= m1;
+        }
+    }
+}
+
 impl Sink for DenseSlab<'_> {
     #[inline]
     fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
@@ -267,19 +282,6 @@ impl Sink for DenseSlab<'_> {
         let (w0, w1) = (base + i0 as usize / 64, base + i1 as usize / 64);
         // bits i0 % 64.. of the first word, ..=i1 % 64 of the last
         self.or_words(w0, w1, !0u64 << (i0 % 64), !0u64 >> (63 - i1 % 64));
-    }
-
-    /// ORs `m0` into word `w0`, `m1` into word `w1` and sets the words
-    /// between; `m0 & m1` into the word when `w0 == w1`.
-    #[inline(always)]
-    fn or_words(&mut self, w0: usize, w1: usize, m0: u64, m1: u64) {
-        if w0 == w1 {
-            self.words[w0] |= m0 & m1;
-        } else {
-            self.words[w0] |= m0;
-            self.words[w0 + 1..w1].fill(!0);
-            self.words[w1] |= m1;
-        }
     }
 
     /// [`DenseSlab::or_span`] of each lane, with the word indices and bit
