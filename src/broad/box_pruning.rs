@@ -244,7 +244,7 @@ pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize, n_b: usize) -> Vec<(u32
     let mut sc = PairScratch::default();
     let mut out = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    place_pairs(&slices, n_a, n_b, &mut sc, &mut out);
+    place_pairs(&slices, n_a, n_b, false, &mut sc, &mut out);
     out
 }
 
@@ -295,11 +295,14 @@ struct PairScratch {
 /// caches (at 100k Terdiman boxes ~2/3 of the sort's time; `simd-notes.md`,
 /// "Broad phase", session 5), which had replaced an LSD radix sort of the
 /// packed keys. `out` keeps its allocation and is not zero-filled where it
-/// already has the length.
+/// already has the length. With `par`, level 2 runs its buckets on the rayon
+/// pool (they are disjoint stretches of `out`), each task with its own
+/// staging arrays.
 fn place_pairs(
     parts: &[&[u64]],
     n_a: usize,
     n_b: usize,
+    par: bool,
     sc: &mut PairScratch,
     out: &mut Vec<(u32, u32)>,
 ) {
@@ -355,6 +358,29 @@ fn place_pairs(
         }
     }
     // Level 2.
+    if par {
+        let mut rest = &mut out[..];
+        let mut jobs = Vec::with_capacity(count.len());
+        let mut p0 = 0usize;
+        for (q, &end) in count.iter().enumerate() {
+            let (h, t) = core::mem::take(&mut rest).split_at_mut(end as usize - p0);
+            rest = t;
+            jobs.push((q, h));
+            p0 = end as usize;
+        }
+        jobs.into_par_iter().with_max_len(1).for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(stage, local), (q, h)| {
+                if h.len() > 1 {
+                    let n_f = (1usize << s).min(n_a - (q << s));
+                    stage.clear();
+                    stage.extend_from_slice(h);
+                    scatter_and_sort(stage.iter().copied(), q << s, n_f, 0, local, h);
+                }
+            },
+        );
+        return;
+    }
     let mut p0 = 0usize;
     for (q, &end) in count.iter().enumerate() {
         let p1 = end as usize;
@@ -1404,7 +1430,7 @@ impl BoxPruner {
                 sweep::<L>(&self.sorted, 0..n, &mut self.raw);
                 self.raw.len()
             };
-            place_pairs(&[&self.raw[..w]], n_a, n_a, &mut self.sort, &mut self.pairs);
+            place_pairs(&[&self.raw[..w]], n_a, n_a, false, &mut self.sort, &mut self.pairs);
             return;
         }
         let parts: Vec<Vec<u64>> = if grid {
@@ -1422,7 +1448,7 @@ impl BoxPruner {
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        place_pairs(&slices, n_a, n_a, &mut self.sort, &mut self.pairs);
+        place_pairs(&slices, n_a, n_a, true, &mut self.sort, &mut self.pairs);
     }
 }
 
