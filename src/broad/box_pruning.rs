@@ -295,9 +295,8 @@ struct PairScratch {
 /// caches (at 100k Terdiman boxes ~2/3 of the sort's time; `simd-notes.md`,
 /// "Broad phase", session 5), which had replaced an LSD radix sort of the
 /// packed keys. `out` keeps its allocation and is not zero-filled where it
-/// already has the length. With `par`, level 2 runs its buckets on the rayon
-/// pool (they are disjoint stretches of `out`), each task with its own
-/// staging arrays.
+/// already has the length. With `par`, the two levels run on the rayon pool
+/// ([`place_two_level_par`]).
 fn place_pairs(
     parts: &[&[u64]],
     n_a: usize,
@@ -333,8 +332,12 @@ fn place_pairs(
         scatter_and_sort(keys, 0, n_a, 0, local, out);
         return;
     }
-    // count[q] = the number of pairs in buckets < q.
     let s = bucket_shift(n_a);
+    if par {
+        place_two_level_par(parts, n_a, s, out);
+        return;
+    }
+    // count[q] = the number of pairs in buckets < q.
     count.clear();
     count.resize(n_a.div_ceil(1 << s).max(1), 0);
     for p in parts {
@@ -358,29 +361,6 @@ fn place_pairs(
         }
     }
     // Level 2.
-    if par {
-        let mut rest = &mut out[..];
-        let mut jobs = Vec::with_capacity(count.len());
-        let mut p0 = 0usize;
-        for (q, &end) in count.iter().enumerate() {
-            let (h, t) = core::mem::take(&mut rest).split_at_mut(end as usize - p0);
-            rest = t;
-            jobs.push((q, h));
-            p0 = end as usize;
-        }
-        jobs.into_par_iter().with_max_len(1).for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(stage, local), (q, h)| {
-                if h.len() > 1 {
-                    let n_f = (1usize << s).min(n_a - (q << s));
-                    stage.clear();
-                    stage.extend_from_slice(h);
-                    scatter_and_sort(stage.iter().copied(), q << s, n_f, 0, local, h);
-                }
-            },
-        );
-        return;
-    }
     let mut p0 = 0usize;
     for (q, &end) in count.iter().enumerate() {
         let p1 = end as usize;
@@ -392,6 +372,69 @@ fn place_pairs(
         }
         p0 = p1;
     }
+}
+
+/// The two levels of [`place_pairs`] (bucket shift `s`) on the rayon pool:
+/// each part counts its pairs per bucket and scatters them into its own
+/// stretch of each bucket (bucket `q` holds part 0's pairs, then part 1's,
+/// ..., as in the one-thread scatter), the parts in parallel; then the
+/// buckets are sorted in parallel, each task with its own staging arrays.
+/// All stretches are split off `out` with `split_at_mut`.
+fn place_two_level_par(parts: &[&[u64]], n_a: usize, s: u32, out: &mut [(u32, u32)]) {
+    let nb = n_a.div_ceil(1 << s).max(1);
+    let counts: Vec<Vec<u32>> = parts
+        .par_iter()
+        .map(|p| {
+            let mut c = vec![0u32; nb];
+            for &k in *p {
+                c[((k >> 32) as usize) >> s] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut rest = &mut *out;
+    let mut dst: Vec<Vec<&mut [(u32, u32)]>> =
+        (0..parts.len()).map(|_| Vec::with_capacity(nb)).collect();
+    let mut ends = Vec::with_capacity(nb);
+    let mut at = 0usize;
+    for q in 0..nb {
+        for (d, c) in dst.iter_mut().zip(&counts) {
+            let (h, t) = core::mem::take(&mut rest).split_at_mut(c[q] as usize);
+            rest = t;
+            at += h.len();
+            d.push(h);
+        }
+        ends.push(at);
+    }
+    parts.par_iter().zip(dst.into_par_iter()).for_each(|(p, mut d)| {
+        let mut pos = vec![0usize; nb];
+        for &k in *p {
+            let a = (k >> 32) as u32;
+            let q = (a >> s) as usize;
+            d[q][pos[q]] = (a, k as u32);
+            pos[q] += 1;
+        }
+    });
+    let mut rest = &mut *out;
+    let mut jobs = Vec::with_capacity(nb);
+    let mut p0 = 0usize;
+    for (q, &end) in ends.iter().enumerate() {
+        let (h, t) = core::mem::take(&mut rest).split_at_mut(end - p0);
+        rest = t;
+        jobs.push((q, h));
+        p0 = end;
+    }
+    jobs.into_par_iter().with_max_len(1).for_each_init(
+        || (Vec::new(), Vec::new()),
+        |(stage, local), (q, h)| {
+            if h.len() > 1 {
+                let n_f = (1usize << s).min(n_a - (q << s));
+                stage.clear();
+                stage.extend_from_slice(h);
+                scatter_and_sort(stage.iter().copied(), q << s, n_f, 0, local, h);
+            }
+        },
+    );
 }
 
 /// Most pairs [`place_pairs`] sorts with a one-level scatter (2 MiB of
