@@ -1304,22 +1304,8 @@ impl<'a> CellView<'a> {
     }
 }
 
-/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`;
-/// see [`CellView::probe`]).
-#[inline]
-fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
-    let v = CellView::of(cells, c);
-    for i in 0..v.len {
-        let a = v.id[i];
-        v.probe::<L>(i, |k, own| {
-            if own {
-                out.pair(a, v.id[k])
-            }
-        });
-    }
-}
-
-/// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
+/// Box pruning inside cell `c`, keeping the pairs the cell owns (see
+/// [`CellView::probe`]): writes the keys `(lo << 32) | hi` to
 /// `keys[w..]` (growing `keys` once per probe as needed, not per pair) and
 /// returns the new `w`.
 #[inline]
@@ -1370,6 +1356,8 @@ pub struct BoxPruner {
     sorted: Sorted,
     /// Unsorted pair keys (one thread).
     raw: Vec<u64>,
+    /// Unsorted pair keys per group of cells (more threads), kept like `raw`.
+    par_raw: Vec<Vec<u64>>,
     /// Scratch of the pair sort.
     sort: PairScratch,
     pairs: Vec<(u32, u32)>,
@@ -1399,7 +1387,7 @@ impl BoxPruner {
         fn b<T>(v: &Vec<T>) -> usize {
             v.capacity() * core::mem::size_of::<T>()
         }
-        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, sort, pairs: _ } = self;
+        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, par_raw, sort, pairs: _ } = self;
         let CellScratch { spans, count, fill, slot, ranges } = scratch;
         let Cells { f, stride: _, id, start, end, first } = cells;
         let Sorted { min_x, max_x, min_y, max_y, min_z, max_z, id: sid } = sorted;
@@ -1409,6 +1397,7 @@ impl BoxPruner {
             .chain([b(start), b(end), b(first), b(min_x), b(max_x), b(min_y), b(max_y)])
             .chain([b(min_z), b(max_z), b(sid), b(pc), b(stage), b(local), b(ranges)])
             .chain(ranges.iter().flat_map(|r| [b(&r.count), b(&r.fill), b(&r.slot)]))
+            .chain(par_raw.iter().map(b).chain([b(par_raw)]))
             .sum()
     }
 
@@ -1432,7 +1421,10 @@ impl BoxPruner {
     /// exactly once. The scan windows shrink by about the number of cells.
     /// Without a grid this is plain box pruning over the sorted boxes with
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
-    /// handed to rayon and the pair keys go to one kept array (`raw`).
+    /// handed to rayon and the pair keys go to one kept array (`raw`); with
+    /// more, the cells are built ([`build_cells_par`]) and scanned in
+    /// parallel, each group of cells into a kept array of its own
+    /// (`par_raw`), and the pairs placed in parallel.
     pub(crate) fn run<L: Lane>(
         &mut self,
         boxes: &[Aabb],
@@ -1476,17 +1468,43 @@ impl BoxPruner {
             place_pairs(&[&self.raw[..w]], n_a, n_a, false, &mut self.sort, &mut self.pairs);
             return;
         }
-        let parts: Vec<Vec<u64>> = if grid {
+        if grid {
+            // Groups of consecutive cells of about equal entries, several per
+            // thread, each scanned into its own kept array as on one thread.
             let cells = &self.cells;
-            (0..n_cells)
-                .into_par_iter()
-                .with_min_len((n_cells / 64).max(1))
-                .fold(Vec::new, |mut out, c| {
-                    scan_cell::<L>(cells, c, &mut out);
-                    out
+            let groups = 8 * rayon::current_num_threads();
+            let entries = cells.end.last().copied().unwrap_or(0);
+            let target = entries.div_ceil(groups).max(1);
+            let mut bounds = vec![0];
+            for (c, &e) in cells.end.iter().enumerate() {
+                if e - cells.start[bounds[bounds.len() - 1]] >= target || c + 1 == n_cells {
+                    bounds.push(c + 1);
+                }
+            }
+            let n_groups = bounds.len() - 1;
+            if self.par_raw.len() < n_groups {
+                self.par_raw.resize_with(n_groups, Vec::new);
+            }
+            let ws: Vec<usize> = self.par_raw[..n_groups]
+                .par_iter_mut()
+                .zip(bounds.par_windows(2))
+                .map(|(raw, b)| {
+                    let ent = cells.end[b[1] - 1] - cells.start[b[0]];
+                    if raw.len() < 2 * ent {
+                        resize_advised(raw, 2 * ent, 0);
+                    }
+                    let mut w = 0;
+                    for c in b[0]..b[1] {
+                        w = scan_cell_into::<L>(cells, c, raw, w);
+                    }
+                    w
                 })
-                .collect()
-        } else {
+                .collect();
+            let slices: Vec<&[u64]> = self.par_raw.iter().zip(&ws).map(|(r, &w)| &r[..w]).collect();
+            place_pairs(&slices, n_a, n_a, true, &mut self.sort, &mut self.pairs);
+            return;
+        }
+        let parts: Vec<Vec<u64>> = {
             let s = &self.sorted;
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
