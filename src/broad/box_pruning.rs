@@ -244,7 +244,7 @@ pub(crate) fn sort_pairs(parts: &[Vec<u64>], n_a: usize, n_b: usize) -> Vec<(u32
     let mut sc = PairScratch::default();
     let mut out = Vec::new();
     let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-    place_pairs(&slices, n_a, n_b, &mut sc, &mut out);
+    place_pairs(&slices, n_a, n_b, false, &mut sc, &mut out);
     out
 }
 
@@ -295,11 +295,13 @@ struct PairScratch {
 /// caches (at 100k Terdiman boxes ~2/3 of the sort's time; `simd-notes.md`,
 /// "Broad phase", session 5), which had replaced an LSD radix sort of the
 /// packed keys. `out` keeps its allocation and is not zero-filled where it
-/// already has the length.
+/// already has the length. With `par`, the two levels run on the rayon pool
+/// ([`place_two_level_par`]).
 fn place_pairs(
     parts: &[&[u64]],
     n_a: usize,
     n_b: usize,
+    par: bool,
     sc: &mut PairScratch,
     out: &mut Vec<(u32, u32)>,
 ) {
@@ -330,8 +332,12 @@ fn place_pairs(
         scatter_and_sort(keys, 0, n_a, 0, local, out);
         return;
     }
-    // count[q] = the number of pairs in buckets < q.
     let s = bucket_shift(n_a);
+    if par {
+        place_two_level_par(parts, n_a, s, out);
+        return;
+    }
+    // count[q] = the number of pairs in buckets < q.
     count.clear();
     count.resize(n_a.div_ceil(1 << s).max(1), 0);
     for p in parts {
@@ -366,6 +372,69 @@ fn place_pairs(
         }
         p0 = p1;
     }
+}
+
+/// The two levels of [`place_pairs`] (bucket shift `s`) on the rayon pool:
+/// each part counts its pairs per bucket and scatters them into its own
+/// stretch of each bucket (bucket `q` holds part 0's pairs, then part 1's,
+/// ..., as in the one-thread scatter), the parts in parallel; then the
+/// buckets are sorted in parallel, each task with its own staging arrays.
+/// All stretches are split off `out` with `split_at_mut`.
+fn place_two_level_par(parts: &[&[u64]], n_a: usize, s: u32, out: &mut [(u32, u32)]) {
+    let nb = n_a.div_ceil(1 << s).max(1);
+    let counts: Vec<Vec<u32>> = parts
+        .par_iter()
+        .map(|p| {
+            let mut c = vec![0u32; nb];
+            for &k in *p {
+                c[((k >> 32) as usize) >> s] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut rest = &mut *out;
+    let mut dst: Vec<Vec<&mut [(u32, u32)]>> =
+        (0..parts.len()).map(|_| Vec::with_capacity(nb)).collect();
+    let mut ends = Vec::with_capacity(nb);
+    let mut at = 0usize;
+    for q in 0..nb {
+        for (d, c) in dst.iter_mut().zip(&counts) {
+            let (h, t) = core::mem::take(&mut rest).split_at_mut(c[q] as usize);
+            rest = t;
+            at += h.len();
+            d.push(h);
+        }
+        ends.push(at);
+    }
+    parts.par_iter().zip(dst.into_par_iter()).for_each(|(p, mut d)| {
+        let mut pos = vec![0usize; nb];
+        for &k in *p {
+            let a = (k >> 32) as u32;
+            let q = (a >> s) as usize;
+            d[q][pos[q]] = (a, k as u32);
+            pos[q] += 1;
+        }
+    });
+    let mut rest = &mut *out;
+    let mut jobs = Vec::with_capacity(nb);
+    let mut p0 = 0usize;
+    for (q, &end) in ends.iter().enumerate() {
+        let (h, t) = core::mem::take(&mut rest).split_at_mut(end - p0);
+        rest = t;
+        jobs.push((q, h));
+        p0 = end;
+    }
+    jobs.into_par_iter().with_max_len(1).for_each_init(
+        || (Vec::new(), Vec::new()),
+        |(stage, local), (q, h)| {
+            if h.len() > 1 {
+                let n_f = (1usize << s).min(n_a - (q << s));
+                stage.clear();
+                stage.extend_from_slice(h);
+                scatter_and_sort(stage.iter().copied(), q << s, n_f, 0, local, h);
+            }
+        },
+    );
 }
 
 /// Most pairs [`place_pairs`] sorts with a one-level scatter (2 MiB of
@@ -780,6 +849,18 @@ struct CellScratch {
     count: Vec<u32>,
     fill: Vec<u32>,
     slot: Vec<u32>,
+    /// One per contiguous range of the sorted keys ([`build_cells_par`]).
+    ranges: Vec<RangeScratch>,
+}
+
+/// The share of one contiguous range of the sorted keys in
+/// [`build_cells_par`]: its entries per cell, then where its run of each
+/// cell ends in `slot`, and its box indices cell by cell.
+#[derive(Clone, Debug, Default)]
+struct RangeScratch {
+    count: Vec<u32>,
+    fill: Vec<u32>,
+    slot: Vec<u32>,
 }
 
 /// `count[c]` = the number of boxes of `keys` whose `spans` touch cell `c` of
@@ -847,12 +928,10 @@ fn build_cells(
     if n < 64 {
         return false;
     }
-    let mean = ((st.extent[0] + st.extent[1]) / (2 * n) as f64).max(f64::MIN_POSITIVE);
-    let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
-    let mut g = (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize;
+    let mut g = grid_side(n, st);
     // Spans by box index, computed in input order (sequential reads: at 1M
     // boxes a pass in x order, a random gather, ran at memory latency).
-    let CellScratch { spans, count, fill, slot } = sc;
+    let CellScratch { spans, count, fill, slot, .. } = sc;
     let (total, grid) = loop {
         if g <= 1 {
             return false;
@@ -885,33 +964,7 @@ fn build_cells(
     // slot[total] takes the writes of the fast path's unused cells.
     slot.clear();
     slot.resize(total + 1, 0);
-    let trash = total as u32;
-    for &key in keys {
-        let id = key as u32;
-        let sp = spans[id as usize];
-        let (ys, zs) = (sp.y(), sp.z());
-        let c = ys.start * g + zs.start;
-        let (dy, dz) = (ys.len() - 1, zs.len() - 1);
-        if dy <= 1 && dz <= 1 {
-            // At most 2 × 2 cells (every box when cells are wider than the
-            // boxes): the four candidate cells, each written whether the box
-            // touches it or not, the unused ones into `trash`. Branch-free:
-            // the loops below mispredicted on about every other box.
-            for (k, on) in [(0, true), (1, dz == 1), (g, dy == 1), (g + 1, dy + dz == 2)] {
-                let f = fill[c + k];
-                slot[(if on { f } else { trash }) as usize] = id;
-                fill[c + k] = f + on as u32;
-            }
-        } else {
-            for cy in ys {
-                for cz in zs.clone() {
-                    let f = &mut fill[cy * g + cz];
-                    slot[*f as usize] = id;
-                    *f += 1;
-                }
-            }
-        }
-    }
+    scatter_slots(keys, spans, g, fill, slot);
     let len = total + n_cells * PAD;
     let Cells { f, stride, id: ids, start, end, first } = cells;
     // Sized once and written by index (a push per array per entry cost more
@@ -961,6 +1014,193 @@ fn build_cells(
         ids[pad].fill(0);
         o += PAD;
     }
+    true
+}
+
+/// Cells per axis of the grid of [`build_cells`] before halving: about 3.5
+/// mean y/z extents per cell, at most `sqrt(n/16)` and 256.
+#[inline(always)]
+fn grid_side(n: usize, st: &YzStats) -> usize {
+    let mean = ((st.extent[0] + st.extent[1]) / (2 * n) as f64).max(f64::MIN_POSITIVE);
+    let span = ((st.hi[0] - st.lo[0]) as f64).max((st.hi[1] - st.lo[1]) as f64);
+    (span / (3.5 * mean)).min(((n / 16) as f64).sqrt()).clamp(1.0, 256.0) as usize
+}
+
+/// Writes the index of each box of `keys` (in order) to `slot[fill[c]]` for
+/// each cell `c` it touches, advancing `fill[c]`. `fill` holds `g + 1`
+/// unused entries past the `g × g` cells and the last entry of `slot` takes
+/// the writes of the fast path's unused cells.
+#[inline(always)]
+fn scatter_slots(keys: &[u64], spans: &[Span], g: usize, fill: &mut [u32], slot: &mut [u32]) {
+    let trash = (slot.len() - 1) as u32;
+    for &key in keys {
+        let id = key as u32;
+        let sp = spans[id as usize];
+        let (ys, zs) = (sp.y(), sp.z());
+        let c = ys.start * g + zs.start;
+        let (dy, dz) = (ys.len() - 1, zs.len() - 1);
+        if dy <= 1 && dz <= 1 {
+            // At most 2 × 2 cells (every box when cells are wider than the
+            // boxes): the four candidate cells, each written whether the box
+            // touches it or not, the unused ones into `trash`. Branch-free:
+            // the loops below mispredicted on about every other box.
+            for (k, on) in [(0, true), (1, dz == 1), (g, dy == 1), (g + 1, dy + dz == 2)] {
+                let f = fill[c + k];
+                slot[(if on { f } else { trash }) as usize] = id;
+                fill[c + k] = f + on as u32;
+            }
+        } else {
+            for cy in ys {
+                for cz in zs.clone() {
+                    let f = &mut fill[cy * g + cz];
+                    slot[*f as usize] = id;
+                    *f += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Boxes per rayon task of the span pass of [`build_cells_par`].
+const SPAN_CHUNK: usize = 1 << 14;
+
+/// [`build_cells`] on the rayon pool (the same cells, entry for entry), for
+/// more than one thread: a parallel stable counting sort. The spans are
+/// computed in parallel over the boxes; the sorted keys are cut into one
+/// contiguous range per thread, each range counts its entries per cell
+/// ([`count_cells`]) and scatters its box indices by cell into its own
+/// slot array ([`scatter_slots`]); the gather into the SoA arrays runs in
+/// parallel over groups of consecutive cells (disjoint output stretches,
+/// split off with `split_at_mut`), each cell taking range 0's run, then
+/// range 1's, ..., which is x order since the ranges are.
+fn build_cells_par(
+    boxes: &[Aabb],
+    keys: &[u64],
+    st: &YzStats,
+    sc: &mut CellScratch,
+    cells: &mut Cells,
+) -> bool {
+    let n = keys.len();
+    if n < 64 {
+        return false;
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let mut g = grid_side(n, st);
+    let CellScratch { spans, count, ranges, .. } = sc;
+    ranges.resize_with(threads, Default::default);
+    let per = n.div_ceil(threads);
+    let range_keys = |r: usize| &keys[(r * per).min(n)..((r + 1) * per).min(n)];
+    let (total, grid) = loop {
+        if g <= 1 {
+            return false;
+        }
+        let grid = Grid::new(st.lo, st.hi, g);
+        spans.resize(boxes.len(), Span(0));
+        spans.par_chunks_mut(SPAN_CHUNK).zip(boxes.par_chunks(SPAN_CHUNK)).for_each(|(s, b)| {
+            for (s, b) in s.iter_mut().zip(b) {
+                *s = grid.span(b);
+            }
+        });
+        let sp = &spans[..];
+        ranges.par_iter_mut().enumerate().for_each(|(r, rs)| {
+            count_cells(range_keys(r), sp, g, &mut rs.count);
+        });
+        let total: usize = ranges.iter().flat_map(|rs| rs.count.iter()).map(|&c| c as usize).sum();
+        if total <= 3 * n {
+            break (total, grid);
+        }
+        g /= 2;
+    };
+    if total >= u32::MAX as usize {
+        return false;
+    }
+    let n_cells = g * g;
+    count.clear();
+    count.extend((0..n_cells).map(|c| ranges.iter().map(|rs| rs.count[c]).sum::<u32>()));
+    let sp = &spans[..];
+    ranges.par_iter_mut().enumerate().for_each(|(r, rs)| {
+        let RangeScratch { count, fill, slot } = rs;
+        fill.clear();
+        let mut at = 0;
+        for &c in count.iter() {
+            fill.push(at);
+            at += c;
+        }
+        fill.resize(n_cells + g + 1, 0);
+        slot.clear();
+        slot.resize(at as usize + 1, 0);
+        scatter_slots(range_keys(r), sp, g, fill, slot);
+        // Now fill[c] is the end of cell c's run in slot.
+    });
+    let len = total + n_cells * PAD;
+    let Cells { f, stride, id: ids, start, end, first } = cells;
+    *stride = len;
+    resize_advised(f, 6 * len, 0.0);
+    ids.resize(len, 0);
+    start.clear();
+    end.clear();
+    let mut o = 0;
+    for &cnt in count.iter() {
+        start.push(o);
+        end.push(o + cnt as usize);
+        o += cnt as usize + PAD;
+    }
+    let rows: Vec<[f32; 2]> = (0..g).map(|c| [grid.first_of(c, 0), grid.first_of(c, 1)]).collect();
+    first.clear();
+    first.extend((0..n_cells).map(|c| [rows[c / g][0], rows[c % g][1]]));
+    // Groups of consecutive cells of about equal stretches, several per
+    // thread, each with its own slices of the seven arrays.
+    let target = len.div_ceil(4 * threads).max(1);
+    let mut arrs: [&mut [f32]; 6] = {
+        let mut parts = f.chunks_exact_mut(len);
+        core::array::from_fn(|_| parts.next().expect("6 arrays"))
+    };
+    let mut id_rest: &mut [u32] = &mut ids[..];
+    let mut jobs = Vec::with_capacity(4 * threads + 1);
+    let mut c0 = 0;
+    for (c, &e) in end.iter().enumerate() {
+        let stop = e + PAD;
+        if stop - start[c0] >= target || c + 1 == n_cells {
+            let glen = stop - start[c0];
+            let heads: [&mut [f32]; 6] = core::array::from_fn(|a| {
+                let (h, t) = core::mem::take(&mut arrs[a]).split_at_mut(glen);
+                arrs[a] = t;
+                h
+            });
+            let (h, t) = core::mem::take(&mut id_rest).split_at_mut(glen);
+            id_rest = t;
+            jobs.push((c0..c + 1, heads, h));
+            c0 = c + 1;
+        }
+    }
+    let (start, ranges) = (&start[..], &ranges[..]);
+    jobs.into_par_iter().for_each(|(cs, heads, ids)| {
+        let [min_x, max_x, min_y, max_y, min_z, max_z] = heads;
+        let base = start[cs.start];
+        for c in cs {
+            let mut o = start[c] - base;
+            for rs in ranges {
+                let e = rs.fill[c] as usize;
+                for &i in &rs.slot[e - rs.count[c] as usize..e] {
+                    let b = &boxes[i as usize];
+                    (min_x[o], max_x[o]) = (b.min.x, b.max.x);
+                    (min_y[o], max_y[o]) = (b.min.y, b.max.y);
+                    (min_z[o], max_z[o]) = (b.min.z, b.max.z);
+                    ids[o] = i;
+                    o += 1;
+                }
+            }
+            // The sentinels: min > max on every axis, min.x = +inf.
+            let pad = o..o + PAD;
+            for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
+                v[pad.clone()].fill(f32::INFINITY);
+            }
+            for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
+                v[pad.clone()].fill(f32::NEG_INFINITY);
+            }
+            ids[pad].fill(0);
+        }
+    });
     true
 }
 
@@ -1064,22 +1304,8 @@ impl<'a> CellView<'a> {
     }
 }
 
-/// Box pruning inside cell `c`, keeping the pairs the cell owns (into `out`;
-/// see [`CellView::probe`]).
-#[inline]
-fn scan_cell<L: Lane>(cells: &Cells, c: usize, out: &mut impl PairSink) {
-    let v = CellView::of(cells, c);
-    for i in 0..v.len {
-        let a = v.id[i];
-        v.probe::<L>(i, |k, own| {
-            if own {
-                out.pair(a, v.id[k])
-            }
-        });
-    }
-}
-
-/// [`scan_cell`] for one thread: writes the keys `(lo << 32) | hi` to
+/// Box pruning inside cell `c`, keeping the pairs the cell owns (see
+/// [`CellView::probe`]): writes the keys `(lo << 32) | hi` to
 /// `keys[w..]` (growing `keys` once per probe as needed, not per pair) and
 /// returns the new `w`.
 #[inline]
@@ -1130,6 +1356,8 @@ pub struct BoxPruner {
     sorted: Sorted,
     /// Unsorted pair keys (one thread).
     raw: Vec<u64>,
+    /// Unsorted pair keys per group of cells (more threads), kept like `raw`.
+    par_raw: Vec<Vec<u64>>,
     /// Scratch of the pair sort.
     sort: PairScratch,
     pairs: Vec<(u32, u32)>,
@@ -1159,15 +1387,17 @@ impl BoxPruner {
         fn b<T>(v: &Vec<T>) -> usize {
             v.capacity() * core::mem::size_of::<T>()
         }
-        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, sort, pairs: _ } = self;
-        let CellScratch { spans, count, fill, slot } = scratch;
+        let BoxPruner { keys, tmp, scratch, cells, sorted, raw, par_raw, sort, pairs: _ } = self;
+        let CellScratch { spans, count, fill, slot, ranges } = scratch;
         let Cells { f, stride: _, id, start, end, first } = cells;
         let Sorted { min_x, max_x, min_y, max_y, min_z, max_z, id: sid } = sorted;
         let PairScratch { count: pc, stage, local } = sort;
         [b(keys), b(tmp), b(raw), b(spans), b(count), b(fill), b(slot), b(f), b(id)]
             .into_iter()
             .chain([b(start), b(end), b(first), b(min_x), b(max_x), b(min_y), b(max_y)])
-            .chain([b(min_z), b(max_z), b(sid), b(pc), b(stage), b(local)])
+            .chain([b(min_z), b(max_z), b(sid), b(pc), b(stage), b(local), b(ranges)])
+            .chain(ranges.iter().flat_map(|r| [b(&r.count), b(&r.fill), b(&r.slot)]))
+            .chain(par_raw.iter().map(b).chain([b(par_raw)]))
             .sum()
     }
 
@@ -1191,7 +1421,10 @@ impl BoxPruner {
     /// exactly once. The scan windows shrink by about the number of cells.
     /// Without a grid this is plain box pruning over the sorted boxes with
     /// `chunk` sorted boxes per rayon task. With one rayon thread nothing is
-    /// handed to rayon and the pair keys go to one kept array (`raw`).
+    /// handed to rayon and the pair keys go to one kept array (`raw`); with
+    /// more, the cells are built ([`build_cells_par`]) and scanned in
+    /// parallel, each group of cells into a kept array of its own
+    /// (`par_raw`), and the pairs placed in parallel.
     pub(crate) fn run<L: Lane>(
         &mut self,
         boxes: &[Aabb],
@@ -1201,7 +1434,11 @@ impl BoxPruner {
         assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
         let n_a = boxes.len();
         let st = sorted_keys(boxes, keep, &mut self.keys, &mut self.tmp);
-        let grid = build_cells(boxes, &self.keys, &st, &mut self.scratch, &mut self.cells);
+        let grid = if rayon::current_num_threads() == 1 {
+            build_cells(boxes, &self.keys, &st, &mut self.scratch, &mut self.cells)
+        } else {
+            build_cells_par(boxes, &self.keys, &st, &mut self.scratch, &mut self.cells)
+        };
         if !grid {
             self.sorted.fill(boxes, &self.keys);
         }
@@ -1228,25 +1465,51 @@ impl BoxPruner {
                 sweep::<L>(&self.sorted, 0..n, &mut self.raw);
                 self.raw.len()
             };
-            place_pairs(&[&self.raw[..w]], n_a, n_a, &mut self.sort, &mut self.pairs);
+            place_pairs(&[&self.raw[..w]], n_a, n_a, false, &mut self.sort, &mut self.pairs);
             return;
         }
-        let parts: Vec<Vec<u64>> = if grid {
+        if grid {
+            // Groups of consecutive cells of about equal entries, several per
+            // thread, each scanned into its own kept array as on one thread.
             let cells = &self.cells;
-            (0..n_cells)
-                .into_par_iter()
-                .with_min_len((n_cells / 64).max(1))
-                .fold(Vec::new, |mut out, c| {
-                    scan_cell::<L>(cells, c, &mut out);
-                    out
+            let groups = 8 * rayon::current_num_threads();
+            let entries = cells.end.last().copied().unwrap_or(0);
+            let target = entries.div_ceil(groups).max(1);
+            let mut bounds = vec![0];
+            for (c, &e) in cells.end.iter().enumerate() {
+                if e - cells.start[bounds[bounds.len() - 1]] >= target || c + 1 == n_cells {
+                    bounds.push(c + 1);
+                }
+            }
+            let n_groups = bounds.len() - 1;
+            if self.par_raw.len() < n_groups {
+                self.par_raw.resize_with(n_groups, Vec::new);
+            }
+            let ws: Vec<usize> = self.par_raw[..n_groups]
+                .par_iter_mut()
+                .zip(bounds.par_windows(2))
+                .map(|(raw, b)| {
+                    let ent = cells.end[b[1] - 1] - cells.start[b[0]];
+                    if raw.len() < 2 * ent {
+                        resize_advised(raw, 2 * ent, 0);
+                    }
+                    let mut w = 0;
+                    for c in b[0]..b[1] {
+                        w = scan_cell_into::<L>(cells, c, raw, w);
+                    }
+                    w
                 })
-                .collect()
-        } else {
+                .collect();
+            let slices: Vec<&[u64]> = self.par_raw.iter().zip(&ws).map(|(r, &w)| &r[..w]).collect();
+            place_pairs(&slices, n_a, n_a, true, &mut self.sort, &mut self.pairs);
+            return;
+        }
+        let parts: Vec<Vec<u64>> = {
             let s = &self.sorted;
             par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
-        place_pairs(&slices, n_a, n_a, &mut self.sort, &mut self.pairs);
+        place_pairs(&slices, n_a, n_a, true, &mut self.sort, &mut self.pairs);
     }
 }
 
