@@ -742,6 +742,15 @@ impl Grid {
         Span((y0 | y1 << 8 | z0 << 16 | z1 << 24) as u32)
     }
 
+    /// `first[c]` = the home thresholds of cell `c` of this `g × g` grid:
+    /// [`Grid::first_of`] of its row on y and of its column on z.
+    fn home_thresholds(&self, g: usize, first: &mut Vec<[f32; 2]>) {
+        let rows: Vec<[f32; 2]> =
+            (0..g).map(|c| [self.first_of(c, 0), self.first_of(c, 1)]).collect();
+        first.clear();
+        first.extend((0..g * g).map(|c| [rows[c / g][0], rows[c % g][1]]));
+    }
+
     /// The least `f32` whose cell is `c` or more on axis `a` (0: y, 1: z):
     /// a box in cell row `c` starts in it iff its `min` on that axis is at
     /// least this. Searched over the floats in order ([`sort_key`]) with
@@ -953,13 +962,7 @@ fn build_cells(
     // fill[c] = where cell c's next index goes. Padded by g + 1 unused
     // entries so that the fast path below may name the cells right of and
     // below any cell.
-    fill.clear();
-    let mut at = 0;
-    for &c in count.iter() {
-        fill.push(at);
-        at += c;
-    }
-    fill.resize(n_cells + g + 1, 0);
+    cell_offsets(count, g, fill);
     // The box indices of each cell, cell by cell, each cell's in x order;
     // slot[total] takes the writes of the fast path's unused cells.
     slot.clear();
@@ -980,9 +983,7 @@ fn build_cells(
     // Home by threshold per row and column, not by two more arrays of
     // per-entry flags: those were two more stores per entry in the gather
     // below (its cost is the stores) and two more streams for the scan.
-    let rows: Vec<[f32; 2]> = (0..g).map(|c| [grid.first_of(c, 0), grid.first_of(c, 1)]).collect();
-    first.clear();
-    first.extend((0..n_cells).map(|c| [rows[c / g][0], rows[c % g][1]]));
+    grid.home_thresholds(g, first);
     let (mut e, mut o) = (0, 0);
     for &cnt in count.iter() {
         let cnt = cnt as usize;
@@ -1003,18 +1004,41 @@ fn build_cells(
         end.push(o + cnt);
         e += cnt;
         o += cnt;
-        // The sentinels: min > max on every axis, min.x = +inf.
-        let pad = o..o + PAD;
-        for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
-            v[pad.clone()].fill(f32::INFINITY);
-        }
-        for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
-            v[pad.clone()].fill(f32::NEG_INFINITY);
-        }
-        ids[pad].fill(0);
+        pad_cell(
+            [&mut *min_x, &mut *max_x, &mut *min_y, &mut *max_y, &mut *min_z, &mut *max_z],
+            ids,
+            o,
+        );
         o += PAD;
     }
     true
+}
+
+/// `fill[c]` = the sum of `count` before cell `c` (where cell `c`'s first
+/// slot goes), padded by `g + 1` unused entries so that [`scatter_slots`]'
+/// fast path may name the cells right of and below any cell; returns the
+/// total.
+fn cell_offsets(count: &[u32], g: usize, fill: &mut Vec<u32>) -> u32 {
+    fill.clear();
+    let mut at = 0;
+    for &c in count {
+        fill.push(at);
+        at += c;
+    }
+    fill.resize(count.len() + g + 1, 0);
+    at
+}
+
+/// Writes the [`PAD`] sentinels of a cell at entry `o` of the six float
+/// arrays (`min_x, max_x, min_y, max_y, min_z, max_z`) and of `ids`: min >
+/// max on every axis and min.x = +inf, so no scan passes them.
+#[inline]
+fn pad_cell(arrays: [&mut [f32]; 6], ids: &mut [u32], o: usize) {
+    let pad = o..o + PAD;
+    for (a, v) in arrays.into_iter().enumerate() {
+        v[pad.clone()].fill(if a % 2 == 0 { f32::INFINITY } else { f32::NEG_INFINITY });
+    }
+    ids[pad].fill(0);
 }
 
 /// Cells per axis of the grid of [`build_cells`] before halving: about 3.5
@@ -1120,13 +1144,7 @@ fn build_cells_par(
     let sp = &spans[..];
     ranges.par_iter_mut().enumerate().for_each(|(r, rs)| {
         let RangeScratch { count, fill, slot } = rs;
-        fill.clear();
-        let mut at = 0;
-        for &c in count.iter() {
-            fill.push(at);
-            at += c;
-        }
-        fill.resize(n_cells + g + 1, 0);
+        let at = cell_offsets(count, g, fill);
         slot.clear();
         slot.resize(at as usize + 1, 0);
         scatter_slots(range_keys(r), sp, g, fill, slot);
@@ -1145,9 +1163,7 @@ fn build_cells_par(
         end.push(o + cnt as usize);
         o += cnt as usize + PAD;
     }
-    let rows: Vec<[f32; 2]> = (0..g).map(|c| [grid.first_of(c, 0), grid.first_of(c, 1)]).collect();
-    first.clear();
-    first.extend((0..n_cells).map(|c| [rows[c / g][0], rows[c % g][1]]));
+    grid.home_thresholds(g, first);
     // Groups of consecutive cells of about equal stretches, several per
     // thread, each with its own slices of the seven arrays.
     let target = len.div_ceil(4 * threads).max(1);
@@ -1190,15 +1206,11 @@ fn build_cells_par(
                     o += 1;
                 }
             }
-            // The sentinels: min > max on every axis, min.x = +inf.
-            let pad = o..o + PAD;
-            for v in [&mut *min_x, &mut *min_y, &mut *min_z] {
-                v[pad.clone()].fill(f32::INFINITY);
-            }
-            for v in [&mut *max_x, &mut *max_y, &mut *max_z] {
-                v[pad.clone()].fill(f32::NEG_INFINITY);
-            }
-            ids[pad].fill(0);
+            pad_cell(
+                [&mut *min_x, &mut *max_x, &mut *min_y, &mut *max_y, &mut *min_z, &mut *max_z],
+                ids,
+                o,
+            );
         }
     });
     true
