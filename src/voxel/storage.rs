@@ -211,6 +211,14 @@ pub(crate) trait Sink {
     /// ORs `bits` (bit `l` = voxel `(i0 + l, j, k)`, at most 16 bits) into the set.
     fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32);
 
+    /// Whether voxel `(i, j, k)` is already in the set, as far as this sink
+    /// knows cheaply (`false` when unsure: callers only use it to skip work
+    /// whose result would be ORed into an already-set voxel).
+    #[inline]
+    fn is_set(&self, _i: u32, _j: u32, _k: u32) -> bool {
+        false
+    }
+
     /// ORs the run of voxels `(i0..=i1, j, k)` (`i0 <= i1`) into the set.
     #[inline]
     fn or_span(&mut self, i0: u32, i1: u32, j: u32, k: u32) {
@@ -260,6 +268,12 @@ impl DenseSlab<'_> {
 }
 
 impl Sink for DenseSlab<'_> {
+    #[inline]
+    fn is_set(&self, i: u32, j: u32, k: u32) -> bool {
+        let base = ((k - self.k0) as usize * self.ny + j as usize) * self.wpr;
+        self.words[base + i as usize / 64] >> (i % 64) & 1 != 0
+    }
+
     #[inline]
     fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
         let base = ((k - self.k0) as usize * self.ny + j as usize) * self.wpr;
@@ -327,6 +341,16 @@ impl SparseSlab {
 }
 
 impl Sink for SparseSlab {
+    /// Looks only at the last brick written (no map lookup): `false` for
+    /// voxels of other bricks.
+    #[inline]
+    fn is_set(&self, i: u32, j: u32, k: u32) -> bool {
+        let key = ((k / BRICK) as u64 * self.nb[1] + (j / BRICK) as u64) * self.nb[0]
+            + (i / BRICK) as u64;
+        key == self.last.0
+            && self.bricks[self.last.1].1[(k % BRICK) as usize] >> ((j % 8) * 8 + i % 8) & 1 != 0
+    }
+
     #[inline]
     fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
         let mut bits = bits as u64;
