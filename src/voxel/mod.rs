@@ -55,7 +55,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
 use surface::{
-    tri_ranges, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, TileQueue, VoxPack,
+    tri_ranges, tri_ranges16, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, TileQueue,
+    VoxPack,
 };
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
@@ -179,136 +180,165 @@ fn unpack_slab_tri(o: &SlabTri) -> (Triangle, Ranges) {
     (Triangle::new(v(0), v(3), v(6)), r)
 }
 
-/// Triangles binned by slab of `layers` z layers: CSR offsets and, per slab,
-/// its triangles' coordinates and voxel ranges (computed once, copied to
-/// every slab the triangle spans).
+/// Triangles binned by slab of `layers` z layers, in one pass over the mesh.
 ///
-/// The slab passes read their triangles as one sequential stream: the
-/// vertices are fetched by index only in the two binning passes, in mesh
-/// order, where consecutive fetches are independent and overlap. (Before,
-/// each slab fetched its triangles' vertices and ranges again, by id — a
-/// slab's ids skip through the whole mesh — in a loop whose fetches waited
-/// on the per-triangle work; simd-notes "Session 7 (wp-voxs8)".)
+/// Chunk `c` of [`BIN_CHUNK`] consecutive triangles owns the records
+/// `recs[c·BIN_CHUNK..]` (its [`BinPart`]): one 48-byte record (coordinates
+/// and voxel ranges, computed once) per triangle that meets the grid, ordered
+/// by the triangle's first slab. A triangle spanning several slabs is stored
+/// once and listed by index for each later slab. Slab `s` reads, chunk by
+/// chunk, the records whose first slab is `s` — one sequential run — then
+/// the chunk's listed ones: it never fetches a vertex by index, and the
+/// result does not depend on the thread count (the voxels do not depend on
+/// the order at all: hits are ORed).
+///
+/// Why one pass. The mesh is read once, in mesh order, where consecutive
+/// fetches are independent and overlap ([`gathered`]); each chunk sorts its
+/// records in a local buffer (L2-resident) and writes them out once. (Before:
+/// a ranges pass and a fill pass each fetched every triangle, with a 12-byte
+/// ranges array between them; simd-notes "Session 8".) Fresh memory costs on
+/// first touch (the kernel zeroes each page), so `recs` is one advised buffer
+/// of one record per triangle.
 struct Bins {
-    offsets: Vec<usize>,
-    tris: Vec<SlabTri>,
+    recs: Vec<SlabTri>,
+    parts: Vec<BinPart>,
 }
 
-/// Calls `f(i, triangle first + i)` for `i` in `0..count`, fetching the
-/// triangles 32 at a time into a local buffer first: the fetch loop has no
-/// other work, so its loads overlap. (Measured: −6 % CPU per call on
+/// One chunk's part of [`Bins`].
+struct BinPart {
+    /// index of the chunk's first record in `recs`
+    base: usize,
+    /// records `base + first[s]..base + first[s + 1]` have first slab `s`
+    first: Vec<u32>,
+    /// `later[later_at[s]..later_at[s + 1]]`: records (relative to `base`)
+    /// of triangles that reach slab `s` from an earlier first slab
+    later_at: Vec<u32>,
+    later: Vec<u32>,
+}
+
+/// Triangles per binning chunk: its local record buffer (384 KiB) stays in L2.
+const BIN_CHUNK: usize = 1 << 13;
+
+impl Bins {
+    /// Calls `f` with slab `s`'s triangles and their voxel ranges.
+    #[inline(always)]
+    fn for_slab(&self, s: usize, mut f: impl FnMut(&Triangle, Ranges)) {
+        for p in &self.parts {
+            let run = &self.recs[p.base + p.first[s] as usize..p.base + p.first[s + 1] as usize];
+            for rec in run {
+                let (tri, r) = unpack_slab_tri(rec);
+                f(&tri, r);
+            }
+            for &i in &p.later[p.later_at[s] as usize..p.later_at[s + 1] as usize] {
+                let (tri, r) = unpack_slab_tri(&self.recs[p.base + i as usize]);
+                f(&tri, r);
+            }
+        }
+    }
+}
+
+/// Calls `f(block, n)` for the triangles `first..first + count` in blocks of
+/// 16 (`n` valid, the rest of a short last block stale), fetching each block
+/// into a local buffer first: the fetch loop has no other work, so its
+/// scattered loads overlap. (Measured on blocks of 32: −6 % CPU per call on
 /// dragon_sub4 512³; blocks of 16 or 64 did the same.)
 #[inline(always)]
-fn gathered(mesh: MeshRef<'_>, first: usize, count: usize, mut f: impl FnMut(usize, &Triangle)) {
-    const G: usize = 32;
-    let mut buf = [Triangle::default(); G];
+fn gathered16(
+    mesh: MeshRef<'_>,
+    first: usize,
+    count: usize,
+    mut f: impl FnMut(&[Triangle; 16], usize),
+) {
+    let mut buf = [Triangle::default(); 16];
     let mut i = 0;
     while i < count {
-        let m = G.min(count - i);
-        for (k, b) in buf[..m].iter_mut().enumerate() {
+        let n = 16.min(count - i);
+        for (k, b) in buf[..n].iter_mut().enumerate() {
             *b = mesh.triangle(first + i + k);
         }
-        for (k, b) in buf[..m].iter().enumerate() {
-            f(i + k, b);
-        }
-        i += m;
+        f(&buf, n);
+        i += n;
     }
 }
 
 fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
-    // Count and fill in parallel over chunks of triangles: chunk c's
-    // triangles of slab s go to their own sub-slice, after those of chunks
-    // < c, so every slab lists its triangles in increasing id order, as a
-    // serial fill would (the result does not depend on the thread count; the
-    // voxels do not depend on the order at all: hits are ORed).
-    const CHUNK: usize = 1 << 13;
     // (fresh zero pages, advised before the parallel first touch)
-    let mut ranges: Vec<PackedRanges> = vec![[0; 6]; mesh.triangle_count()];
-    crate::mem::advise_huge_pages(&ranges);
-    // (`1..=0`: the empty range of a triangle that misses the grid)
-    #[allow(clippy::reversed_empty_ranges)]
-    let slabs_of = |r: &PackedRanges| {
-        if r[0] > r[1] {
-            1..=0
-        } else {
-            r[4] as usize / layers as usize..=r[5] as usize / layers as usize
-        }
+    let mut recs: Vec<SlabTri> = vec![[0; 12]; mesh.triangle_count()];
+    crate::mem::advise_huge_pages(&recs);
+    // the slab of each z layer (a table: two integer divisions per record
+    // showed in profiles)
+    let slab_of: Vec<u32> = (0..t.dims[2]).map(|k| k / layers).collect();
+    let slabs_of = |rec: &SlabTri| {
+        // (the z range is `rec[11] & 0xffff ..= rec[11] >> 16`)
+        (slab_of[(rec[11] & 0xffff) as usize], slab_of[(rec[11] >> 16) as usize])
     };
-    let per_chunk: Vec<Vec<u32>> = ranges
-        .par_chunks_mut(CHUNK)
+    let parts = recs
+        .par_chunks_mut(BIN_CHUNK)
         .enumerate()
-        .map(|(c, rs)| {
-            let mut n = vec![0u32; nslabs];
-            gathered(mesh, c * CHUNK, rs.len(), |i, tri| {
-                let r = &mut rs[i];
-                *r = pack_ranges(tri_ranges(tri, t));
-                for s in slabs_of(r) {
-                    n[s] += 1;
+        .map(|(c, out)| {
+            // the chunk's records in mesh order, then counting-sorted into
+            // `out` by first slab (counts shifted by one for the prefix)
+            let mut local: Vec<SlabTri> = Vec::with_capacity(out.len());
+            let mut first = vec![0u32; nslabs + 1];
+            let mut later_at = vec![0u32; nslabs + 1];
+            gathered16(mesh, c * BIN_CHUNK, out.len(), |tris, n| {
+                let ranges = tri_ranges16(tris, t);
+                for (l, tri) in tris.iter().enumerate().take(n) {
+                    let Some(r) = ranges.get(l, tri, t) else { continue };
+                    let rec = slab_tri(tri, pack_ranges(Some(r)));
+                    let (s0, s1) = slabs_of(&rec);
+                    first[s0 as usize + 1] += 1;
+                    for n in &mut later_at[s0 as usize + 2..=s1 as usize + 1] {
+                        *n += 1;
+                    }
+                    local.push(rec);
                 }
             });
-            n
+            for s in 0..nslabs {
+                first[s + 1] += first[s];
+                later_at[s + 1] += later_at[s];
+            }
+            let (mut fill, mut later_fill) = (first.clone(), later_at.clone());
+            let mut later = vec![0u32; later_at[nslabs] as usize];
+            for rec in &local {
+                let (s0, s1) = slabs_of(rec);
+                let at = fill[s0 as usize];
+                out[at as usize] = *rec;
+                fill[s0 as usize] += 1;
+                for f in &mut later_fill[s0 as usize + 1..=s1 as usize] {
+                    later[*f as usize] = at;
+                    *f += 1;
+                }
+            }
+            BinPart { base: c * BIN_CHUNK, first, later_at, later }
         })
         .collect();
-    let mut counts = vec![0usize; nslabs + 1];
-    for s in 0..nslabs {
-        counts[s + 1] = counts[s] + per_chunk.iter().map(|n| n[s] as usize).sum::<usize>();
-    }
-    let mut tris: Vec<SlabTri> = vec![[0; 12]; counts[nslabs]];
-    crate::mem::advise_huge_pages(&tris);
-    let mut parts: Vec<Vec<&mut [SlabTri]>> =
-        per_chunk.iter().map(|_| Vec::with_capacity(nslabs)).collect();
-    let mut rest: &mut [SlabTri] = &mut tris;
-    for s in 0..nslabs {
-        for (part, n) in parts.iter_mut().zip(&per_chunk) {
-            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n[s] as usize);
-            part.push(head);
-            rest = tail;
-        }
-    }
-    parts.into_par_iter().zip(ranges.par_chunks(CHUNK)).enumerate().for_each(
-        |(c, (mut part, rs))| {
-            let mut fill = vec![0usize; nslabs];
-            gathered(mesh, c * CHUNK, rs.len(), |i, tri| {
-                let r = &rs[i];
-                let ss = slabs_of(r);
-                if ss.is_empty() {
-                    return;
-                }
-                let rec = slab_tri(tri, *r);
-                for s in ss {
-                    part[s][fill[s]] = rec;
-                    fill[s] += 1;
-                }
-            });
-        },
-    );
-    Bins { offsets: counts, tris }
+    Bins { recs, parts }
 }
 
-/// Runs the triangles `tris` (one slab's list) over z layers `k0..=k1` into `s`.
+/// Runs slab `s`'s triangles (`bins`) over z layers `k0..=k1` into `sink`.
 #[allow(clippy::too_many_arguments)]
 fn run_slab<S: Sink>(
-    tris: &[SlabTri],
+    bins: &Bins,
+    s: usize,
     t: &Tables,
-    k0: u32,
-    k1: u32,
+    (k0, k1): (u32, u32),
     thin: bool,
     plain: bool,
-    s: &mut S,
+    sink: &mut S,
 ) {
     let mut pack = VoxPack::new(t, thin);
     let mut batch = Batch::new(t, thin);
     let mut tiles = TileQueue::new(t);
-    for rec in tris {
-        let (tri, r) = unpack_slab_tri(rec);
+    bins.for_slab(s, |tri, r| {
         if plain {
-            triangle_rows_plain(&tri, t, k0, k1, thin, s)
+            triangle_rows_plain(tri, t, k0, k1, thin, sink)
         } else {
-            triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, &mut tiles, s)
+            triangle_rows(tri, t, r, k0, k1, &mut pack, &mut batch, &mut tiles, sink)
         }
-    }
-    tiles.flush(&mut pack, s);
-    batch.flush(s);
+    });
+    tiles.flush(&mut pack, sink);
+    batch.flush(sink);
 }
 
 /// Voxelizes `mesh` on `grid`.
@@ -357,8 +387,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             let k0 = s as u32 * layers;
             let k1 = (k0 + layers).min(nz) - 1;
             let mut sink = DenseSlab { words, k0, ny: ny as usize, wpr };
-            let tris = &bins.tris[bins.offsets[s]..bins.offsets[s + 1]];
-            run_slab(tris, &t, k0, k1, thin, opts.no_precull, &mut sink);
+            run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, &mut sink);
             tick(nslabs as u64);
         });
         if opts.mode == Mode::Solid {
@@ -380,8 +409,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
                 let k0 = s as u32 * BRICK;
                 let k1 = (k0 + BRICK).min(nz) - 1;
                 let mut sink = SparseSlab::new(nb);
-                let tris = &bins.tris[bins.offsets[s]..bins.offsets[s + 1]];
-                run_slab(tris, &t, k0, k1, thin, opts.no_precull, &mut sink);
+                run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, &mut sink);
                 let v = sink.into_sorted();
                 tick(nslabs as u64);
                 v
