@@ -182,23 +182,21 @@ fn unpack_slab_tri(o: &SlabTri) -> (Triangle, Ranges) {
 
 /// Triangles binned by slab of `layers` z layers, in one pass over the mesh.
 ///
-/// Chunk `c` of [`BIN_CHUNK`] consecutive triangles owns the records
-/// `recs[c·BIN_CHUNK..]` (its [`BinPart`]): one 48-byte record (coordinates
-/// and voxel ranges, computed once) per triangle that meets the grid, ordered
-/// by the triangle's first slab. A triangle spanning several slabs is stored
-/// once and listed by index for each later slab. Slab `s` reads, chunk by
-/// chunk, the records whose first slab is `s` — one sequential run — then
-/// the chunk's listed ones: it never fetches a vertex by index, and the
-/// result does not depend on the thread count (the voxels do not depend on
-/// the order at all: hits are ORed).
+/// Chunk `c` of [`BIN_CHUNK`] consecutive triangles writes one 48-byte record
+/// (coordinates and voxel ranges, computed once) per triangle that meets the
+/// grid into its own part of `recs`, in mesh order, and lists for every slab
+/// the indices of its records that reach that slab ([`BinPart`]). Slab `s`
+/// reads, chunk by chunk, its records in increasing order: it never fetches a
+/// vertex by index, and the result does not depend on the thread count (the
+/// voxels do not depend on the order at all: hits are ORed).
 ///
 /// Why one pass. The mesh is read once, in mesh order, where consecutive
-/// fetches are independent and overlap ([`gathered`]); each chunk sorts its
-/// records in a local buffer (L2-resident) and writes them out once. (Before:
-/// a ranges pass and a fill pass each fetched every triangle, with a 12-byte
-/// ranges array between them; simd-notes "Session 8".) Fresh memory costs on
-/// first touch (the kernel zeroes each page), so `recs` is one advised buffer
-/// of one record per triangle.
+/// fetches are independent and overlap ([`gathered16`]), and each record is
+/// written once, where the slab pass reads it. (Before: a ranges pass and a
+/// fill pass each fetched every triangle, with a 12-byte ranges array between
+/// them, and the fill copied each record into per-slab order; simd-notes
+/// "Session 8".) Fresh memory costs on first touch (the kernel zeroes each
+/// page), so `recs` is one advised buffer of one record per triangle.
 struct Bins {
     recs: Vec<SlabTri>,
     parts: Vec<BinPart>,
@@ -208,15 +206,13 @@ struct Bins {
 struct BinPart {
     /// index of the chunk's first record in `recs`
     base: usize,
-    /// records `base + first[s]..base + first[s + 1]` have first slab `s`
-    first: Vec<u32>,
-    /// `later[later_at[s]..later_at[s + 1]]`: records (relative to `base`)
-    /// of triangles that reach slab `s` from an earlier first slab
-    later_at: Vec<u32>,
-    later: Vec<u32>,
+    /// `idx[at[s]..at[s + 1]]`: the chunk's records (relative to `base`, in
+    /// increasing order) of the triangles that reach slab `s`
+    at: Vec<u32>,
+    idx: Vec<u16>,
 }
 
-/// Triangles per binning chunk: its local record buffer (384 KiB) stays in L2.
+/// Triangles per binning chunk (record indices fit a `u16`).
 const BIN_CHUNK: usize = 1 << 13;
 
 impl Bins {
@@ -224,20 +220,16 @@ impl Bins {
     #[inline(always)]
     fn for_slab(&self, s: usize, mut f: impl FnMut(&Triangle, Ranges)) {
         for p in &self.parts {
-            let run = &self.recs[p.base + p.first[s] as usize..p.base + p.first[s + 1] as usize];
-            for rec in run {
-                let (tri, r) = unpack_slab_tri(rec);
-                f(&tri, r);
-            }
-            for &i in &p.later[p.later_at[s] as usize..p.later_at[s + 1] as usize] {
-                let (tri, r) = unpack_slab_tri(&self.recs[p.base + i as usize]);
+            let recs = &self.recs[p.base..];
+            for &i in &p.idx[p.at[s] as usize..p.at[s + 1] as usize] {
+                let (tri, r) = unpack_slab_tri(&recs[i as usize]);
                 f(&tri, r);
             }
         }
     }
 }
 
-/// Calls `f(block, n)` for the triangles `first..first + count` in blocks of
+/// Calls `f(i, block, n)` for the triangles `first + i..first + count` in blocks of
 /// 16 (`n` valid, the rest of a short last block stale), fetching each block
 /// into a local buffer first: the fetch loop has no other work, so its
 /// scattered loads overlap. (Measured on blocks of 32: −6 % CPU per call on
@@ -247,7 +239,7 @@ fn gathered16(
     mesh: MeshRef<'_>,
     first: usize,
     count: usize,
-    mut f: impl FnMut(&[Triangle; 16], usize),
+    mut f: impl FnMut(usize, &[Triangle; 16], usize),
 ) {
     let mut buf = [Triangle::default(); 16];
     let mut i = 0;
@@ -256,7 +248,7 @@ fn gathered16(
         for (k, b) in buf[..n].iter_mut().enumerate() {
             *b = mesh.triangle(first + i + k);
         }
-        f(&buf, n);
+        f(i, &buf, n);
         i += n;
     }
 }
@@ -276,41 +268,36 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
         .par_chunks_mut(BIN_CHUNK)
         .enumerate()
         .map(|(c, out)| {
-            // the chunk's records in mesh order, then counting-sorted into
-            // `out` by first slab (counts shifted by one for the prefix)
-            let mut local: Vec<SlabTri> = Vec::with_capacity(out.len());
-            let mut first = vec![0u32; nslabs + 1];
-            let mut later_at = vec![0u32; nslabs + 1];
-            gathered16(mesh, c * BIN_CHUNK, out.len(), |tris, n| {
+            // records in mesh order, straight into the chunk's part of
+            // `recs`; each one's slabs, and per-slab counts (shifted by one
+            // for the prefix)
+            let mut spans: Vec<(u16, u32, u32)> = Vec::with_capacity(out.len());
+            let mut at = vec![0u32; nslabs + 1];
+            gathered16(mesh, c * BIN_CHUNK, out.len(), |i, tris, n| {
                 let ranges = tri_ranges16(tris, t);
                 for (l, tri) in tris.iter().enumerate().take(n) {
                     let Some(r) = ranges.get(l, tri, t) else { continue };
                     let rec = slab_tri(tri, pack_ranges(Some(r)));
                     let (s0, s1) = slabs_of(&rec);
-                    first[s0 as usize + 1] += 1;
-                    for n in &mut later_at[s0 as usize + 2..=s1 as usize + 1] {
-                        *n += 1;
+                    for a in &mut at[s0 as usize + 1..=s1 as usize + 1] {
+                        *a += 1;
                     }
-                    local.push(rec);
+                    out[i + l] = rec;
+                    spans.push(((i + l) as u16, s0, s1));
                 }
             });
             for s in 0..nslabs {
-                first[s + 1] += first[s];
-                later_at[s + 1] += later_at[s];
+                at[s + 1] += at[s];
             }
-            let (mut fill, mut later_fill) = (first.clone(), later_at.clone());
-            let mut later = vec![0u32; later_at[nslabs] as usize];
-            for rec in &local {
-                let (s0, s1) = slabs_of(rec);
-                let at = fill[s0 as usize];
-                out[at as usize] = *rec;
-                fill[s0 as usize] += 1;
-                for f in &mut later_fill[s0 as usize + 1..=s1 as usize] {
-                    later[*f as usize] = at;
+            let mut fill = at.clone();
+            let mut idx = vec![0u16; at[nslabs] as usize];
+            for &(i, s0, s1) in &spans {
+                for f in &mut fill[s0 as usize..=s1 as usize] {
+                    idx[*f as usize] = i;
                     *f += 1;
                 }
             }
-            BinPart { base: c * BIN_CHUNK, first, later_at, later }
+            BinPart { base: c * BIN_CHUNK, at, idx }
         })
         .collect();
     Bins { recs, parts }
