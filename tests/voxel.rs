@@ -907,6 +907,55 @@ fn formats_round_trip() {
 // ---------------------------------------------------------------------------
 // Mesh input
 
+/// `voxelize` on raw buffers (no `from_slices` check) finds an index out of
+/// range or a non-finite vertex anywhere in a large mesh (the binning pass
+/// checks them, chunk by chunk, in parallel) and names the first offending
+/// triangle as `MeshRef::validate` does; an unreferenced non-finite vertex
+/// is allowed; no panic, for dense and sparse storage and 1 or 2 threads.
+#[test]
+fn voxelize_validates_raw_buffers() {
+    let mesh = builtin::torus(300, 100, 1.0, 0.35);
+    let n = mesh.indices.len();
+    assert!(n > 50_000);
+    let (lo, hi) = mesh.as_ref().bounds();
+    let grid = Grid::fit(lo, hi, 64, 1).unwrap();
+    let run = |m: MeshRef<'_>, storage: Storage, threads: usize| {
+        with_threads(threads, || {
+            voxel::voxelize(m, &grid, &Options { storage, ..Options::default() })
+                .map(|v| v.set.count())
+                .map_err(|e| e.to_string())
+        })
+    };
+    let good = run(mesh.as_ref(), Storage::Dense, 2).unwrap();
+    // an unreferenced NaN vertex: allowed, same voxels
+    let mut verts = mesh.vertices.clone();
+    verts.push(Vec3::new(f32::NAN, 0.0, 0.0));
+    let m = MeshRef { vertices: &verts, indices: &mesh.indices };
+    assert_eq!(run(m, Storage::Dense, 2), Ok(good));
+    for (t, storage, threads) in
+        [(n - 1, Storage::Dense, 2), (n / 3 + 7, Storage::Sparse, 2), (12_345, Storage::Dense, 1)]
+    {
+        // a later bad triangle too: the first is named
+        let mut idx = mesh.indices.clone();
+        idx[t][1] = verts.len() as u32 + 5;
+        idx[n - 1][0] = u32::MAX;
+        let e = run(MeshRef { vertices: &verts, indices: &idx }, storage, threads).unwrap_err();
+        assert!(e.contains(&format!("triangle {t} references vertex")), "{e}");
+        let mut idx = mesh.indices.clone();
+        idx[t][2] = (verts.len() - 1) as u32; // the NaN vertex
+        let e = run(MeshRef { vertices: &verts, indices: &idx }, storage, threads).unwrap_err();
+        assert!(e.contains(&format!("used by triangle {t}")) && e.contains("non-finite"), "{e}");
+        let mut v2 = verts.clone();
+        let k = mesh.indices[t][0] as usize;
+        v2[k].z = f32::INFINITY;
+        let e =
+            run(MeshRef { vertices: &v2, indices: &mesh.indices }, storage, threads).unwrap_err();
+        assert!(e.contains(&format!("vertex {k}")) && e.contains("non-finite"), "{e}");
+    }
+    let e = run(MeshRef { vertices: &verts, indices: &[] }, Storage::Dense, 2).unwrap_err();
+    assert!(e.contains("no triangles"), "{e}");
+}
+
 #[test]
 fn mesh_errors_name_the_problem() {
     use voxel::mesh::{parse_obj, parse_ply, parse_stl};

@@ -229,31 +229,44 @@ impl Bins {
     }
 }
 
-/// Calls `f(i, block, n)` for the triangles `first + i..first + count` in blocks of
-/// 16 (`n` valid, the rest of a short last block stale), fetching each block
-/// into a local buffer first: the fetch loop has no other work, so its
-/// scattered loads overlap. (Measured on blocks of 32: −6 % CPU per call on
-/// dragon_sub4 512³; blocks of 16 or 64 did the same.)
+/// Calls `f(i, block, n, bad)` for the triangles `first + i..first + count`
+/// in blocks of 16 (`n` valid, the rest of a short last block stale),
+/// fetching each block into a local buffer first: the fetch loop has no other
+/// work, so its scattered loads overlap. (Measured on blocks of 32: −6 % CPU
+/// per call on dragon_sub4 512³; blocks of 16 or 64 did the same.) Bit `l`
+/// of `bad` marks a triangle with a vertex index out of range (its lane holds
+/// a default triangle).
 #[inline(always)]
 fn gathered16(
     mesh: MeshRef<'_>,
     first: usize,
     count: usize,
-    mut f: impl FnMut(usize, &[Triangle; 16], usize),
+    mut f: impl FnMut(usize, &[Triangle; 16], usize, u32),
 ) {
+    let (v, nv) = (mesh.vertices, mesh.vertices.len());
     let mut buf = [Triangle::default(); 16];
     let mut i = 0;
     while i < count {
         let n = 16.min(count - i);
+        let mut bad = 0;
         for (k, b) in buf[..n].iter_mut().enumerate() {
-            *b = mesh.triangle(first + i + k);
+            let [p, q, r] = mesh.indices[first + i + k].map(|x| x as usize);
+            if p.max(q).max(r) < nv {
+                *b = Triangle::new(v[p], v[q], v[r]);
+            } else {
+                *b = Triangle::default();
+                bad |= 1 << k;
+            }
         }
-        f(i, &buf, n);
+        f(i, &buf, n, bad);
         i += n;
     }
 }
 
-fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bins {
+/// `None` when a triangle references a vertex out of range or a non-finite
+/// one: the one pass over the mesh is also its validation (the error message
+/// is then [`MeshRef::validate`]'s).
+fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Option<Bins> {
     // (fresh zero pages, advised before the parallel first touch)
     let mut recs: Vec<SlabTri> = vec![[0; 12]; mesh.triangle_count()];
     crate::mem::advise_huge_pages(&recs);
@@ -273,8 +286,11 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
             // for the prefix)
             let mut spans: Vec<(u16, u32, u32)> = Vec::with_capacity(out.len());
             let mut at = vec![0u32; nslabs + 1];
-            gathered16(mesh, c * BIN_CHUNK, out.len(), |i, tris, n| {
+            let mut valid = true;
+            gathered16(mesh, c * BIN_CHUNK, out.len(), |i, tris, n, bad| {
                 let ranges = tri_ranges16(tris, t);
+                let lanes = (1u32 << n) - 1;
+                valid &= (bad | !ranges.finite()) & lanes == 0;
                 for (l, tri) in tris.iter().enumerate().take(n) {
                     let Some(r) = ranges.get(l, tri, t) else { continue };
                     let rec = slab_tri(tri, pack_ranges(Some(r)));
@@ -297,10 +313,10 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Bin
                     *f += 1;
                 }
             }
-            BinPart { base: c * BIN_CHUNK, at, idx }
+            valid.then_some(BinPart { base: c * BIN_CHUNK, at, idx })
         })
-        .collect();
-    Bins { recs, parts }
+        .collect::<Option<_>>()?;
+    Some(Bins { recs, parts })
 }
 
 /// Runs slab `s`'s triangles (`bins`) over z layers `k0..=k1` into `sink`.
@@ -330,11 +346,17 @@ fn run_slab<S: Sink>(
 
 /// Voxelizes `mesh` on `grid`.
 ///
-/// The mesh is validated first ([`MeshRef::validate`]). Errors when the
+/// The mesh is validated ([`MeshRef::validate`]'s rules and errors; checked
+/// by the binning pass, which reads every triangle anyway). Errors when the
 /// requested storage cannot hold the grid (dense above [`DENSE_MAX`], solid on
 /// a sparse grid).
 pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Voxels, VoxelError> {
-    mesh.validate("mesh")?;
+    if mesh.indices.is_empty() {
+        mesh.validate("mesh")?;
+    }
+    // (binning found an invalid triangle: validate names it)
+    let invalid =
+        || mesh.validate("mesh").err().unwrap_or_else(|| VoxelError::Mesh("mesh: invalid".into()));
     let n = grid.len();
     let dense = match opts.storage {
         Storage::Dense => true,
@@ -367,7 +389,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         // triangles straddle two slabs and pay their setup twice)
         let layers = nz.div_ceil(32).max(1);
         let nslabs = nz.div_ceil(layers) as usize;
-        let bins = bin_by_slab(mesh, &t, layers, nslabs);
+        let bins = bin_by_slab(mesh, &t, layers, nslabs).ok_or_else(invalid)?;
         let wpr = bits.words_per_row;
         let stride = layers as usize * ny as usize * wpr;
         bits.words.par_chunks_mut(stride).enumerate().for_each(|(s, words)| {
@@ -389,7 +411,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     } else {
         let nb = grid.dims.map(|d| d.div_ceil(BRICK) as u64);
         let nslabs = nb[2] as usize;
-        let bins = bin_by_slab(mesh, &t, BRICK, nslabs);
+        let bins = bin_by_slab(mesh, &t, BRICK, nslabs).ok_or_else(invalid)?;
         let parts: Vec<Vec<(u64, [u64; 8])>> = (0..nslabs)
             .into_par_iter()
             .map(|s| {

@@ -196,10 +196,17 @@ pub(crate) fn tri_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
 pub(crate) struct Ranges16 {
     fast: u32,
     miss: u32,
+    finite: u32,
     idx: [[[i32; 16]; 2]; 3],
 }
 
 impl Ranges16 {
+    /// Bit `l`: lane `l`'s nine coordinates are finite.
+    #[inline(always)]
+    pub fn finite(&self) -> u32 {
+        self.finite
+    }
+
     /// [`tri_ranges`] of lane `l`'s triangle `tri`: the proved answer, or
     /// the scalar path for the lanes the proof does not cover.
     #[inline(always)]
@@ -244,6 +251,8 @@ fn fast_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
         }
     }
     let p = p.map(|c| c.map(f32x16::new));
+    let inf = f32x16::splat(f32::INFINITY);
+    let finite = p.iter().flatten().fold(u32::MAX, |m, c| m & c.abs().simd_lt(inf).to_bitmask());
     let inv_h = f32x16::splat(t.inv_h32);
     let (two_m22, two_m140, two_m21) = (
         f32x16::splat(1.0 / (1u32 << 22) as f32),
@@ -272,7 +281,7 @@ fn fast_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
     }
     // (a proved lane has `first <= last` on every axis: the bounds are
     // ordered and the rounding is monotone)
-    Ranges16 { fast: ok & 0xffff, miss, idx }
+    Ranges16 { fast: ok & finite & 0xffff, miss, finite, idx }
 }
 
 const TWO_52: f64 = (1u64 << 52) as f64;
