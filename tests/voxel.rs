@@ -904,6 +904,40 @@ fn formats_round_trip() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `voxelize` keeps its record buffer per calling thread between calls: a
+/// call after another mesh's (larger, then smaller, on a grid that cuts the
+/// mesh so some slots are skipped) gives the voxels a fresh thread gives.
+#[test]
+fn kept_records_do_not_leak_between_calls() {
+    let big = builtin::torus(200, 80, 0.4, 0.15);
+    let small = builtin::torus_knot(256, 16, 0.3);
+    let (lo, hi) = small.as_ref().bounds();
+    let fit = Grid::fit(lo, hi, 96, 1).unwrap();
+    // a window holding part of the knot: triangles outside it miss the grid
+    let cut = Grid::new(fit.origin, fit.voxel, [60, 98, 70]).unwrap();
+    let run = |m: &Mesh, g: &Grid, mode: Mode| {
+        voxel::voxelize(m.as_ref(), g, &Options { mode, ..Options::default() }).unwrap().set
+    };
+    for g in [&fit, &cut] {
+        // the surface without records: every voxel of the per-triangle lists
+        let lists = voxel::triangle_lists(small.as_ref(), g).unwrap();
+        assert!(lists.len() > 1000);
+        for mode in [Mode::Surface, Mode::Thin] {
+            let fresh = std::thread::scope(|s| s.spawn(|| run(&small, g, mode)).join().unwrap());
+            if mode == Mode::Surface {
+                assert_eq!(fresh.count(), lists.len() as u64);
+                assert!(lists.iter().all(|(v, _)| fresh.get(*v)));
+            }
+            // the big mesh overlaps the small one's grid: its stale records
+            // would add voxels
+            let (blo, bhi) = big.as_ref().bounds();
+            run(&big, &Grid::fit(blo, bhi, 64, 1).unwrap(), Mode::Surface);
+            assert_eq!(run(&small, g, mode), fresh);
+            assert_eq!(run(&small, g, mode), fresh);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Mesh input
 
