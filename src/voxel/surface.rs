@@ -2225,62 +2225,63 @@ mod tests {
         assert!(tiles > 15000 && other > 3000, "{tiles} tiles, {other} other");
     }
 
-    /// The one-pass ranges equal the exact table walks, on bounds on, one
-    /// ulp beside and far from the planes of non-dyadic grids, and off-grid.
-    #[test]
-    fn fast_ranges_match_walks() {
-        let grids = [
+    /// Grids for the range tests: non-dyadic voxels, far from the origin, at
+    /// `MAX_RES`, and a voxel of 7·10⁻³³.
+    fn range_test_grids() -> [Grid; 5] {
+        [
             Grid::new(Vec3::new(-0.37, 0.11, -1.3), 0.013, [97, 64, 130]).unwrap(),
             Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [512, 300, 8]).unwrap(),
             Grid::new(Vec3::new(0.0, 0.0, 0.0), 1.0 / 3.0, [24, 20, 22]).unwrap(),
-        ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+            Grid::new(Vec3::new(-5.0e4, 2.5e4, 1.0e-3), 1.7, [crate::voxel::MAX_RES, 4000, 9])
+                .unwrap(),
+            Grid::new(Vec3::new(3.0e-30, -1.0e-29, 0.0), 7.0e-33, [1000, 77, 300]).unwrap(),
+        ]
+    }
+
+    /// A coordinate on axis `a` of `g`: a grid plane's f32 bounds, one ulp
+    /// beside them, within 10⁻⁷..10⁻² voxel of a plane (where the fast
+    /// paths' margins decide), or anywhere in and around the grid.
+    fn range_test_coord(g: &Grid, a: usize, rng: &mut fastrand::Rng) -> f32 {
+        let d = g.dims[a] as f64;
+        let n = ((rng.f64() * (d + 4.0)) as i64 - 2).max(0);
+        let (l, h) = g.plane(a, n);
+        let o = g.origin.get(a) as f64;
+        match rng.u32(0..24) {
+            0 => l,
+            1 => h,
+            2 => l.next_down(),
+            3 => h.next_up(),
+            4..=11 => {
+                let e = 10f64.powf(-7.0 + 5.0 * rng.f64()) * (rng.f64() - 0.5).signum();
+                (o + (n as f64 + e) * g.voxel as f64) as f32
+            }
+            _ => (o + (rng.f64() * (d + 6.0) - 3.0) * g.voxel as f64) as f32,
+        }
+    }
+
+    /// The exact answer: [`Tables::range`]'s table walks on each axis.
+    fn range_walks(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Ranges> {
+        Some([t.range(0, lo.x, hi.x)?, t.range(1, lo.y, hi.y)?, t.range(2, lo.z, hi.z)?])
+    }
+
+    /// The one-pass f64 ranges ([`fast_ranges`]) equal the exact table walks
+    /// wherever they answer, and answer often.
+    #[test]
+    fn fast_ranges_match_walks() {
+        let mut rng = fastrand::Rng::with_seed(15);
         let (mut fast, mut total) = (0, 0);
-        for g in &grids {
+        for g in &range_test_grids() {
             let t = Tables::new(g);
-            // a coordinate near plane `n` (exact value, its f32 bounds, one
-            // ulp off) or anywhere in and around the grid
-            let mut coord = |a: usize| -> f32 {
-                let d = g.dims[a] as f64;
-                let n = ((rnd() * (d + 4.0)) as i64 - 2).max(0);
-                let (l, h) = g.plane(a, n);
-                let o = g.origin.get(a) as f64;
-                match (rnd() * 24.0) as u32 {
-                    0 => l,
-                    1 => h,
-                    2 => l.next_down(),
-                    3 => h.next_up(),
-                    // near the fast path's margin (a few f32 ulps to 1e-3 voxel)
-                    4..=9 => {
-                        let e = 10f64.powf(-7.0 + 4.0 * rnd()) * (rnd() - 0.5).signum();
-                        (o + (n as f64 + e) * g.voxel as f64) as f32
-                    }
-                    _ => (o + (rnd() * (d + 6.0) - 3.0) * g.voxel as f64) as f32,
-                }
-            };
             for _ in 0..20_000 {
-                let p = [0, 1].map(|_| [0, 1, 2].map(&mut coord));
+                let p = [0, 1].map(|_| [0, 1, 2].map(|a| range_test_coord(g, a, &mut rng)));
                 let lo =
                     Vec3::new(p[0][0].min(p[1][0]), p[0][1].min(p[1][1]), p[0][2].min(p[1][2]));
                 let hi =
                     Vec3::new(p[0][0].max(p[1][0]), p[0][1].max(p[1][1]), p[0][2].max(p[1][2]));
-                let walk = (|| {
-                    Some([
-                        t.range(0, lo.x, hi.x)?,
-                        t.range(1, lo.y, hi.y)?,
-                        t.range(2, lo.z, hi.z)?,
-                    ])
-                })();
                 total += 1;
                 if let Some(r) = fast_ranges(&t, lo, hi) {
                     fast += 1;
-                    assert_eq!(r, walk, "{lo:?} {hi:?} on {g:?}");
+                    assert_eq!(r, range_walks(&t, lo, hi), "{lo:?} {hi:?} on {g:?}");
                 }
             }
         }
@@ -2290,44 +2291,19 @@ mod tests {
     }
 
     /// [`tri_ranges16`] gives every lane the table walks' answer, and its
-    /// f32 proof covers most lanes (`fast_ranges16`). Vertices on grid planes'
-    /// f32 bounds, one ulp beside them, within 10⁻⁷..10⁻² voxel of a plane
-    /// (where the f32 estimate's margin decides), anywhere in and around the
-    /// grid; grids far from the origin and at `MAX_RES`.
+    /// f32 proof (`fast_ranges16`) covers many lanes.
     #[test]
     fn ranges16_match_walks() {
-        let grids = [
-            Grid::new(Vec3::new(-0.37, 0.11, -1.3), 0.013, [97, 64, 130]).unwrap(),
-            Grid::new(Vec3::new(1000.25, -3.0e3, 7.0), 0.1, [512, 300, 8]).unwrap(),
-            Grid::new(Vec3::new(0.0, 0.0, 0.0), 1.0 / 3.0, [24, 20, 22]).unwrap(),
-            Grid::new(Vec3::new(-5.0e4, 2.5e4, 1.0e-3), 1.7, [crate::voxel::MAX_RES, 4000, 9])
-                .unwrap(),
-            Grid::new(Vec3::new(3.0e-30, -1.0e-29, 0.0), 7.0e-33, [1000, 77, 300]).unwrap(),
-        ];
         let mut rng = fastrand::Rng::with_seed(16);
         let (mut fast, mut total) = (0u32, 0u32);
-        for g in &grids {
+        for g in &range_test_grids() {
             let t = Tables::new(g);
-            let mut coord = |a: usize| -> f32 {
-                let d = g.dims[a] as f64;
-                let n = ((rng.f64() * (d + 4.0)) as i64 - 2).max(0);
-                let (l, h) = g.plane(a, n);
-                let o = g.origin.get(a) as f64;
-                match rng.u32(0..24) {
-                    0 => l,
-                    1 => h,
-                    2 => l.next_down(),
-                    3 => h.next_up(),
-                    4..=11 => {
-                        let e = 10f64.powf(-7.0 + 5.0 * rng.f64()) * (rng.f64() - 0.5).signum();
-                        (o + (n as f64 + e) * g.voxel as f64) as f32
-                    }
-                    _ => (o + (rng.f64() * (d + 6.0) - 3.0) * g.voxel as f64) as f32,
-                }
-            };
             for _ in 0..2_000 {
                 let tris: [Triangle; 16] = std::array::from_fn(|_| {
-                    let mut v = || Vec3::new(coord(0), coord(1), coord(2));
+                    let mut v = || {
+                        let [x, y, z] = [0, 1, 2].map(|a| range_test_coord(g, a, &mut rng));
+                        Vec3::new(x, y, z)
+                    };
                     Triangle::new(v(), v(), v())
                 });
                 let r16 = tri_ranges16(&tris, &t);
@@ -2335,13 +2311,7 @@ mod tests {
                 for (l, tri) in tris.iter().enumerate() {
                     total += 1;
                     let (lo, hi) = tri_bounds(tri);
-                    let walk = (|| {
-                        Some([
-                            t.range(0, lo.x, hi.x)?,
-                            t.range(1, lo.y, hi.y)?,
-                            t.range(2, lo.z, hi.z)?,
-                        ])
-                    })();
+                    let walk = range_walks(&t, lo, hi);
                     assert_eq!(r16.get(l, tri, &t), walk, "lane {l}: {tri:?} on {g:?}");
                 }
             }
