@@ -119,9 +119,11 @@ impl Tables {
 pub(crate) type Ranges = [(u32, u32); 3];
 
 /// The voxel ranges of `tri`'s bounding box ([`Tables::range`] per axis), or
-/// `None` when it misses the grid. Computed once per triangle (when binning):
-/// first by [`fast_ranges`] (all six bounds in one `f64x8` pass, no table
-/// reads), else by the exact table walks.
+/// `None` when it misses the grid: first by [`fast_ranges`] (all six bounds
+/// in one `f64x8` pass, no table reads), else by the exact table walks.
+/// Binning computes them once per triangle, 16 triangles at a time
+/// ([`tri_ranges16`], which falls back to this for the lanes it cannot
+/// prove).
 #[inline]
 pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
     let (lo, hi) = tri_bounds(tri);
