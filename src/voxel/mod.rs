@@ -139,26 +139,14 @@ pub struct Voxels {
     pub set: VoxelSet,
 }
 
-/// A triangle's voxel ranges `(first, last)` along x, y, z in 12 bytes
-/// (voxel indices are below [`MAX_RES`] = 2¹⁶, so they fit a `u16`); a
-/// triangle that misses the grid has `first > last` on x.
-type PackedRanges = [u16; 6];
-
-const MISSES_GRID: PackedRanges = [1, 0, 0, 0, 0, 0];
-
-fn pack_ranges(r: Option<Ranges>) -> PackedRanges {
-    match r {
-        Some([(a, b), (c, d), (e, f)]) => [a, b, c, d, e, f].map(|v| v as u16),
-        None => MISSES_GRID,
-    }
-}
-
 /// A triangle as stored in its slab's list: the nine vertex coordinates
-/// (f32 bits) and its packed voxel ranges, two `u16` per word. A plain
-/// `u32` array, so a fresh `vec!` of them is zero pages from the kernel.
+/// (f32 bits) and its voxel ranges `(first, last)` along x, y, z, one axis
+/// per word as two `u16` (voxel indices are below [`MAX_RES`] = 2¹⁶). A
+/// plain `u32` array, so a fresh `vec!` of them is zero pages from the
+/// kernel. (Triangles that miss the grid get no record.)
 type SlabTri = [u32; 12];
 
-fn slab_tri(tri: &Triangle, r: PackedRanges) -> SlabTri {
+fn slab_tri(tri: &Triangle, r: Ranges) -> SlabTri {
     let p = [tri.a, tri.b, tri.c];
     let mut o = [0u32; 12];
     for (v, q) in p.iter().enumerate() {
@@ -166,8 +154,8 @@ fn slab_tri(tri: &Triangle, r: PackedRanges) -> SlabTri {
         o[3 * v + 1] = q.y.to_bits();
         o[3 * v + 2] = q.z.to_bits();
     }
-    for a in 0..3 {
-        o[9 + a] = r[2 * a] as u32 | (r[2 * a + 1] as u32) << 16;
+    for (a, &(first, last)) in r.iter().enumerate() {
+        o[9 + a] = first | last << 16;
     }
     o
 }
@@ -320,7 +308,7 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Opt
                 valid &= (bad | !ranges.finite()) & lanes == 0;
                 for (l, tri) in tris.iter().enumerate().take(n) {
                     let Some(r) = ranges.get(l, tri, t) else { continue };
-                    let rec = slab_tri(tri, pack_ranges(Some(r)));
+                    let rec = slab_tri(tri, r);
                     let (s0, s1) = slabs_of(&rec);
                     for a in &mut at[s0 as usize + 1..=s1 as usize + 1] {
                         *a += 1;
@@ -528,7 +516,7 @@ mod tests {
 
     /// The slab records give back each triangle's coordinates bit for bit
     /// and its ranges at the extremes of the `u16` packing (indices up to
-    /// `MAX_RES - 1`); a triangle that misses the grid is in no slab.
+    /// `MAX_RES - 1`).
     #[test]
     fn slab_records_round_trip() {
         let tri = Triangle::new(
@@ -538,14 +526,12 @@ mod tests {
         );
         let m = MAX_RES - 1;
         for r in [[(0, m), (m, m), (0, 0)], [(5, 7), (0, 1), (m - 1, m)]] {
-            let rec = slab_tri(&tri, pack_ranges(Some(r)));
+            let rec = slab_tri(&tri, r);
             let (t2, r2) = unpack_slab_tri(&rec);
             assert_eq!(r2, r);
             for (p, q) in [(tri.a, t2.a), (tri.b, t2.b), (tri.c, t2.c)] {
                 assert_eq!(p.to_array().map(f32::to_bits), q.to_array().map(f32::to_bits));
             }
         }
-        let miss = pack_ranges(None);
-        assert!(miss[0] > miss[1]);
     }
 }
