@@ -2,7 +2,9 @@
 //! thread, with parry3d's `contact_manifold_cuboid_cuboid` (its box–box
 //! manifold generator, the one `DefaultQueryDispatcher::contact_manifolds`
 //! dispatches to for two cuboids) as the peer in the same group
-//! (`--features peers`).
+//! (`--features peers`; the call is shared with `contact.rs` in
+//! `common/parry_contact.rs`). The `contact` bench has box–box too, with
+//! every other pair type, on its 50 %-hit workload.
 //!
 //! The `scalar`/`x4`/`x8`/`x16` rows run [`box_box_packs`], the batch entry
 //! point the pipeline and `widephase bench --filter contact` use (SAT per
@@ -44,42 +46,8 @@ fn contacts<L: LanePod>(out: &[Manifold<L>]) -> usize {
 }
 
 #[cfg(feature = "peers")]
-mod peer {
-    use parry3d::math::{Matrix, Pose, Rotation, Vector};
-    use parry3d::query::details::contact_manifold_cuboid_cuboid;
-    use parry3d::query::ContactManifold;
-    use parry3d::shape::Cuboid;
-    use widephase::{Obb, Vec3};
-
-    fn v(v: Vec3) -> Vector {
-        Vector::new(v.x, v.y, v.z)
-    }
-    fn pose(o: &Obb) -> Pose {
-        let m = Matrix::from_cols(v(o.axes[0]), v(o.axes[1]), v(o.axes[2]));
-        Pose::from_parts(v(o.center), Rotation::from_mat3(&m))
-    }
-    /// Full manifold generation per pair (the manifold is cleared first so
-    /// parry cannot reuse the previous frame's contacts).
-    pub fn box_box(a: &[Obb], b: &[Obb], margin: f32) -> impl FnMut() -> usize {
-        let pairs: Vec<(Pose, Cuboid, Cuboid)> = a
-            .iter()
-            .zip(b)
-            .map(|(a, b)| {
-                (pose(a).inv_mul(&pose(b)), Cuboid::new(v(a.half)), Cuboid::new(v(b.half)))
-            })
-            .collect();
-        let mut manifold = ContactManifold::<(), ()>::new();
-        move || {
-            let mut hits = 0;
-            for (pos12, c1, c2) in &pairs {
-                manifold.clear();
-                contact_manifold_cuboid_cuboid(pos12, c1, c2, margin, &mut manifold);
-                hits += (!manifold.points.is_empty()) as usize;
-            }
-            hits
-        }
-    }
-}
+#[path = "common/parry_contact.rs"]
+mod parry_contact;
 
 fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     let mut g = c.benchmark_group(format!("contact_box_box/{name}"));
@@ -131,9 +99,10 @@ fn group(c: &mut Criterion, name: &str, a: &[Obb], b: &[Obb]) {
     });
     #[cfg(feature = "peers")]
     {
-        let mut p = peer::box_box(a, b, MARGIN);
-        eprintln!("parry3d: {} of {} pairs in contact", p(), a.len());
-        g.bench_function("parry3d", |bch| bch.iter(|| black_box(p())));
+        use parry_contact::PeerRun;
+        let p = parry_contact::box_box(a, b, MARGIN);
+        eprintln!("parry3d: {} of {} pairs in contact", p.count(), a.len());
+        g.bench_function("parry3d", |bch| bch.iter(|| black_box(p.count())));
     }
     g.finish();
 }

@@ -385,6 +385,56 @@ fn bench_contact<T: ContactTester>(
     Ok(())
 }
 
+/// The whole narrow phase, [`cp::contacts`] (bucketing by pair type, SoA
+/// bundles, testers, swapped pairs, write-back in input order), on
+/// `workload::contact_scene(4096, 0.05, 71)`: 4096 colliders of all kinds
+/// and their 7631 broad-phase pairs. Rows `contact_pipeline`: `scalar`
+/// ([`cp::contacts_with`]`::<f32>`) and `x16` on one thread, `par` (x16) on
+/// every rayon thread; items are candidate pairs. Every variant must give the
+/// same manifolds.
+fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
+    const MARGIN: f32 = 0.05;
+    let (colliders, pairs) = widephase::workload::contact_scene(4096, MARGIN, 71);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    let go = |scalar: bool| -> (f64, Vec<widephase::contact::Manifold>) {
+        let run = || {
+            if scalar {
+                cp::contacts_with::<f32>(black_box(&colliders), &pairs, MARGIN)
+            } else {
+                cp::contacts(black_box(&colliders), &pairs, MARGIN)
+            }
+        };
+        let mut out = run();
+        let inner = 8;
+        let t = best_time(reps, || {
+            for _ in 0..inner {
+                out = run();
+            }
+        });
+        (t / inner as f64, out)
+    };
+    let res = [
+        ("scalar", 1, one.install(|| go(true))),
+        ("x16", 1, one.install(|| go(false))),
+        ("par", rayon::current_num_threads(), go(false)),
+    ];
+    for (variant, threads, (t, out)) in &res {
+        if *out != res[0].2 .1 {
+            return Err(format!("contact_pipeline: {variant} manifolds differ from scalar"));
+        }
+        rows.push(Row {
+            kernel: "contact_pipeline".into(),
+            variant,
+            threads: *threads,
+            n: pairs.len(),
+            items_per_s: pairs.len() as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits: out.iter().filter(|m| m.count > 0.0).count(),
+        });
+    }
+    Ok(())
+}
+
 /// Runs the benchmark and prints the table (or JSON lines).
 pub fn run(opt: BenchOptions) -> CliResult {
     // Streaming runs read at least 256 MiB (quick) / 512 MiB of shape data per
@@ -467,7 +517,8 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_ray_one_vs_many(&mut rows, &r[0], &b, reps * 3);
     }
 
-    // Contact manifolds, one line per pair type (`contact_<a>_<b>` rows).
+    // Contact manifolds, one line per pair type (`contact_<a>_<b>` rows), then
+    // the whole pipeline on a mixed scene (`contact_pipeline`).
     if keep("contact") {
         bench_contact::<cp::SphereSphere>(&mut rows, reps, 41)?;
         bench_contact::<cp::SphereCapsule>(&mut rows, reps, 43)?;
@@ -478,6 +529,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::BoxBox>(&mut rows, reps, 55)?;
         bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
         bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
+        bench_contact_pipeline(&mut rows, reps)?;
     }
 
     if opt.json {
