@@ -2,6 +2,9 @@
 //! line, mesh-file errors that name the file and the line or element, grid
 //! options, output formats (empty, non-cubic, sparse) and the CLI's staging
 //! of outputs and its JSON.
+//!
+//! Every test name starts with `voxel_`, so the filter of
+//! `cargo test --release --test voxel_io --bins --lib voxel` keeps them all.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -64,7 +67,7 @@ fn json(o: &std::process::Output) -> serde_json::Value {
 /// rows; the voxels of the rows are the surface (every surface voxel has a
 /// triangle), and `--mode thin` does not change them.
 #[test]
-fn cli_triangles_match_triangle_lists_and_surface() {
+fn voxel_cli_triangles_match_triangle_lists_and_surface() {
     let dir = scratch("tris");
     let mesh = builtin::by_name("knot").unwrap();
     let (lo, hi) = mesh.as_ref().bounds();
@@ -136,7 +139,7 @@ fn load_err(dir: &Path, name: &str, bytes: &[u8]) -> String {
 const STL_HEAD: &str = "solid t\nfacet normal 0 0 1\nouter loop\n";
 
 #[test]
-fn ascii_stl_errors_name_the_line() {
+fn voxel_ascii_stl_errors_name_the_line() {
     let dir = scratch("stl-ascii");
     let p = dir.join("x").display().to_string();
     let e = load_err(&dir, "a.stl", format!("{STL_HEAD}vertex 0 0 0\nvertex 1 x 0\n").as_bytes());
@@ -174,7 +177,7 @@ fn binary_stl(declared: u32, facets: usize) -> Vec<u8> {
 }
 
 #[test]
-fn truncated_binary_stl_names_the_facet_counts() {
+fn voxel_truncated_binary_stl_names_the_facet_counts() {
     let dir = scratch("stl-bin");
     let mut b = binary_stl(3, 2);
     b.extend_from_slice(&[0; 20]); // part of a third facet
@@ -195,7 +198,7 @@ fn truncated_binary_stl_names_the_facet_counts() {
 const PLY_HEAD: &str = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
 
 #[test]
-fn ply_errors_are_one_line_naming_the_element() {
+fn voxel_ply_errors_are_one_line_naming_the_element() {
     let dir = scratch("ply");
     // a bad number: line 11 is vertex 1
     let e =
@@ -228,7 +231,7 @@ fn ply_errors_are_one_line_naming_the_element() {
 }
 
 #[test]
-fn obj_decodes_line_by_line() {
+fn voxel_obj_decodes_line_by_line() {
     let dir = scratch("obj");
     // invalid bytes inside comments (whole-line and trailing) are fine
     let ok = b"# made by \xff\xfe exporter\nv 0 0 0\nv 1 0 0 # caf\xe9\nv 0 1 0\nf 1 2 3 # \xff\n";
@@ -247,7 +250,7 @@ fn obj_decodes_line_by_line() {
 // 3. Grid options
 
 #[test]
-fn cli_grid_option_conflicts_are_rejected() {
+fn voxel_cli_grid_option_conflicts_are_rejected() {
     for (args, needle) in [
         (
             &["--res", "8", "--dims", "8,8,8", "--voxel-size", "0.1", "--origin", "0,0,0"][..],
@@ -282,7 +285,7 @@ fn f3(v: &serde_json::Value) -> [f64; 3] {
 /// `--voxel-size` alone and with `--origin`: the dims and origin for a known
 /// box (h = 0.25, exact in binary), through the CLI's JSON.
 #[test]
-fn cli_voxel_size_grids() {
+fn voxel_cli_voxel_size_grids() {
     let dir = scratch("vsize");
     let p = dir.join("box.obj");
     // bounding box [0, 1] × [0, 0.5] × [0, 0.25], one face on each max plane
@@ -311,7 +314,7 @@ fn cli_voxel_size_grids() {
 /// is ≥ max, the origin ≤ min − pad·h), is at most one voxel larger than
 /// needed, and every triangle of a mesh lands in some voxel.
 #[test]
-fn fit_voxel_covers_the_mesh() {
+fn voxel_fit_voxel_covers_the_mesh() {
     let mesh = builtin::torus_knot(300, 16, 0.4);
     let m = mesh.as_ref();
     let (lo, hi) = m.bounds();
@@ -387,7 +390,7 @@ fn vox_chunks(b: &[u8]) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn vox_empty_set_has_a_model_and_a_layer() {
+fn voxel_vox_empty_set_has_a_model_and_a_layer() {
     for dims in [[300, 20, 7], [5, 5, 5]] {
         let set = VoxelSet::Sparse(voxel::SparseBricks { dims, bricks: Vec::new() });
         let mut b = Vec::new();
@@ -412,7 +415,7 @@ fn vox_empty_set_has_a_model_and_a_layer() {
 /// Round trips through every writer from dense and sparse storage; binvox
 /// of a non-cubic grid is padded to a cube with the same origin and voxel size.
 #[test]
-fn formats_round_trip_dense_and_sparse() {
+fn voxel_formats_round_trip_dense_and_sparse() {
     let dir = scratch("formats");
     let m = builtin::torus_knot(200, 12, 0.4);
     let (lo, hi) = m.as_ref().bounds();
@@ -486,7 +489,7 @@ fn check_png(p: &Path, set: &VoxelSet) {
 /// A preview that cannot be written (a directory is in the way) fails the
 /// command and leaves neither the --out file nor --triangles nor temporaries.
 #[test]
-fn cli_failed_preview_leaves_no_outputs() {
+fn voxel_cli_failed_preview_leaves_no_outputs() {
     let dir = scratch("stage");
     let out = dir.join("t.binvox");
     let tris = dir.join("t.npy");
@@ -532,7 +535,7 @@ fn cli_failed_preview_leaves_no_outputs() {
 /// and every field has the right type; without a terminal no progress bar is
 /// drawn (stderr stays empty).
 #[test]
-fn cli_json_is_valid() {
+fn voxel_cli_json_is_valid() {
     let dir = scratch("json");
     let p = dir.join("we\"ird \\ näme.obj");
     std::fs::write(&p, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
