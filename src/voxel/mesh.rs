@@ -235,7 +235,7 @@ pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
 /// to fill whole buffer" and an ASCII error carries no position. So the
 /// binary size is checked first against the header's facet count
 /// (84 + 50·n bytes), and when `stl_io` rejects an ASCII file its lines are
-/// scanned here ([`ascii_stl_problem`]) to name the first bad one.
+/// scanned here (`ascii_stl_problem`) to name the first bad one.
 pub fn parse_stl(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     // (the same test as `stl_io`'s probe: ASCII iff the file starts "solid ")
     let ascii = bytes.starts_with(b"solid ");
