@@ -118,8 +118,9 @@ struct VoxelizeArgs {
     /// Use a builtin mesh instead of a file (torus, knot, cube).
     #[arg(long)]
     builtin: Option<String>,
-    /// Voxels along the mesh's largest extent (1..=65536).
-    #[arg(long)]
+    /// Voxels along the mesh's largest extent (1..=65536); the grid is a cube
+    /// fitted to the mesh. Alternative to --voxel-size.
+    #[arg(long, conflicts_with_all = ["voxel_size", "origin", "dims"])]
     res: Option<u32>,
     /// surface (conservative), thin (6-separating) or solid.
     #[arg(long, value_enum, default_value = "surface")]
@@ -130,19 +131,27 @@ struct VoxelizeArgs {
     /// PNG preview (three depth-shaded axis projections).
     #[arg(long)]
     preview: Option<std::path::PathBuf>,
-    /// Empty voxels added on every side of the default grid.
-    #[arg(long, default_value_t = 0)]
+    /// Per-voxel triangle lists as a uint32 (P, 4) .npy of rows i,j,k,triangle,
+    /// sorted by voxel (k, j, i) then triangle (the conservative surface's
+    /// voxels, whatever --mode is).
+    #[arg(long, value_name = "FILE.npy")]
+    triangles: Option<std::path::PathBuf>,
+    /// Empty voxels added on every side of a fitted grid (--res, or
+    /// --voxel-size without --origin).
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["origin", "dims"])]
     pad: u32,
-    /// Explicit grid origin x,y,z (with --voxel-size and --dims).
-    #[arg(long, value_parser = parse3::<f32>, allow_hyphen_values = true)]
+    /// Grid origin x,y,z (needs --voxel-size; without --dims the grid extends
+    /// to cover the mesh's bounding box).
+    #[arg(long, value_parser = parse3::<f32>, allow_hyphen_values = true, requires = "voxel_size")]
     origin: Option<[f32; 3]>,
-    /// Explicit voxel edge length.
+    /// Voxel edge length. Alone: a grid fitted to the mesh (origin = bounding
+    /// box min − pad·H, ceil(extent/H) + 2·pad voxels per axis, not a cube).
     #[arg(long)]
     voxel_size: Option<f32>,
-    /// Explicit grid dimensions nx,ny,nz.
-    #[arg(long, value_parser = parse3::<u32>)]
+    /// Grid dimensions nx,ny,nz (needs --origin and --voxel-size).
+    #[arg(long, value_parser = parse3::<u32>, requires_all = ["origin", "voxel_size"])]
     dims: Option<[u32; 3]>,
-    /// Storage: auto (dense up to 1024³), dense or sparse.
+    /// Storage: auto (dense up to 1024³; solid mode up to 2048³), dense or sparse.
     #[arg(long, value_enum, default_value = "auto")]
     storage: StorageArg,
     /// Write .npy as a dense uint8 (nx, ny, nz) array instead of an (N, 3) index list.
@@ -185,6 +194,7 @@ fn main() -> ExitCode {
                 },
                 out: a.out,
                 preview: a.preview,
+                triangles: a.triangles,
                 pad: a.pad,
                 origin: a.origin,
                 voxel_size: a.voxel_size,

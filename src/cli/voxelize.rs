@@ -2,7 +2,10 @@
 //! with an optional PNG preview, a progress bar and a summary line (or JSON).
 
 use super::CliResult;
+use indicatif::ProgressDrawTarget;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use widephase::voxel::{
     self, builtin, formats, Grid, Mesh, Mode, Options, Storage, DENSE_MAX, MAX_RES,
@@ -17,6 +20,7 @@ pub struct VoxelizeOptions {
     pub mode: Mode,
     pub out: Option<PathBuf>,
     pub preview: Option<PathBuf>,
+    pub triangles: Option<PathBuf>,
     pub pad: u32,
     pub origin: Option<[f32; 3]>,
     pub voxel_size: Option<f32>,
@@ -65,28 +69,30 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     let name = src;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let m = mesh.as_ref();
-    let grid = match (o.origin, o.voxel_size, o.dims) {
-        (Some(org), Some(h), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
-        (None, None, None) => {
-            let res = o.res.ok_or("--res N is required (or --origin, --voxel-size and --dims)")?;
+    let (lo, hi) = m.bounds();
+    // (clap rejects the contradictory combinations; see `VoxelizeArgs`)
+    let grid = match (o.res, o.voxel_size, o.origin, o.dims) {
+        (Some(res), None, None, None) => {
             if res == 0 || res > MAX_RES {
                 return Err(format!("--res {res} is out of range: must be 1..={MAX_RES}").into());
             }
-            let (lo, hi) = m.bounds();
             Grid::fit(lo, hi, res, o.pad)?
         }
-        _ => return Err("--origin, --voxel-size and --dims go together".into()),
+        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, o.pad)?,
+        (None, Some(h), Some(org), None) => Grid::covering(Vec3::from_array(org), h, hi)?,
+        (None, Some(h), Some(org), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
+        (None, None, None, None) => {
+            return Err("give --res N or --voxel-size H (optionally with --origin and --dims)".into())
+        }
+        _ => {
+            return Err("conflicting grid options: use --res N, --voxel-size H, --voxel-size H --origin X,Y,Z, or all of --voxel-size, --origin and --dims".into())
+        }
     };
     let n = grid.len();
-    if o.storage == Storage::Dense && n > DENSE_MAX {
-        return Err(format!(
-            "a dense grid of {:?} = {n} voxels would not fit (limit {DENSE_MAX}); use --storage sparse",
-            grid.dims
-        )
-        .into());
-    }
+    // the storage decision (and its errors) before the work
+    voxel::dense_storage(o.storage, o.mode, grid.dims)?;
     // Check the output locations before the work, so a typo fails fast.
-    for p in o.out.iter().chain(o.preview.iter()) {
+    for p in o.out.iter().chain(&o.preview).chain(&o.triangles) {
         let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         if !dir.is_dir() {
             return Err(
@@ -94,23 +100,34 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             );
         }
     }
-    let bar = if o.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "voxelize {bar:40} {pos}/{len} slabs {elapsed}",
-            )
+    if let Some(p) = &o.triangles {
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        if ext != "npy" {
+            return Err(format!("{}: --triangles writes .npy (got {ext:?})", p.display()).into());
+        }
+    }
+    // The progress bar starts hidden and is drawn only on a terminal, once
+    // the run has taken half a second: short runs print nothing but the
+    // summary, and redirected stderr never gets escape codes.
+    let tty = !o.json && std::io::stderr().is_terminal();
+    let bar = indicatif::ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("voxelize {bar:40} {pos}/{len} slabs {elapsed}")
             .expect("valid template"),
-        );
-        b
-    };
+    );
+    let shown = AtomicBool::new(false);
+    let t1 = Instant::now();
     let progress = |d: u64, t: u64| {
         bar.set_length(t);
         bar.set_position(d);
+        if tty
+            && !shown.load(Ordering::Relaxed)
+            && t1.elapsed() >= SHOW_PROGRESS_AFTER
+            && !shown.swap(true, Ordering::Relaxed)
+        {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
     };
-    let t1 = Instant::now();
     let vox = voxel::voxelize(
         m,
         &grid,
@@ -120,18 +137,23 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     bar.finish_and_clear();
     let count = vox.set.count();
 
+    // Every output is staged to a temporary file first and renamed only when
+    // all of them are complete: a failing preview leaves no --out file.
     let t2 = Instant::now();
+    let mut staged = Vec::new();
     if let Some(out) = &o.out {
         let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let set = &vox.set;
-        match ext.as_str() {
+        let s = match ext.as_str() {
             "binvox" => {
-                if n > DENSE_MAX {
-                    return Err(format!("{}: binvox is run-length coded over all {n} voxels; grids above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
+                // (a non-cubic grid is padded to the cube of its largest side)
+                let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
+                if side.pow(3) > DENSE_MAX {
+                    return Err(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
                 }
-                formats::write_atomic(out, |w| formats::write_binvox(w, &grid, set))?
+                formats::stage(out, |w| formats::write_binvox_cube(w, &grid, set))?
             }
-            "vox" => formats::write_atomic(out, |w| formats::write_vox(w, set))?,
+            "vox" => formats::stage(out, |w| formats::write_vox(w, set))?,
             "npy" => {
                 if o.npy_dense && n > DENSE_MAX {
                     return Err(format!(
@@ -140,7 +162,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
                     )
                     .into());
                 }
-                formats::write_atomic(out, |w| formats::write_npy(w, set, o.npy_dense))?
+                formats::stage(out, |w| formats::write_npy(w, set, o.npy_dense))?
             }
             _ => {
                 return Err(format!(
@@ -149,11 +171,17 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
                 )
                 .into())
             }
-        }
+        };
+        staged.push(s);
+    }
+    if let Some(p) = &o.triangles {
+        let lists = voxel::triangle_lists(m, &grid)?;
+        staged.push(formats::stage(p, |w| formats::write_npy_triangle_rows(w, &lists))?);
     }
     if let Some(p) = &o.preview {
-        formats::write_atomic(p, |w| formats::write_png(w, &vox.set))?;
+        staged.push(formats::stage(p, |w| formats::write_png(w, &vox.set))?);
     }
+    formats::commit_all(staged)?;
     let write_ms = t2.elapsed().as_secs_f64() * 1e3;
     let tris = m.triangle_count();
     let rss = peak_rss_mb();
@@ -163,14 +191,21 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         voxel::VoxelSet::Sparse(_) => "sparse",
     };
     if o.json {
+        let f = |x: f64, digits: usize| json_num(x, digits);
+        // (f32 Display: the shortest form that reads back as the same f32)
+        let g = |x: f32| if x.is_finite() { format!("{x}") } else { "null".to_string() };
         println!(
-            "{{\"mesh\":{:?},\"mode\":\"{:?}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{load_ms:.3},\"voxelize_ms\":{voxelize_ms:.3},\"write_ms\":{write_ms:.3},\"peak_rss_mb\":{rss:.1},\"threads\":{}}}",
-            name,
-            o.mode,
-            grid.voxel,
-            grid.origin.x,
-            grid.origin.y,
-            grid.origin.z,
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"threads\":{}}}",
+            json_str(&name),
+            format!("{:?}", o.mode).to_ascii_lowercase(),
+            g(grid.voxel),
+            g(grid.origin.x),
+            g(grid.origin.y),
+            g(grid.origin.z),
+            f(load_ms, 3),
+            f(voxelize_ms, 3),
+            f(write_ms, 3),
+            f(rss, 1),
             rayon::current_num_threads()
         );
     } else {
@@ -180,4 +215,57 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         );
     }
     Ok(())
+}
+
+/// When the progress bar appears (on a terminal): runs shorter than this
+/// print only the summary line.
+const SHOW_PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// `s` as a JSON string literal (RFC 8259: `"` and `\` escaped, control
+/// characters as `\u00XX`; everything else, including non-ASCII, verbatim).
+pub(crate) fn json_str(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// `x` as a JSON number with `digits` decimals (`usize::MAX`: shortest
+/// round-trip form), or `null` when it is not finite (JSON has no NaN or
+/// infinity; the peak RSS is NaN where `/proc` is missing).
+pub(crate) fn json_num(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        "null".into()
+    } else if digits == usize::MAX {
+        // (Display of a float never uses exponent notation, and always
+        // gives a valid JSON number: "-0", "1.5", "100")
+        format!("{x}")
+    } else {
+        format!("{x:.digits$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{json_num, json_str};
+
+    #[test]
+    fn json_escapes_and_non_finite() {
+        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+        assert_eq!(json_num(f64::NAN, 1), "null");
+        assert_eq!(json_num(f64::INFINITY, usize::MAX), "null");
+        assert_eq!(json_num(1.25, 1), "1.2");
+        assert_eq!(json_num(-0.5, usize::MAX), "-0.5");
+    }
 }

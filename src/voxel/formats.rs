@@ -17,7 +17,74 @@ pub fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), VoxelError> {
+    stage(path, body)?.commit()
+}
+
+/// A complete output waiting in its temporary file (see [`stage`]): [`commit`]
+/// renames it over the target; dropping it uncommitted removes it.
+///
+/// [`commit`]: Staged::commit
+#[derive(Debug)]
+pub struct Staged {
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    /// Renames the temporary file over the target.
+    pub fn commit(mut self) -> Result<(), VoxelError> {
+        self.done = true;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| {
+            let _ = std::fs::remove_file(&self.tmp);
+            VoxelError::Io(format!("{}: {e}", self.path.display()))
+        })
+    }
+
+    /// The target path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Commits every staged output, in order. Several outputs of one command are
+/// staged first and committed together, so a failing output (a preview
+/// after the voxel file, say) leaves none of them: if a rename fails, the
+/// outputs already renamed are removed again.
+pub fn commit_all(staged: Vec<Staged>) -> Result<(), VoxelError> {
+    let mut done: Vec<std::path::PathBuf> = Vec::new();
+    for s in staged {
+        let p = s.path.clone();
+        if let Err(e) = s.commit() {
+            for d in &done {
+                let _ = std::fs::remove_file(d);
+            }
+            return Err(e);
+        }
+        done.push(p);
+    }
+    Ok(())
+}
+
+/// Writes `body` into a temporary file in `path`'s directory (fsynced) and
+/// returns it staged for [`Staged::commit`]. Errors (naming `path`) when the
+/// body fails or `path` is a directory; the temporary file is then removed.
+pub fn stage(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Staged, VoxelError> {
     let name = path.display().to_string();
+    if path.is_dir() {
+        return Err(VoxelError::Io(format!("{name}: is a directory")));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -28,32 +95,44 @@ pub fn write_atomic(
         .to_string_lossy()
         .to_string();
     let tmp = dir.join(format!(".{file_name}.tmp{}", std::process::id()));
+    let staged = Staged { tmp, path: path.to_path_buf(), done: false };
     let run = || -> std::io::Result<()> {
-        let f = std::fs::File::create(&tmp)?;
+        let f = std::fs::File::create(&staged.tmp)?;
         let mut w = std::io::BufWriter::new(f);
         body(&mut w)?;
         w.flush()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
     };
-    run().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        VoxelError::Io(format!("{name}: {e}"))
-    })
+    // (on error `staged` drops and removes the temporary file)
+    run().map_err(|e| VoxelError::Io(format!("{name}: {e}")))?;
+    Ok(staged)
 }
 
 /// Writes binvox (Min's format: header, then `(value, count ≤ 255)` run pairs
 /// over voxels in x-z-y order, y fastest: index `x·n² + z·n + y`). binvox grids
-/// are cubes; other dimensions are an error. `translate` is the grid origin,
-/// `scale` the cube's side `n·h`.
+/// are cubes; other dimensions are an error (see [`write_binvox_cube`], which
+/// pads). `translate` is the grid origin, `scale` the cube's side `n·h`.
 pub fn write_binvox(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std::io::Result<()> {
     let [n, ny, nz] = grid.dims;
     if n != ny || n != nz {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("binvox needs a cubic grid, got {n}×{ny}×{nz}"),
+            format!(
+                "binvox needs a cubic grid, got {n}×{ny}×{nz} (write_binvox_cube pads it to a cube)"
+            ),
         ));
     }
+    write_binvox_cube(w, grid, set)
+}
+
+/// Writes binvox for any grid: binvox files are cubes, so a non-cubic grid
+/// is padded to the cube of its largest dimension `n`. The header's `dim` is
+/// `n n n`; voxel `(i, j, k)` keeps its index, and the voxels beyond the
+/// grid's own dimensions are empty. `translate` (the grid origin) and
+/// `scale = n·h` still give the voxel size `h`, so world positions of all
+/// voxels are unchanged. Cubic grids are written exactly as [`write_binvox`].
+pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std::io::Result<()> {
+    let n = grid.dims.into_iter().max().unwrap_or(1);
     let n64 = n as u64;
     write!(
         w,
@@ -298,8 +377,10 @@ fn vox_dict(out: &mut Vec<u8>, kv: &[(&str, String)]) {
 /// Writes MagicaVoxel `.vox` (version 150): the grid is cut into tiles of at
 /// most 256³ voxels, each non-empty tile a model (`SIZE` + `XYZI`, colour
 /// index 1) placed by a transform node (`nTRN` `_t` = tile centre) under one
-/// group, as MagicaVoxel 0.99 writes scenes. MagicaVoxel's z axis is up, as
-/// here.
+/// group, as MagicaVoxel 0.99 writes scenes, and one `LAYR` chunk for the
+/// layer 0 the transforms name. An empty set writes one empty model of the
+/// grid's size (clamped to 256 per axis): MagicaVoxel needs a model.
+/// MagicaVoxel's z axis is up, as here.
 pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
     let mut tiles: std::collections::BTreeMap<(u32, u32, u32), Vec<[u8; 4]>> = Default::default();
@@ -311,6 +392,11 @@ pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
             1,
         ]);
     });
+    if tiles.is_empty() {
+        // MagicaVoxel needs at least one model: an empty one of the first
+        // tile's size (the grid clamped to 256 per axis)
+        tiles.insert((0, 0, 0), Vec::new());
+    }
     let mut body = Vec::new();
     let mut models = Vec::new();
     for (&(tz, ty, tx), vox) in &tiles {
@@ -371,6 +457,13 @@ pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
         vox_dict(&mut s, &[]);
         chunk(&mut body, b"nSHP", &s, &[]);
     }
+    // the layer the model transforms name (layer 0): `LAYR` = layer id,
+    // attribute dict, reserved id −1 (MagicaVoxel-file-format-vox-extension.txt)
+    let mut l = Vec::new();
+    l.extend_from_slice(&0i32.to_le_bytes());
+    vox_dict(&mut l, &[("_name", "voxels".to_string())]);
+    l.extend_from_slice(&(-1i32).to_le_bytes());
+    chunk(&mut body, b"LAYR", &l, &[]);
     let mut out = Vec::with_capacity(body.len() + 20);
     out.extend_from_slice(b"VOX ");
     out.extend_from_slice(&150u32.to_le_bytes());
@@ -570,6 +663,32 @@ pub fn write_npy_u32_pairs(w: &mut dyn Write, rows: &[(u32, u32)]) -> std::io::R
     for &(a, b) in rows {
         buf.extend_from_slice(&a.to_le_bytes());
         buf.extend_from_slice(&b.to_le_bytes());
+    }
+    w.write_all(&buf)
+}
+
+/// Writes per-voxel triangle lists ([`super::triangle_lists`]) as a
+/// little-endian `uint32` `.npy` array of shape `(P, 4)`: one row
+/// `[i, j, k, triangle]` per (voxel, triangle) pair, sorted by voxel
+/// `(k, j, i)` (the order of [`write_npy`]'s index list) and then by triangle.
+pub fn write_npy_triangle_rows(
+    w: &mut dyn Write,
+    lists: &[([u32; 3], Vec<u32>)],
+) -> std::io::Result<()> {
+    let rows: usize = lists.iter().map(|(_, l)| l.len()).sum();
+    let header = format!("{{'descr': '<u4', 'fortran_order': False, 'shape': ({rows}, 4), }}");
+    npy_header(w, &header)?;
+    let mut buf = Vec::with_capacity(rows.min(1 << 20) * 16);
+    for (v, l) in lists {
+        for &t in l {
+            for x in [v[0], v[1], v[2], t] {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+            if buf.len() >= 1 << 16 {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+        }
     }
     w.write_all(&buf)
 }

@@ -56,6 +56,27 @@ pub fn plane_bounds(o: f32, h: f32, n: i64) -> (f32, f32) {
     (lo, hi)
 }
 
+/// The smallest count `c = pad + n` (with `n ≥ max(1, ⌈(max - min)/h⌉)`)
+/// of voxels from `origin` whose far plane `origin + c·h` is `≥ max`
+/// exactly (its lower bound is); `n` is returned.
+fn covering_count(origin: f32, h: f32, min: f32, max: f32, pad: u32) -> Result<u32, VoxelError> {
+    if !(min.is_finite() && max.is_finite() && origin.is_finite()) {
+        return Err(VoxelError::Grid("mesh bounding box is not finite".into()));
+    }
+    let q = ((max as f64 - min as f64) / h as f64).ceil().max(1.0);
+    if q > 2.0 * MAX_RES as f64 {
+        return Err(VoxelError::Grid(format!(
+            "{q} voxels along an axis exceed {MAX_RES}; use a larger voxel size"
+        )));
+    }
+    let mut n = q as u32;
+    // (at most a step or two: the quotient is within an ulp of the answer)
+    while plane_bounds(origin, h, (n + pad) as i64).0 < max {
+        n += 1;
+    }
+    Ok(n)
+}
+
 impl Grid {
     /// A grid with explicit origin, voxel size and dimensions.
     ///
@@ -136,6 +157,72 @@ impl Grid {
             origin = origin_for(h);
         }
         Grid::new(origin, h, [n as u32; 3])
+    }
+
+    /// The grid of voxel size `h` fitted to a mesh with bounding box
+    /// `[min, max]`: origin `min - pad·h` (rounded down, as in [`Grid::fit`]),
+    /// and per axis `max(1, ⌈extent / h⌉) + 2·pad` voxels — not a cube.
+    ///
+    /// As in [`Grid::fit`], the far plane of the last non-padding voxel covers
+    /// `max` **exactly** on every axis (one more voxel is added where the
+    /// rounded quotient falls short), so every triangle, including one on the
+    /// bounding box's max face, lies in the grid. Errors when `h` is not
+    /// positive and finite or an axis would need more than [`MAX_RES`] voxels.
+    ///
+    /// ```
+    /// use widephase::voxel::Grid;
+    /// use widephase::Vec3;
+    /// let g = Grid::fit_voxel(Vec3::ZERO, Vec3::new(1.0, 0.5, 0.0), 0.25, 1).unwrap();
+    /// assert_eq!(g.dims, [6, 4, 3]);
+    /// assert_eq!(g.origin, Vec3::splat(-0.25));
+    /// ```
+    pub fn fit_voxel(min: Vec3, max: Vec3, h: f32, pad: u32) -> Result<Grid, VoxelError> {
+        Self::check_voxel(h)?;
+        let origin = if pad == 0 {
+            min
+        } else {
+            Vec3::new(
+                plane_bounds(min.x, -h, pad as i64).0,
+                plane_bounds(min.y, -h, pad as i64).0,
+                plane_bounds(min.z, -h, pad as i64).0,
+            )
+        };
+        let mut dims = [0u32; 3];
+        for (a, d) in dims.iter_mut().enumerate() {
+            let inner = covering_count(origin.get(a), h, min.get(a), max.get(a), pad)?;
+            *d = Self::check_count(a, inner as u64 + 2 * pad as u64)?;
+        }
+        Grid::new(origin, h, dims)
+    }
+
+    /// The grid of voxel size `h` starting at `origin` with just enough voxels
+    /// per axis for its far planes to cover `max` exactly (at least one voxel
+    /// per axis; parts of a mesh below `origin` are outside the grid).
+    pub fn covering(origin: Vec3, h: f32, max: Vec3) -> Result<Grid, VoxelError> {
+        Self::check_voxel(h)?;
+        let mut dims = [0u32; 3];
+        for (a, d) in dims.iter_mut().enumerate() {
+            let lo = origin.get(a).min(max.get(a));
+            *d = Self::check_count(a, covering_count(origin.get(a), h, lo, max.get(a), 0)? as u64)?;
+        }
+        Grid::new(origin, h, dims)
+    }
+
+    fn check_voxel(h: f32) -> Result<(), VoxelError> {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(VoxelError::Grid(format!("voxel size {h} must be positive and finite")));
+        }
+        Ok(())
+    }
+
+    fn check_count(axis: usize, n: u64) -> Result<u32, VoxelError> {
+        if n > MAX_RES as u64 {
+            return Err(VoxelError::Grid(format!(
+                "{n} voxels along {} exceed {MAX_RES}; use a larger voxel size",
+                ["x", "y", "z"][axis]
+            )));
+        }
+        Ok(n as u32)
     }
 
     /// Total number of voxels.

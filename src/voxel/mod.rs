@@ -104,7 +104,8 @@ pub enum Mode {
 /// Storage choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Storage {
-    /// Dense up to [`DENSE_AUTO_LIMIT`] voxels, sparse above.
+    /// Dense up to [`DENSE_AUTO_LIMIT`] voxels, sparse above; solid mode (dense
+    /// only) stays dense up to [`DENSE_MAX`] ([`dense_storage`]).
     #[default]
     Auto,
     /// Dense bits (error above [`DENSE_MAX`]).
@@ -359,6 +360,33 @@ fn run_slab<S: Sink>(
     batch.flush(sink);
 }
 
+/// Whether [`voxelize`] stores `dims` densely for `storage` and `mode`:
+/// [`Storage::Auto`] is dense up to [`DENSE_AUTO_LIMIT`] voxels, and for
+/// [`Mode::Solid`] (which needs dense bits) up to [`DENSE_MAX`]. Errors when
+/// the request cannot be met: dense above [`DENSE_MAX`], or solid mode with
+/// sparse storage or above [`DENSE_MAX`] voxels.
+pub fn dense_storage(storage: Storage, mode: Mode, dims: [u32; 3]) -> Result<bool, VoxelError> {
+    let n: u64 = dims.iter().map(|&d| d as u64).product();
+    let [nx, ny, nz] = dims;
+    let too_large = |what: &str| {
+        VoxelError::TooLarge(format!(
+            "{what}; {nx}×{ny}×{nz} = {n} voxels is above the dense limit {DENSE_MAX}"
+        ))
+    };
+    match (storage, mode) {
+        (Storage::Sparse, Mode::Solid) => Err(VoxelError::TooLarge(
+            "solid mode needs dense storage, but sparse storage was requested".into(),
+        )),
+        (Storage::Sparse, _) => Ok(false),
+        (_, Mode::Solid) if n > DENSE_MAX => Err(too_large("solid mode needs dense storage")),
+        (Storage::Dense, _) if n > DENSE_MAX => {
+            Err(too_large("dense storage requested (use sparse storage)"))
+        }
+        (Storage::Dense, _) | (Storage::Auto, Mode::Solid) => Ok(true),
+        (Storage::Auto, _) => Ok(n <= DENSE_AUTO_LIMIT),
+    }
+}
+
 /// Voxelizes `mesh` on `grid`.
 ///
 /// The mesh is validated ([`MeshRef::validate`]'s rules and errors; checked
@@ -378,17 +406,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     let invalid =
         || mesh.validate("mesh").err().unwrap_or_else(|| VoxelError::Mesh("mesh: invalid".into()));
     let n = grid.len();
-    let dense = match opts.storage {
-        Storage::Dense => true,
-        Storage::Sparse => false,
-        Storage::Auto => n <= DENSE_AUTO_LIMIT,
-    };
-    if opts.mode == Mode::Solid && (!dense || n > DENSE_MAX) {
-        return Err(VoxelError::TooLarge(format!(
-            "solid mode needs a dense grid; {:?} = {n} voxels is above the dense limit {DENSE_MAX} or sparse storage was requested",
-            grid.dims
-        )));
-    }
+    let dense = dense_storage(opts.storage, opts.mode, grid.dims)?;
     let t = Tables::new(grid);
     let thin = opts.mode == Mode::Thin;
     let [nx, ny, nz] = grid.dims;
@@ -513,6 +531,32 @@ pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Auto storage: dense up to the auto limit, sparse above it, except
+    /// solid mode, which stays dense up to `DENSE_MAX` (a 2048×1024×1024
+    /// solid grid used to be refused as "above the dense limit").
+    #[test]
+    fn storage_decision() {
+        use Mode::*;
+        use Storage::*;
+        let at_auto = [1024, 1024, 1024];
+        let above_auto = [2048, 1024, 1024];
+        let at_max = [2048, 2048, 2048];
+        let above_max = [2048, 2048, 2049];
+        assert_eq!(dense_storage(Auto, Surface, at_auto), Ok(true));
+        assert_eq!(dense_storage(Auto, Thin, above_auto), Ok(false));
+        assert_eq!(dense_storage(Auto, Solid, above_auto), Ok(true));
+        assert_eq!(dense_storage(Auto, Solid, at_max), Ok(true));
+        assert_eq!(dense_storage(Dense, Surface, at_max), Ok(true));
+        assert_eq!(dense_storage(Sparse, Surface, [1, 1, 1]), Ok(false));
+        let msg = |r: Result<bool, VoxelError>| r.unwrap_err().to_string();
+        let e = msg(dense_storage(Auto, Solid, above_max));
+        assert!(e.contains("solid") && e.contains("2048×2048×2049") && e.contains("above"), "{e}");
+        let e = msg(dense_storage(Dense, Surface, above_max));
+        assert!(e.contains("above the dense limit"), "{e}");
+        let e = msg(dense_storage(Sparse, Solid, [8, 8, 8]));
+        assert!(e.contains("sparse storage was requested") && !e.contains("above"), "{e}");
+    }
 
     /// The slab records give back each triangle's coordinates bit for bit
     /// and its ranges at the extremes of the `u16` packing (indices up to
