@@ -535,11 +535,65 @@ fn shared_meshes_surface() {
         [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)]
     {
         let Some(m) = shared_mesh(name) else { continue };
-        let c = check_mesh(name, m.as_ref(), &fit(&m, res, 0));
+        let g = fit(&m, res, 0);
+        check_mesh(name, m.as_ref(), &g);
         if name == "teapot.obj" {
-            // the bottom lies on y = 0 = the grid origin plane: voxels j = 0 exist
-            assert!(c.got > 0);
+            // the lowest vertex lies on y = 0 = the grid origin plane: layer
+            // j = 0 is exactly the exact reference's layer j = 0
+            layer_matches_exact(name, m.as_ref(), &g, 1, 0);
         }
+    }
+}
+
+/// The voxels of layer `n` along `axis` equal the exact reference's (a layer
+/// on the grid's border is where a clamped or off-by-one range loses voxels).
+fn layer_matches_exact(name: &str, m: MeshRef<'_>, g: &Grid, axis: usize, n: u32) -> usize {
+    let exact: HashSet<[u32; 3]> =
+        exact_surface(m, g, &mut 0).into_iter().filter(|v| v[axis] == n).collect();
+    let got: HashSet<[u32; 3]> =
+        surface(m, g, false).indices().into_iter().filter(|v| v[axis] == n).collect();
+    eprintln!("VOXEL layer {name} axis={axis} n={n} exact={} got={}", exact.len(), got.len());
+    assert!(!exact.is_empty(), "{name}: layer {n} is empty in the reference");
+    assert_eq!(got, exact, "{name}: layer {n} differs from the exact reference");
+    exact.len()
+}
+
+/// Faces lying exactly on the grid's origin plane and on an interior grid
+/// plane (dyadic and non-dyadic grids, with and without padding): zero misses
+/// against the exact reference, and the border layer equal to it.
+#[test]
+fn faces_on_the_origin_plane_and_an_interior_plane() {
+    // dyadic: box y ∈ [0, 0.5] on h = 1/8: y = 0 is plane 0, y = 0.5 plane 4
+    let m = builtin::cuboid(Vec3::new(0.125, 0.0, 0.25), Vec3::new(0.75, 0.5, 0.875));
+    for (name, g) in [
+        ("face on origin plane", Grid::new(Vec3::ZERO, 0.125, [8, 8, 8]).unwrap()),
+        (
+            "face on origin plane, padded",
+            Grid::new(Vec3::splat(-0.25), 0.125, [12, 12, 12]).unwrap(),
+        ),
+    ] {
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert_eq!(c.got, c.exact, "{name}: planes are f32 numbers, no extras");
+        let j0 = ((0.0 - g.origin.y) / 0.125) as u32; // the layer above y = 0
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0);
+        // y = 0.5 lies on a plane: both layers it bounds are marked
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0 + 3);
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0 + 4);
+    }
+    // non-dyadic: origin y = 0.3, h = 0.1 + 1e-7; the top face on (the f32
+    // below) interior plane 5; Grid::fit without and with padding
+    let (o, h) = (Vec3::new(-0.1, 0.3, 0.05), 0.1 + 1e-7);
+    let top = plane_bounds(o.y, h, 5).0;
+    let m = builtin::cuboid(Vec3::new(0.0, 0.3, 0.2), Vec3::new(0.9, top, 0.7));
+    let g = Grid::new(o, h, [12, 8, 10]).unwrap();
+    check_mesh("non-dyadic face on origin plane", m.as_ref(), &g);
+    layer_matches_exact("non-dyadic origin plane", m.as_ref(), &g, 1, 0);
+    layer_matches_exact("non-dyadic interior plane", m.as_ref(), &g, 1, 4);
+    for pad in [0, 2] {
+        let g = fit(&m, 13, pad);
+        let name = format!("fit 13 pad {pad}");
+        check_mesh(&name, m.as_ref(), &g);
+        layer_matches_exact(&name, m.as_ref(), &g, 1, pad);
     }
 }
 
@@ -985,6 +1039,112 @@ fn solid_rule_on_overlaps_flips_holes_and_fins() {
     assert!(!surf.get(mid) && solid.get(mid));
     let [_, _, shell] = modes(join(&[&a, &flipped(&small, |_| true)]).as_ref(), &g);
     assert!(!shell.get([13, 13, 13])); // centre 0.478
+}
+
+/// A quad (two triangles) `p + s·u + t·v`, `s, t ∈ [0, 1]`.
+fn quad(p: Vec3, u: Vec3, v: Vec3) -> Mesh {
+    Mesh { vertices: vec![p, p + u, p + u + v, p + v], indices: vec![[0, 1, 2], [0, 2, 3]] }
+}
+
+/// Thin mode is thinner than the conservative surface, not just a subset: a
+/// plane at 45° covering the grid leaves strictly fewer voxels (one or two per
+/// column instead of two or three), and an axis-aligned plane strictly inside
+/// a voxel layer gives exactly that layer (a thin mode equal to the
+/// conservative one, or one marking both neighbours of a face, would fail).
+#[test]
+fn thin_is_thinner_than_conservative() {
+    let g = Grid::new(Vec3::new(0.013, 0.021, 0.007), 0.1, [20, 20, 20]).unwrap();
+    let thin_of = |m: &Mesh| {
+        voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() })
+            .unwrap()
+            .set
+    };
+    // x + y = 2.05, covering the grid in z and along the plane
+    let tilted =
+        quad(Vec3::new(3.05, -1.0, -1.0), Vec3::new(-4.0, 4.0, 0.0), Vec3::new(0.0, 0.0, 4.0));
+    let (surf, thin) = (surface(tilted.as_ref(), &g, false), thin_of(&tilted));
+    assert!(thin.indices().iter().all(|&v| surf.get(v)));
+    eprintln!("VOXEL thin 45° plane: conservative={} thin={}", surf.count(), thin.count());
+    // measured: conservative 780 (~2 per (x, z) column), thin 400 (1 per column)
+    assert!(thin.count() < surf.count(), "thin is not thinner on a 45° plane");
+    assert!(2 * thin.count() <= 3 * 20 * 20, "thin marks over 1.5 voxels per (x, z) column");
+    // still 6-separating: no two 6-neighbours outside the thin set have
+    // centres on opposite sides of the plane
+    let side = |v: [u32; 3]| {
+        let c = g.center_f64(v);
+        c[0] + c[1] > 2.05
+    };
+    for v in (0..g.len() as u32).map(|n| [n % 20, n / 20 % 20, n / 400]) {
+        for a in 0..3 {
+            let mut w = v;
+            w[a] += 1;
+            if w[a] < 20 && !thin.get(v) && !thin.get(w) {
+                assert_eq!(side(v), side(w), "6-neighbours {v:?} {w:?} leak through");
+            }
+        }
+    }
+    // z = o.z + 7.3 h: strictly inside layer 7
+    let z = 0.007 + 7.3 * 0.1;
+    let flat = quad(Vec3::new(-1.0, -1.0, z), Vec3::new(4.0, 0.0, 0.0), Vec3::new(0.0, 4.0, 0.0));
+    let thin = thin_of(&flat);
+    assert_eq!(thin.count(), 20 * 20);
+    assert!(thin.indices().iter().all(|v| v[2] == 7));
+    assert_eq!(surface(flat.as_ref(), &g, false).count(), 20 * 20);
+}
+
+/// A mesh translated far from the origin: coordinates near 1e4 (f32 ulp
+/// 2⁻¹⁰ ≈ 1e-3) with voxels of ~1.7e-2 (17 ulps of the coordinates), and
+/// near 1e6 (ulp 1/16) with voxels of ~0.17 (1.3 ulps); the grid planes are not f32
+/// numbers. Zero misses against the exact reference, extras only inside the
+/// documented band; solid mode equals the winding number there too.
+#[test]
+fn far_from_the_origin_matches_exact() {
+    for (name, off, r_major, r_minor) in
+        [("torus at 1e4", 1.0e4f32, 0.3f32, 0.1f32), ("torus at 1e6", 1.0e6, 3.0, 1.0)]
+    {
+        let mut m = builtin::torus(24, 12, r_major, r_minor);
+        for p in &mut m.vertices {
+            *p += Vec3::new(off, -off, 0.5 * off);
+        }
+        let g = fit(&m, 48, 1);
+        let ulp = (off * 1.5).next_up() - off * 1.5;
+        eprintln!(
+            "VOXEL far {name}: h={:e} (≈ {:.1} ulps of the coordinates)",
+            g.voxel,
+            g.voxel / ulp
+        );
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert!(c.exact > 1000);
+        let [surf, _, solid] = modes(m.as_ref(), &g);
+        let s = solid_vs_winding(m.as_ref(), &g, &surf, &solid, 9);
+        eprintln!(
+            "VOXEL far {name}: solid compared={} inside={} disagree={}",
+            s.compared,
+            s.inside,
+            s.disagree.len()
+        );
+        assert!(s.inside > 100 && s.disagree.is_empty(), "{name}: solid vs winding number");
+    }
+}
+
+/// High resolution on a small patch: a 64³ window of a 4096³ grid over the
+/// torus knot (explicit origin, voxel size and dims), centred on a vertex:
+/// triangles there span tens to hundreds of voxels per side (the f64
+/// classification path) and are cut by the window's faces. Zero misses against the exact
+/// reference, extras only inside the band.
+#[test]
+fn high_resolution_window_matches_exact() {
+    let m = builtin::torus_knot(200, 12, 0.4);
+    let (lo, hi) = m.as_ref().bounds();
+    let h = (hi - lo).max_element() / 4096.0;
+    for (name, vi) in
+        [("knot 4096³ window at vertex 0", 0usize), ("knot 4096³ window at vertex 1001", 1001)]
+    {
+        let o = m.vertices[vi] - Vec3::splat(32.0 * h);
+        let g = Grid::new(o, h, [64, 64, 64]).unwrap();
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert!(c.exact > 2000, "{name}: the window holds too little surface ({})", c.exact);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -207,7 +207,7 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
                         fill(line[k].1, line[k + 1].1);
                     }
                 }
-            } else if line.len() % 2 == 0 {
+            } else if line.len().is_multiple_of(2) {
                 // even-odd rule
                 for pair in line.chunks(2) {
                     fill(pair[0].1, pair[1].1);
