@@ -130,8 +130,9 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
     for a in 0..3 {
         let (u, v) = ((a + 1) % 3, (a + 2) % 3);
         let nu = dims[u];
-        // crossings (row id, coordinate, sign) from every triangle, in parallel chunks
-        let mut hits: Vec<(u64, f64, i8)> = mesh
+        // crossings (key, coordinate) from every triangle, in parallel chunks;
+        // key = 2·row id + (sign > 0), which keeps an entry at 16 bytes
+        let mut hits: Vec<(u64, f64)> = mesh
             .indices
             .par_chunks(4096)
             .flat_map_iter(|chunk| {
@@ -154,7 +155,8 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
                         for ju in u0..=u1 {
                             let cu = o[u] + (ju as f64 + 0.5) * h;
                             if let Some((x, sg)) = crossing(&p, a, [cu, cv]) {
-                                out.push((jv as u64 * nu as u64 + ju as u64, x, sg));
+                                let row = jv as u64 * nu as u64 + ju as u64;
+                                out.push((row << 1 | (sg > 0) as u64, x));
                             }
                         }
                     }
@@ -165,7 +167,7 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
         // the sign breaks ties at equal coordinates so the order (and the
         // result) does not depend on the thread count
         hits.par_sort_unstable_by(|x, y| {
-            x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(&y.2))
+            (x.0 >> 1).cmp(&(y.0 >> 1)).then(x.1.total_cmp(&y.1)).then(x.0.cmp(&y.0))
         });
         let mut inside = DenseBits::new(dims)?;
         // every line votes unless it has an odd crossing count (bits past nx
@@ -175,9 +177,9 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
         let na = dims[a];
         let mut s = 0;
         while s < hits.len() {
-            let row = hits[s].0;
+            let row = hits[s].0 >> 1;
             let mut e = s;
-            while e < hits.len() && hits[e].0 == row {
+            while e < hits.len() && hits[e].0 >> 1 == row {
                 e += 1;
             }
             let (ju, jv) = ((row % nu as u64) as u32, (row / nu as u64) as u32);
@@ -189,7 +191,8 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
                 vx
             };
             let line = &hits[s..e];
-            let balanced = line.iter().map(|x| x.2 as i64).sum::<i64>() == 0;
+            let sign = |k: usize| if line[k].0 & 1 == 1 { 1i64 } else { -1 };
+            let balanced = (0..line.len()).map(sign).sum::<i64>() == 0;
             let mut fill = |x0: f64, x1: f64| {
                 if let Some((n0, n1)) = centre_range(o[a], h, na, x0, x1) {
                     for n in n0..=n1 {
@@ -202,7 +205,7 @@ pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
                 // (entering a CCW surface is a -1 crossing)
                 let mut wind = 0i64;
                 for k in 0..line.len() - 1 {
-                    wind -= line[k].2 as i64;
+                    wind -= sign(k);
                     if wind != 0 {
                         fill(line[k].1, line[k + 1].1);
                     }
