@@ -965,9 +965,10 @@ fn flipped(m: &Mesh, which: impl Fn(usize) -> bool) -> Mesh {
 
 /// The per-line rule on hand-made meshes (module docs of `voxel::solid`):
 /// every non-surface centre is compared with the intended solid. Fails on
-/// plain parity (overlap, nested same orientation), on a rule without the
-/// parity fallback (flipped face) and on one without abstention (hole,
-/// duplicated face, fin).
+/// plain parity (overlapping cubes, nested same orientation) and on the
+/// nonzero rule without the parity fallback (six boxes around an empty
+/// middle, faces flipped: the middle gets winding 2 on all three axes); both
+/// checked by mutation.
 #[test]
 fn solid_rule_on_overlaps_flips_holes_and_fins() {
     let cube = |lo: f32, hi: f32| builtin::cuboid(Vec3::splat(lo), Vec3::splat(hi));
@@ -984,6 +985,24 @@ fn solid_rule_on_overlaps_flips_holes_and_fins() {
     holed.indices.remove(5);
     let dup1 = join(&[&a, &Mesh { vertices: a.vertices.clone(), indices: vec![a.indices[3]] }]);
     let dup2 = join(&[&dup1, &Mesh { vertices: a.vertices.clone(), indices: vec![a.indices[3]] }]);
+    // six boxes around the empty middle [0.6, 1]³, one on each side; the
+    // three on the low sides have their face towards the middle flipped, so
+    // every axis line through the middle meets (enter, enter) then (enter,
+    // leave): unbalanced, even, winding 2 in the middle, parity 0
+    let mut ring_boxes = Vec::new();
+    let mut ring = Mesh::default();
+    for k in 0..3 {
+        for (l, h, flip) in [(0.1f32, 0.5f32, true), (1.1, 1.5, false)] {
+            let (mut lo, mut hi) = (Vec3::splat(0.6), Vec3::splat(1.0));
+            lo.set(k, l);
+            hi.set(k, h);
+            ring_boxes.push((lo, hi));
+            // the +k face: quads 5 (x), 3 (y), 1 (z) of `cuboid`
+            let q = [5, 3, 1][k];
+            let b = flipped(&builtin::cuboid(lo, hi), |i| flip && i / 2 == q);
+            ring = join(&[&ring, &b]);
+        }
+    }
     type Expect = Box<dyn Fn([f64; 3]) -> bool>;
     let in_a: fn([f64; 3]) -> bool = |c| c.iter().all(|&x| x > 0.0 && x < 1.0);
     let cases: Vec<(&str, Mesh, Expect)> = vec![
@@ -994,6 +1013,15 @@ fn solid_rule_on_overlaps_flips_holes_and_fins() {
         ),
         ("flipped face", flipped(&a, |i| i == 4 || i == 5), Box::new(in_a)),
         ("inside-out cube", flipped(&a, |_| true), Box::new(in_a)),
+        (
+            "six boxes around an empty middle, faces flipped",
+            ring.clone(),
+            Box::new(move |c| {
+                ring_boxes.iter().any(|(lo, hi)| {
+                    (0..3).all(|k| c[k] > lo.get(k) as f64 && c[k] < hi.get(k) as f64)
+                })
+            }),
+        ),
         ("one duplicated triangle", dup1, Box::new(in_a)),
         ("two duplicated triangles", dup2, Box::new(in_a)),
         ("hole (one triangle missing)", holed, Box::new(in_a)),
