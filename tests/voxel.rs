@@ -535,110 +535,292 @@ fn shared_meshes_surface() {
         [("teapot.obj", 48), ("spot.obj", 40), ("bunny.obj", 40), ("armadillo.obj", 32)]
     {
         let Some(m) = shared_mesh(name) else { continue };
-        let c = check_mesh(name, m.as_ref(), &fit(&m, res, 0));
+        let g = fit(&m, res, 0);
+        check_mesh(name, m.as_ref(), &g);
         if name == "teapot.obj" {
-            // the bottom lies on y = 0 = the grid origin plane: voxels j = 0 exist
-            assert!(c.got > 0);
+            // the lowest vertex lies on y = 0 = the grid origin plane: layer
+            // j = 0 is exactly the exact reference's layer j = 0
+            layer_matches_exact(name, m.as_ref(), &g, 1, 0);
         }
+    }
+}
+
+/// The voxels of layer `n` along `axis` equal the exact reference's (a layer
+/// on the grid's border is where a clamped or off-by-one range loses voxels).
+fn layer_matches_exact(name: &str, m: MeshRef<'_>, g: &Grid, axis: usize, n: u32) -> usize {
+    let exact: HashSet<[u32; 3]> =
+        exact_surface(m, g, &mut 0).into_iter().filter(|v| v[axis] == n).collect();
+    let got: HashSet<[u32; 3]> =
+        surface(m, g, false).indices().into_iter().filter(|v| v[axis] == n).collect();
+    eprintln!("VOXEL layer {name} axis={axis} n={n} exact={} got={}", exact.len(), got.len());
+    assert!(!exact.is_empty(), "{name}: layer {n} is empty in the reference");
+    assert_eq!(got, exact, "{name}: layer {n} differs from the exact reference");
+    exact.len()
+}
+
+/// Faces lying exactly on the grid's origin plane and on an interior grid
+/// plane (dyadic and non-dyadic grids, with and without padding): zero misses
+/// against the exact reference, and the border layer equal to it.
+#[test]
+fn faces_on_the_origin_plane_and_an_interior_plane() {
+    // dyadic: box y ∈ [0, 0.5] on h = 1/8: y = 0 is plane 0, y = 0.5 plane 4
+    let m = builtin::cuboid(Vec3::new(0.125, 0.0, 0.25), Vec3::new(0.75, 0.5, 0.875));
+    for (name, g) in [
+        ("face on origin plane", Grid::new(Vec3::ZERO, 0.125, [8, 8, 8]).unwrap()),
+        (
+            "face on origin plane, padded",
+            Grid::new(Vec3::splat(-0.25), 0.125, [12, 12, 12]).unwrap(),
+        ),
+    ] {
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert_eq!(c.got, c.exact, "{name}: planes are f32 numbers, no extras");
+        let j0 = ((0.0 - g.origin.y) / 0.125) as u32; // the layer above y = 0
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0);
+        // y = 0.5 lies on a plane: both layers it bounds are marked
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0 + 3);
+        layer_matches_exact(name, m.as_ref(), &g, 1, j0 + 4);
+    }
+    // non-dyadic: origin y = 0.3, h = 0.1 + 1e-7; the top face on (the f32
+    // below) interior plane 5; Grid::fit without and with padding
+    let (o, h) = (Vec3::new(-0.1, 0.3, 0.05), 0.1 + 1e-7);
+    let top = plane_bounds(o.y, h, 5).0;
+    let m = builtin::cuboid(Vec3::new(0.0, 0.3, 0.2), Vec3::new(0.9, top, 0.7));
+    let g = Grid::new(o, h, [12, 8, 10]).unwrap();
+    check_mesh("non-dyadic face on origin plane", m.as_ref(), &g);
+    layer_matches_exact("non-dyadic origin plane", m.as_ref(), &g, 1, 0);
+    layer_matches_exact("non-dyadic interior plane", m.as_ref(), &g, 1, 4);
+    for pad in [0, 2] {
+        let g = fit(&m, 13, pad);
+        let name = format!("fit 13 pad {pad}");
+        check_mesh(&name, m.as_ref(), &g);
+        layer_matches_exact(&name, m.as_ref(), &g, 1, pad);
     }
 }
 
 // ---------------------------------------------------------------------------
 // Separation, solid, thin
 
-/// f64 ray parity along +x for a point; `None` when the ray passes within a
-/// guard band of an edge or vertex (then the test skips that point).
-fn inside_f64(m: MeshRef<'_>, c: [f64; 3]) -> Option<bool> {
-    let mut count = 0;
-    for ti in 0..m.triangle_count() {
-        let t = m.triangle(ti);
-        let p = [t.a, t.b, t.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
-        let (ylo, yhi) = (
-            p.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min),
-            p.iter().map(|q| q[1]).fold(f64::NEG_INFINITY, f64::max),
-        );
-        let (zlo, zhi) = (
-            p.iter().map(|q| q[2]).fold(f64::INFINITY, f64::min),
-            p.iter().map(|q| q[2]).fold(f64::NEG_INFINITY, f64::max),
-        );
-        if c[1] < ylo || c[1] > yhi || c[2] < zlo || c[2] > zhi {
-            continue;
-        }
-        let mut w = [0f64; 3];
-        let mut scale = 0f64;
-        for e in 0..3 {
-            let (a, b) = (p[e], p[(e + 1) % 3]);
-            let t1 = (b[1] - a[1]) * (c[2] - a[2]);
-            let t2 = (b[2] - a[2]) * (c[1] - a[1]);
-            w[(e + 2) % 3] = t1 - t2;
-            scale = scale.max(t1.abs()).max(t2.abs());
-        }
-        let tol = 1e-9 * scale.max(1e-300);
-        if w.iter().any(|x| x.abs() <= tol) {
-            if (w.iter().all(|&x| x >= -tol)) || (w.iter().all(|&x| x <= tol)) {
-                return None;
-            }
-            continue;
-        }
-        if !(w.iter().all(|&x| x > 0.0) || w.iter().all(|&x| x < 0.0)) {
-            continue;
-        }
-        let area = w[0] + w[1] + w[2];
-        let x = (w[0] * p[0][0] + w[1] * p[1][0] + w[2] * p[2][0]) / area;
-        if (x - c[0]).abs() <= 1e-9 * (x.abs() + c[0].abs()) {
-            return None;
-        }
-        if x > c[0] {
-            count += 1;
-        }
-    }
-    Some(count % 2 == 1)
+/// Solid angle of triangle `(a, b, c)` seen from `p`, van Oosterom & Strackee
+/// (1983): `tan(Ω/2) = a·(b×c) / (|a||b||c| + (a·b)|c| + (a·c)|b| + (b·c)|a|)`
+/// with `a, b, c` relative to `p`; positive when `p` is behind the
+/// counter-clockwise face (inside an outward-oriented closed mesh).
+fn solid_angle(p: [f64; 3], a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+    let s = |x: [f64; 3]| [x[0] - p[0], x[1] - p[1], x[2] - p[2]];
+    let (a, b, c) = (s(a), s(b), s(c));
+    let dot = |x: [f64; 3], y: [f64; 3]| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+    let len = |x: [f64; 3]| dot(x, x).sqrt();
+    let bc = [b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]];
+    let (la, lb, lc) = (len(a), len(b), len(c));
+    let den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la;
+    2.0 * dot(a, bc).atan2(den)
 }
 
-/// Inside/outside of every voxel centre (`None` = ambiguous, skipped), by
-/// +x ray parity; triangles are binned by the (j, k) rows their y-z bounding
-/// box covers, so each centre only meets the triangles of its row.
-fn classify(m: MeshRef<'_>, g: &Grid) -> Vec<([u32; 3], Option<bool>)> {
-    use rayon::prelude::*;
-    let [nx, ny, nz] = g.dims;
-    let h = g.voxel as f64;
-    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
-    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); (ny * nz) as usize];
-    for ti in 0..m.triangle_count() {
-        let t = m.triangle(ti);
-        let (lo, hi) = (t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c));
-        let r = |a: usize, d: u32| {
-            let l = (((lo.get(a) as f64 - o[a]) / h) - 0.5).floor().max(0.0) as i64;
-            let u = ((((hi.get(a) as f64 - o[a]) / h) - 0.5).ceil() as i64).min(d as i64 - 1);
-            (l, u)
+/// One node of [`Gwn`]'s hierarchy: a bounding box, the triangles below it
+/// (`tris[range]`), its children, and its boundary as a 1-chain: edges
+/// `(a, b, m)` with `a < b` and net multiplicity `m` of `a → b` (`b → a`
+/// counts −1), zeros dropped.
+struct GwnNode {
+    lo: [f64; 3],
+    hi: [f64; 3],
+    range: (usize, usize),
+    kids: Option<(usize, usize)>,
+    bnd: Vec<(u32, u32, i32)>,
+}
+
+/// Generalized winding number `w(p) = Σ Ω_t(p) / 4π` (Jacobson, Kavan &
+/// Sorkine-Hornung 2013), in f64, evaluated hierarchically and exactly (no
+/// far-field approximation): for `p` outside a node's box, the node's patch
+/// `S` and the fan `C` from the box centre over `S`'s boundary edges (reversed)
+/// form a closed chain inside the box, whose winding number at `p` is 0, so
+/// `w_S(p) = Σ over boundary edges a→b (mult. m) of m·Ω(p; centre, a, b)/4π`
+/// (their §3.3). Independent of solid mode: no rays, no parity.
+struct Gwn {
+    v: Vec<[f64; 3]>,
+    tris: Vec<[u32; 3]>,
+    nodes: Vec<GwnNode>,
+}
+
+impl Gwn {
+    fn new(m: MeshRef<'_>) -> Gwn {
+        let v: Vec<[f64; 3]> =
+            m.vertices.iter().map(|q| [q.x as f64, q.y as f64, q.z as f64]).collect();
+        let mut g = Gwn { v, tris: m.indices.to_vec(), nodes: Vec::new() };
+        let n = g.tris.len();
+        g.build(0, n);
+        g
+    }
+
+    fn build(&mut self, s: usize, e: usize) -> usize {
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for t in &self.tris[s..e] {
+            for &ix in t {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(self.v[ix as usize][k]);
+                    hi[k] = hi[k].max(self.v[ix as usize][k]);
+                }
+            }
+        }
+        let (kids, bnd) = if e - s <= 8 {
+            let mut edges = Vec::new();
+            for t in &self.tris[s..e] {
+                for k in 0..3 {
+                    let (a, b) = (t[k], t[(k + 1) % 3]);
+                    edges.push(if a < b { (a, b, 1) } else { (b, a, -1) });
+                }
+            }
+            (None, Self::reduce(edges))
+        } else {
+            let ax = (0..3).max_by(|&i, &j| (hi[i] - lo[i]).total_cmp(&(hi[j] - lo[j]))).unwrap();
+            let v = &self.v;
+            let key = |t: &[u32; 3]| t.iter().map(|&i| v[i as usize][ax]).sum::<f64>();
+            let mid = (s + e) / 2;
+            self.tris[s..e].select_nth_unstable_by(mid - s, |x, y| key(x).total_cmp(&key(y)));
+            let l = self.build(s, mid);
+            let r = self.build(mid, e);
+            let mut edges = self.nodes[l].bnd.clone();
+            edges.extend_from_slice(&self.nodes[r].bnd);
+            (Some((l, r)), Self::reduce(edges))
         };
-        let (jy, ky) = (r(1, ny), r(2, nz));
-        for k in ky.0..=ky.1 {
-            for j in jy.0..=jy.1 {
-                rows[(k * ny as i64 + j) as usize].push(ti as u32);
+        self.nodes.push(GwnNode { lo, hi, range: (s, e), kids, bnd });
+        self.nodes.len() - 1
+    }
+
+    fn reduce(mut edges: Vec<(u32, u32, i32)>) -> Vec<(u32, u32, i32)> {
+        edges.sort_unstable();
+        let mut out: Vec<(u32, u32, i32)> = Vec::new();
+        for (a, b, m) in edges {
+            match out.last_mut() {
+                Some(l) if l.0 == a && l.1 == b => l.2 += m,
+                _ => out.push((a, b, m)),
+            }
+        }
+        out.retain(|x| x.2 != 0);
+        out
+    }
+
+    fn node(&self, i: usize, p: [f64; 3]) -> f64 {
+        let n = &self.nodes[i];
+        if (0..3).any(|k| p[k] < n.lo[k] || p[k] > n.hi[k]) {
+            let c = [0, 1, 2].map(|k| 0.5 * (n.lo[k] + n.hi[k]));
+            return n
+                .bnd
+                .iter()
+                .map(|&(a, b, m)| {
+                    m as f64 * solid_angle(p, c, self.v[a as usize], self.v[b as usize])
+                })
+                .sum();
+        }
+        match n.kids {
+            Some((l, r)) => self.node(l, p) + self.node(r, p),
+            None => self.tris[n.range.0..n.range.1]
+                .iter()
+                .map(|t| {
+                    solid_angle(
+                        p,
+                        self.v[t[0] as usize],
+                        self.v[t[1] as usize],
+                        self.v[t[2] as usize],
+                    )
+                })
+                .sum(),
+        }
+    }
+
+    /// `w(p)`: 1 inside an outward-oriented closed mesh, 0 outside.
+    fn winding(&self, p: [f64; 3]) -> f64 {
+        self.node(self.nodes.len() - 1, p) / (4.0 * std::f64::consts::PI)
+    }
+}
+
+/// The centres the solid tests look at: every voxel when the grid has at most
+/// 50k, else 30k seeded random voxels; plus every non-surface voxel next
+/// (26-neighbour) to a surface voxel, where errors would show first.
+fn sample_centres(g: &Grid, surf: &VoxelSet, seed: u64) -> Vec<[u32; 3]> {
+    let mut set: HashSet<[u32; 3]> = HashSet::new();
+    let [nx, ny, nz] = g.dims;
+    if g.len() <= 50_000 {
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    set.insert([i, j, k]);
+                }
+            }
+        }
+    } else {
+        let mut r = fastrand::Rng::with_seed(seed);
+        for _ in 0..30_000 {
+            set.insert([r.u32(0..nx), r.u32(0..ny), r.u32(0..nz)]);
+        }
+        for v in surf.indices() {
+            for d in 0..27u32 {
+                let w = [
+                    v[0] as i64 + (d % 3) as i64 - 1,
+                    v[1] as i64 + (d / 3 % 3) as i64 - 1,
+                    v[2] as i64 + (d / 9) as i64 - 1,
+                ];
+                if (0..3).all(|a| w[a] >= 0 && w[a] < g.dims[a] as i64) {
+                    let w = w.map(|x| x as u32);
+                    if !surf.get(w) {
+                        set.insert(w);
+                    }
+                }
             }
         }
     }
-    (0..nz)
-        .into_par_iter()
-        .flat_map_iter(|k| {
-            let mut out = Vec::new();
-            for j in 0..ny {
-                let list = &rows[(k * ny + j) as usize];
-                let idx: Vec<[u32; 3]> = list.iter().map(|&t| m.indices[t as usize]).collect();
-                let sub = MeshRef { vertices: m.vertices, indices: &idx };
-                for i in 0..nx {
-                    let r = if idx.is_empty() {
-                        Some(false)
-                    } else {
-                        inside_f64(sub, g.center_f64([i, j, k]))
-                    };
-                    out.push(([i, j, k], r));
-                }
-            }
-            out
-        })
-        .collect()
+    let mut v: Vec<[u32; 3]> = set.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// Solid mode vs the generalized winding number (inside iff `w > 1/2`) on the
+/// sampled **non-surface** centres (surface voxels are solid by definition;
+/// a centre within `h/2` of the mesh lies in a surface voxel, so every
+/// compared centre is at least `h/2` from the mesh, where the f64 winding
+/// number is far from 1/2 on a closed mesh). Returns (compared, agree,
+/// inside by reference, largest distance of `w` from an integer).
+struct SolidCmp {
+    compared: usize,
+    agree: usize,
+    inside: usize,
+    max_frac: f64,
+    disagree: Vec<[u32; 3]>,
+}
+
+fn solid_vs_winding(
+    m: MeshRef<'_>,
+    g: &Grid,
+    surf: &VoxelSet,
+    solid: &VoxelSet,
+    seed: u64,
+) -> SolidCmp {
+    use rayon::prelude::*;
+    let gwn = Gwn::new(m);
+    let centres: Vec<[u32; 3]> =
+        sample_centres(g, surf, seed).into_iter().filter(|v| !surf.get(*v)).collect();
+    let w: Vec<f64> = centres.par_iter().map(|&v| gwn.winding(g.center_f64(v))).collect();
+    let mut c = SolidCmp {
+        compared: centres.len(),
+        agree: 0,
+        inside: 0,
+        max_frac: 0.0,
+        disagree: Vec::new(),
+    };
+    for (v, w) in centres.iter().zip(&w) {
+        let inside = *w > 0.5;
+        c.inside += inside as usize;
+        c.max_frac = c.max_frac.max((w - w.round()).abs());
+        if solid.get(*v) == inside {
+            c.agree += 1;
+        } else {
+            c.disagree.push(*v);
+        }
+    }
+    c
+}
+
+fn modes(m: MeshRef<'_>, g: &Grid) -> [VoxelSet; 3] {
+    [Mode::Surface, Mode::Thin, Mode::Solid]
+        .map(|mode| voxel::voxelize(m, g, &Options { mode, ..Options::default() }).unwrap().set)
 }
 
 /// Flood fill from the grid's outside border through voxels not in `wall`,
@@ -689,7 +871,7 @@ fn closed_meshes() -> Vec<(String, Mesh, u32)> {
         ("torus".to_string(), builtin::torus(48, 24, 1.0, 0.35), 32),
         ("knot".to_string(), builtin::torus_knot(200, 12, 0.4), 40),
     ];
-    for (n, r) in [("spot.obj", 32), ("armadillo.obj", 32)] {
+    for (n, r) in [("spot.obj", 64), ("armadillo.obj", 64)] {
         if let Some(m) = shared_mesh(n) {
             v.push((n.to_string(), m, r));
         }
@@ -697,92 +879,299 @@ fn closed_meshes() -> Vec<(String, Mesh, u32)> {
     v
 }
 
+/// Watertight meshes: thin ⊆ surface ⊆ solid; no flood from the border
+/// (26-connected through the surface, 6-connected through the thin surface)
+/// reaches a centre the winding number puts inside; solid mode equals the
+/// winding-number classification on every compared centre (0 disagreements),
+/// and the reference is sane there (`w` within 1e-6 of 0 or 1).
 #[test]
-fn surfaces_separate_and_solid_matches_exact_inside() {
+fn surfaces_separate_and_solid_matches_winding_number() {
     for (name, m, res) in closed_meshes() {
+        let t0 = std::time::Instant::now();
         let g = fit(&m, res, 1);
-        let cls = classify(m.as_ref(), &g);
-        let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
-        let thin =
-            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() })
-                .unwrap()
-                .set;
-        let solid =
-            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
-                .unwrap()
-                .set;
-        // thin ⊆ surface ⊆ solid
+        let [surf, thin, solid] = modes(m.as_ref(), &g);
         assert!(thin.indices().iter().all(|&v| surf.get(v)), "{name}: thin ⊄ surface");
         assert!(surf.indices().iter().all(|&v| solid.get(v)), "{name}: surface ⊄ solid");
+        let c = solid_vs_winding(m.as_ref(), &g, &surf, &solid, 5);
         let out26 = flood(&g, &surf, true);
         let out6 = flood(&g, &thin, false);
-        let nx = g.dims[0] as usize;
-        let ny = g.dims[1] as usize;
-        let mut skipped = 0;
-        let (mut inside, mut agree, mut disagree) = (0, 0, 0);
-        for (v, c) in &cls {
+        let (nx, ny) = (g.dims[0] as usize, g.dims[1] as usize);
+        for v in sample_centres(&g, &surf, 5) {
             let id = (v[2] as usize * ny + v[1] as usize) * nx + v[0] as usize;
-            match c {
-                None => skipped += 1,
-                Some(true) => {
-                    inside += 1;
-                    assert!(!out26[id], "{name}: 26-flood reached inside centre {v:?}");
-                    assert!(
-                        !out6[id],
-                        "{name}: 6-flood through thin surface reached inside centre {v:?}"
-                    );
-                    if solid.get(*v) {
-                        agree += 1
-                    } else {
-                        disagree += 1
-                    }
-                }
-                Some(false) => {
-                    // an outside centre may be in the solid only as a surface voxel
-                    if !solid.get(*v) || surf.get(*v) {
-                        agree += 1
-                    } else {
-                        disagree += 1
-                    }
-                }
+            if !surf.get(v) && solid.get(v) {
+                assert!(!out26[id], "{name}: 26-flood reached inside centre {v:?}");
+                assert!(!out6[id], "{name}: 6-flood through thin reached inside centre {v:?}");
             }
         }
         eprintln!(
-            "VOXEL solid {name} dims={:?} inside_centres={inside} agree={agree} disagree={disagree} skipped_ambiguous={skipped} surface={} thin={} solid={}",
-            g.dims, surf.count(), thin.count(), solid.count()
+            "VOXEL solid {name} dims={:?} compared_centres={} inside={} agree={} disagree={} max|w-round(w)|={:.1e} surface={} thin={} solid={} ({:.2} s)",
+            g.dims, c.compared, c.inside, c.agree, c.disagree.len(), c.max_frac, surf.count(), thin.count(), solid.count(), t0.elapsed().as_secs_f64()
         );
-        assert!(inside > 0);
-        assert_eq!(disagree, 0, "{name}: solid disagrees with exact inside/outside");
+        assert!(c.inside > 1000, "{name}: too few inside centres");
+        assert!(c.max_frac < 1e-6, "{name}: winding number not near an integer");
+        assert!(
+            c.disagree.is_empty(),
+            "{name}: solid vs winding number at {:?}",
+            &c.disagree[..c.disagree.len().min(5)]
+        );
     }
 }
 
+/// Open / non-manifold meshes: the agreement of solid mode with the
+/// winding-number classification (inside iff `w > 1/2`) on non-surface centres,
+/// asserted just under the figure measured (solid.rs and simd-notes quote it:
+/// bunny 99.903 %, teapot 100 %, dragon 100 %; plain parity gave teapot
+/// 99.824 %, missing where the lid and spout overlap the body).
 #[test]
 fn solid_agreement_on_open_meshes() {
-    // not watertight: report the agreement figure (and require ≥ 99%)
-    for (name, res) in [("bunny.obj", 32), ("teapot.obj", 32), ("dragon.obj", 32)] {
+    for (name, res, min_pct) in
+        [("bunny.obj", 64, 99.85), ("teapot.obj", 64, 99.95), ("dragon.obj", 64, 99.95)]
+    {
         let Some(m) = shared_mesh(name) else { continue };
+        let t0 = std::time::Instant::now();
         let g = fit(&m, res, 1);
-        let cls = classify(m.as_ref(), &g);
-        let surf = voxel::voxelize(m.as_ref(), &g, &Options::default()).unwrap().set;
-        let solid =
-            voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Solid, ..Options::default() })
-                .unwrap()
-                .set;
-        let (mut agree, mut total) = (0usize, 0usize);
-        for (v, c) in &cls {
-            if surf.get(*v) {
-                continue; // surface voxels are in the solid by definition
+        let [surf, _, solid] = modes(m.as_ref(), &g);
+        let c = solid_vs_winding(m.as_ref(), &g, &surf, &solid, 7);
+        let pct = 100.0 * c.agree as f64 / c.compared as f64;
+        let fp = c.disagree.iter().filter(|v| solid.get(**v)).count();
+        eprintln!(
+            "VOXEL solid-agreement {name} dims={:?} compared non-surface centres={} inside={} agree={} ({pct:.3}%) solid-only={} winding-only={} ({:.2} s)",
+            g.dims, c.compared, c.inside, c.agree, fp, c.disagree.len() - fp, t0.elapsed().as_secs_f64()
+        );
+        assert!(pct >= min_pct, "{name}: agreement {pct:.3}% < {min_pct}%");
+    }
+}
+
+/// Builds a mesh from closed parts and loose triangles.
+fn join(parts: &[&Mesh]) -> Mesh {
+    let mut m = Mesh::default();
+    for p in parts {
+        let n = m.vertices.len() as u32;
+        m.vertices.extend_from_slice(&p.vertices);
+        m.indices.extend(p.indices.iter().map(|t| t.map(|i| i + n)));
+    }
+    m
+}
+
+fn flipped(m: &Mesh, which: impl Fn(usize) -> bool) -> Mesh {
+    let mut m = m.clone();
+    for (i, t) in m.indices.iter_mut().enumerate() {
+        if which(i) {
+            t.swap(1, 2);
+        }
+    }
+    m
+}
+
+/// The per-line rule on hand-made meshes (module docs of `voxel::solid`):
+/// every non-surface centre is compared with the intended solid. Fails on
+/// plain parity (overlapping cubes, nested same orientation) and on the
+/// nonzero rule without the parity fallback (six boxes around an empty
+/// middle, faces flipped: the middle gets winding 2 on all three axes); both
+/// checked by mutation.
+#[test]
+fn solid_rule_on_overlaps_flips_holes_and_fins() {
+    let cube = |lo: f32, hi: f32| builtin::cuboid(Vec3::splat(lo), Vec3::splat(hi));
+    let inb = |c: [f64; 3], lo: f64, hi: f64| c.iter().all(|&x| x > lo && x < hi);
+    let a = cube(0.0, 1.0);
+    let b = cube(0.5, 1.5);
+    let small = cube(0.3, 0.7);
+    // fins along the edge (1,0,0)-(1,1,0): one sticking out, one into the cube
+    let fin = |tip: Vec3| Mesh {
+        vertices: vec![Vec3::new(1.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 0.0), tip],
+        indices: vec![[0, 1, 2]],
+    };
+    let mut holed = a.clone();
+    holed.indices.remove(5);
+    let dup1 = join(&[&a, &Mesh { vertices: a.vertices.clone(), indices: vec![a.indices[3]] }]);
+    let dup2 = join(&[&dup1, &Mesh { vertices: a.vertices.clone(), indices: vec![a.indices[3]] }]);
+    // six boxes around the empty middle [0.6, 1]³, one on each side; the
+    // three on the low sides have their face towards the middle flipped, so
+    // every axis line through the middle meets (enter, enter) then (enter,
+    // leave): unbalanced, even, winding 2 in the middle, parity 0
+    let mut ring_boxes = Vec::new();
+    let mut ring = Mesh::default();
+    for k in 0..3 {
+        for (l, h, flip) in [(0.1f32, 0.5f32, true), (1.1, 1.5, false)] {
+            let (mut lo, mut hi) = (Vec3::splat(0.6), Vec3::splat(1.0));
+            lo.set(k, l);
+            hi.set(k, h);
+            ring_boxes.push((lo, hi));
+            // the +k face: quads 5 (x), 3 (y), 1 (z) of `cuboid`
+            let q = [5, 3, 1][k];
+            let b = flipped(&builtin::cuboid(lo, hi), |i| flip && i / 2 == q);
+            ring = join(&[&ring, &b]);
+        }
+    }
+    type Expect = Box<dyn Fn([f64; 3]) -> bool>;
+    let in_a: fn([f64; 3]) -> bool = |c| c.iter().all(|&x| x > 0.0 && x < 1.0);
+    let cases: Vec<(&str, Mesh, Expect)> = vec![
+        (
+            "overlapping cubes",
+            join(&[&a, &b]),
+            Box::new(move |c| inb(c, 0.0, 1.0) || inb(c, 0.5, 1.5)),
+        ),
+        ("flipped face", flipped(&a, |i| i == 4 || i == 5), Box::new(in_a)),
+        ("inside-out cube", flipped(&a, |_| true), Box::new(in_a)),
+        (
+            "six boxes around an empty middle, faces flipped",
+            ring.clone(),
+            Box::new(move |c| {
+                ring_boxes.iter().any(|(lo, hi)| {
+                    (0..3).all(|k| c[k] > lo.get(k) as f64 && c[k] < hi.get(k) as f64)
+                })
+            }),
+        ),
+        ("one duplicated triangle", dup1, Box::new(in_a)),
+        ("two duplicated triangles", dup2, Box::new(in_a)),
+        ("hole (one triangle missing)", holed, Box::new(in_a)),
+        ("outer fin", join(&[&a, &fin(Vec3::new(1.6, 0.5, -0.4))]), Box::new(in_a)),
+        ("inner fin", join(&[&a, &fin(Vec3::new(0.4, 0.5, 0.6))]), Box::new(in_a)),
+        (
+            "nested, opposite orientation (shell)",
+            join(&[&a, &flipped(&small, |_| true)]),
+            Box::new(move |c| in_a(c) && !inb(c, 0.3, 0.7)),
+        ),
+        ("nested, same orientation (filled)", join(&[&a, &small]), Box::new(in_a)),
+    ];
+    // centres at -0.2 + 0.05·(i + 1/2) + 0.003: never on a face
+    let g = Grid::new(Vec3::new(-0.197, -0.197, -0.197), 0.05, [40, 40, 40]).unwrap();
+    for (name, m, expect) in cases {
+        let [surf, _, solid] = modes(m.as_ref(), &g);
+        let mut bad = Vec::new();
+        let mut inside = 0;
+        for v in (0..g.len()).map(|n| {
+            let n = n as u32;
+            [n % 40, n / 40 % 40, n / 1600]
+        }) {
+            if surf.get(v) {
+                continue;
             }
-            if let Some(c) = c {
-                total += 1;
-                if solid.get(*v) == *c {
-                    agree += 1;
-                }
+            let e = expect(g.center_f64(v));
+            inside += e as usize;
+            if solid.get(v) != e {
+                bad.push(v);
             }
         }
-        let pct = 100.0 * agree as f64 / total as f64;
-        eprintln!("VOXEL solid-agreement {name} dims={:?} non-surface centres={total} agree={agree} ({pct:.2}%) vs +x ray parity", g.dims);
-        assert!(pct >= 95.0, "{name}: agreement {pct}");
+        eprintln!(
+            "VOXEL solid-rule {name}: inside non-surface centres={inside} wrong={}",
+            bad.len()
+        );
+        assert!(inside > 1000, "{name}");
+        assert!(bad.is_empty(), "{name}: wrong at {:?}", &bad[..bad.len().min(5)]);
+    }
+    // the centre of the overlap of two closed cubes is inside (plain parity:
+    // outside) and the centre of an opposite-oriented cavity is outside
+    let [surf, _, solid] = modes(join(&[&a, &b]).as_ref(), &g);
+    let mid = [19, 19, 19]; // centre 0.778
+    assert!(!surf.get(mid) && solid.get(mid));
+    let [_, _, shell] = modes(join(&[&a, &flipped(&small, |_| true)]).as_ref(), &g);
+    assert!(!shell.get([13, 13, 13])); // centre 0.478
+}
+
+/// A quad (two triangles) `p + s·u + t·v`, `s, t ∈ [0, 1]`.
+fn quad(p: Vec3, u: Vec3, v: Vec3) -> Mesh {
+    Mesh { vertices: vec![p, p + u, p + u + v, p + v], indices: vec![[0, 1, 2], [0, 2, 3]] }
+}
+
+/// Thin mode is thinner than the conservative surface, not just a subset: a
+/// plane at 45° covering the grid leaves strictly fewer voxels (one or two per
+/// column instead of two or three), and an axis-aligned plane strictly inside
+/// a voxel layer gives exactly that layer (a thin mode equal to the
+/// conservative one, or one marking both neighbours of a face, would fail).
+#[test]
+fn thin_is_thinner_than_conservative() {
+    let g = Grid::new(Vec3::new(0.013, 0.021, 0.007), 0.1, [20, 20, 20]).unwrap();
+    let thin_of = |m: &Mesh| {
+        voxel::voxelize(m.as_ref(), &g, &Options { mode: Mode::Thin, ..Options::default() })
+            .unwrap()
+            .set
+    };
+    // x + y = 2.05, covering the grid in z and along the plane
+    let tilted =
+        quad(Vec3::new(3.05, -1.0, -1.0), Vec3::new(-4.0, 4.0, 0.0), Vec3::new(0.0, 0.0, 4.0));
+    let (surf, thin) = (surface(tilted.as_ref(), &g, false), thin_of(&tilted));
+    assert!(thin.indices().iter().all(|&v| surf.get(v)));
+    eprintln!("VOXEL thin 45° plane: conservative={} thin={}", surf.count(), thin.count());
+    // measured: conservative 780 (~2 per (x, z) column), thin 400 (1 per column)
+    assert!(thin.count() < surf.count(), "thin is not thinner on a 45° plane");
+    assert!(2 * thin.count() <= 3 * 20 * 20, "thin marks over 1.5 voxels per (x, z) column");
+    // still 6-separating: no two 6-neighbours outside the thin set have
+    // centres on opposite sides of the plane
+    let side = |v: [u32; 3]| {
+        let c = g.center_f64(v);
+        c[0] + c[1] > 2.05
+    };
+    for v in (0..g.len() as u32).map(|n| [n % 20, n / 20 % 20, n / 400]) {
+        for a in 0..3 {
+            let mut w = v;
+            w[a] += 1;
+            if w[a] < 20 && !thin.get(v) && !thin.get(w) {
+                assert_eq!(side(v), side(w), "6-neighbours {v:?} {w:?} leak through");
+            }
+        }
+    }
+    // z = o.z + 7.3 h: strictly inside layer 7
+    let z = 0.007 + 7.3 * 0.1;
+    let flat = quad(Vec3::new(-1.0, -1.0, z), Vec3::new(4.0, 0.0, 0.0), Vec3::new(0.0, 4.0, 0.0));
+    let thin = thin_of(&flat);
+    assert_eq!(thin.count(), 20 * 20);
+    assert!(thin.indices().iter().all(|v| v[2] == 7));
+    assert_eq!(surface(flat.as_ref(), &g, false).count(), 20 * 20);
+}
+
+/// A mesh translated far from the origin: coordinates near 1e4 (f32 ulp
+/// 2⁻¹⁰ ≈ 1e-3) with voxels of ~1.7e-2 (17 ulps of the coordinates), and
+/// near 1e6 (ulp 1/16) with voxels of ~0.17 (1.3 ulps); the grid planes are not f32
+/// numbers. Zero misses against the exact reference, extras only inside the
+/// documented band; solid mode equals the winding number there too.
+#[test]
+fn far_from_the_origin_matches_exact() {
+    for (name, off, r_major, r_minor) in
+        [("torus at 1e4", 1.0e4f32, 0.3f32, 0.1f32), ("torus at 1e6", 1.0e6, 3.0, 1.0)]
+    {
+        let mut m = builtin::torus(24, 12, r_major, r_minor);
+        for p in &mut m.vertices {
+            *p += Vec3::new(off, -off, 0.5 * off);
+        }
+        let g = fit(&m, 48, 1);
+        let ulp = (off * 1.5).next_up() - off * 1.5;
+        eprintln!(
+            "VOXEL far {name}: h={:e} (≈ {:.1} ulps of the coordinates)",
+            g.voxel,
+            g.voxel / ulp
+        );
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert!(c.exact > 1000);
+        let [surf, _, solid] = modes(m.as_ref(), &g);
+        let s = solid_vs_winding(m.as_ref(), &g, &surf, &solid, 9);
+        eprintln!(
+            "VOXEL far {name}: solid compared={} inside={} disagree={}",
+            s.compared,
+            s.inside,
+            s.disagree.len()
+        );
+        assert!(s.inside > 100 && s.disagree.is_empty(), "{name}: solid vs winding number");
+    }
+}
+
+/// High resolution on a small patch: a 64³ window of a 4096³ grid over the
+/// torus knot (explicit origin, voxel size and dims), centred on a vertex:
+/// triangles there span tens to hundreds of voxels per side (the f64
+/// classification path) and are cut by the window's faces. Zero misses against the exact
+/// reference, extras only inside the band.
+#[test]
+fn high_resolution_window_matches_exact() {
+    let m = builtin::torus_knot(200, 12, 0.4);
+    let (lo, hi) = m.as_ref().bounds();
+    let h = (hi - lo).max_element() / 4096.0;
+    for (name, vi) in
+        [("knot 4096³ window at vertex 0", 0usize), ("knot 4096³ window at vertex 1001", 1001)]
+    {
+        let o = m.vertices[vi] - Vec3::splat(32.0 * h);
+        let g = Grid::new(o, h, [64, 64, 64]).unwrap();
+        let c = check_mesh(name, m.as_ref(), &g);
+        assert!(c.exact > 2000, "{name}: the window holds too little surface ({})", c.exact);
     }
 }
 

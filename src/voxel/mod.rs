@@ -32,8 +32,9 @@
 //!   kernel's own band of the crate [contracts](crate#contracts).
 //! - [`Mode::Thin`]: a subset of the surface that still separates inside from
 //!   outside for 6-connected paths ([`surface`] module docs).
-//! - [`Mode::Solid`]: surface ∪ voxels whose centre is inside by a three-axis
-//!   parity vote ([`solid`] module docs).
+//! - [`Mode::Solid`]: surface ∪ voxels whose centre is inside by a vote of
+//!   the three axis lines through it (nonzero winding on balanced lines,
+//!   parity otherwise; [`solid`] module docs).
 //! - The result is identical for any number of rayon threads.
 
 pub mod builtin;

@@ -39,6 +39,12 @@
 //! point lies on the half-segment of one of the two voxels, which is marked.
 //! Triangles parallel to an axis are skipped for that axis (they are crossed
 //! along another axis, or by a neighbouring triangle).
+//! Relation to Schwarz & Seidel's thin test: against the triangle's plane it
+//! is the same condition (segment `i` meets the plane `n·x + d = 0` iff
+//! `|n·c + d| ≤ (h/2)|nᵢ|`, so one of the three does iff their plane-thickness
+//! test `|n·c + d| ≤ (h/2)‖n‖∞` holds), but at the triangle's border an axis
+//! segment must meet the triangle itself instead of passing their edge tests in
+//! the 2D projections.
 
 use super::grid::Grid;
 use super::storage::{Runs, Sink};
