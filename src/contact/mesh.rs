@@ -252,6 +252,10 @@ impl MeshManifolds {
     }
 }
 
+/// One query task's output: its sub-pairs `(pair index, triangle id)` and
+/// the number of them per pair.
+type Found = (Vec<(u32, u32)>, Vec<u32>);
+
 /// The sub-pairs: `(pair index, triangle id)`, read as (shape, triangle).
 struct SubPairs<'a> {
     colliders: &'a [Collider],
@@ -318,7 +322,7 @@ pub fn mesh_contacts_with<L: LanePod>(
         );
     }
     // The midphase: per pair, the triangles under its query box, ascending.
-    let found: Vec<(Vec<(u32, u32)>, Vec<u32>)> = pairs
+    let found: Vec<Found> = pairs
         .par_chunks(QUERY_CHUNK)
         .enumerate()
         .map(|(k, chunk)| {
