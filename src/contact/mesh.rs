@@ -23,7 +23,7 @@
 //! tester can accept:
 //! - sphere, capsule: a contact means the triangle is within `radius +
 //!   margin` of the centre / axis, so it meets the AABB grown by `margin`;
-//! - box: a contact means every one of [`box_triangle`]'s 13 SAT axes shows a
+//! - box: a contact means every one of [`box_triangle()`]'s 13 SAT axes shows a
 //!   depth `>= -margin·(1 + b)`, `b =` [`OBB_EDGE_AXIS_BIAS`] (the chosen axis
 //!   is `>= -margin`, and the face bias lets it be shallower than the least
 //!   by at most `b·|depth|`). On a unit axis `n` the box grown by `g` on each
@@ -285,7 +285,9 @@ impl PairSource for SubPairs<'_> {
 /// Contacts of shapes against static meshes: for each `(collider, mesh)` of
 /// `pairs` (indices into `colliders` and `meshes`), the manifold of
 /// `colliders[collider]` against every triangle of `meshes[mesh]` it touches
-/// within the speculative `margin`, at the widest lanes (`f32x16`) over rayon.
+/// within the speculative `margin`, at the widest lanes (`f32x16`) over rayon,
+/// by the triangle testers [`sphere_triangle`], [`capsule_triangle`] and
+/// [`box_triangle()`].
 /// See the [module docs](self): what is queried, what is returned, what is
 /// not done.
 ///

@@ -17,7 +17,7 @@
 //!
 //! **Static meshes** go through the same buckets: [`mesh_contacts`]
 //! turns each (shape, mesh) pair into (shape, triangle) sub-pairs from the
-//! mesh's BVH and runs them here ([`run_pairs`] over a [`PairSource`]), so
+//! mesh's BVH and runs them here (`run_pairs` over a `PairSource`), so
 //! mesh triangles share the triangle testers, bundles and tasks of
 //! [`Collider::Triangle`] pairs.
 //!
