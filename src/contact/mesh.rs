@@ -29,13 +29,16 @@
 //!   by at most `b·|depth|`). On a unit axis `n` the box grown by `g` on each
 //!   half extent projects `g·Σ|n·aᵢ| >= g` wider, so the box grown by
 //!   `margin·(1 + b)` overlaps the triangle on all 13 axes, which (a complete
-//!   SAT set) means it intersects the triangle, so the triangle meets that
-//!   grown box's AABB.
+//!   SAT set for a box and a triangle; the cross axes of parallel edges it
+//!   skips are covered by the face axes) means it intersects the triangle, so
+//!   the triangle meets that grown box's AABB (`tests/contact_mesh.rs` has a
+//!   triangle beyond `margin` that the box tester accepts).
 //!
 //! In floating point each tester decides within a few ulps of these
 //! magnitudes, so the growth is `g = margin·(1 + 2b) + 2^-12·s`, with `s` the
 //! largest coordinate magnitude of the shape's AABB plus the mesh's largest
-//! triangle extent plus the margin: thousands of times the testers' rounding.
+//! triangle extent plus the margin. The `2^-12·s` pad is a safety margin some
+//! thousand times a few ulps; no test shows it to be needed.
 //! An extra triangle in the query only costs a tester call (its manifold
 //! comes back empty and is dropped); a missing one would be a lost contact.
 //! [`MeshBvh::overlap_aabb`] then keeps exactly the triangles that meet the
@@ -170,10 +173,12 @@ impl StaticMesh {
     /// The box the BVH is queried with for `shape` (see the
     /// [module docs](self)): the shape grown by `margin·(1 + 2b) + 2^-12·s`
     /// (radius or half extents), then its AABB. `None` — no triangle is
-    /// tested — for a triangle collider, an invalid shape (non-finite
-    /// coordinates, negative radius or extents: an invalid AABB) or an
-    /// invalid margin (negative or non-finite), for which every tester says
-    /// "no contact".
+    /// tested — for a triangle collider, a shape whose AABB is invalid
+    /// (non-finite coordinates, or a negative radius or extent that inverts
+    /// it) or an invalid margin (negative or non-finite), for which every
+    /// tester says "no contact". Other invalid shapes (a capsule of negative
+    /// radius longer than its diameter) are queried, and their testers reject
+    /// every triangle.
     pub fn query_aabb(&self, shape: &Collider, margin: f32) -> Option<Aabb> {
         if !(margin.is_finite() && margin >= 0.0) {
             return None;
