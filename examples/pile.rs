@@ -2,22 +2,28 @@
 //! bowl, driven the way a physics engine drives widephase:
 //!
 //! 1. broad phase: box pruning over the AABBs (grown by the speculative
-//!    margin): `broad::self_pairs` among the bodies and
-//!    `broad::bipartite_pairs` of bodies against the static ground triangles;
-//! 2. narrow phase: the candidate pairs through `contact::contacts` (bucketed
-//!    by pair type, 16-wide testers, rayon);
+//!    margin): `broad::self_pairs` among the bodies, and every body whose box
+//!    meets the ground mesh's bounding box paired with the mesh;
+//! 2. narrow phase: body pairs through `contact::contacts` (bucketed by pair
+//!    type, 16-wide testers, rayon), body–ground pairs through
+//!    `contact::mesh_contacts`: the bowl is one `StaticMesh` whose BVH finds
+//!    the triangles near each body, tested by the same 16-wide triangle
+//!    testers (one manifold per touched triangle);
 //! 3. a minimal solver: semi-implicit Euler and sequential impulses on the
 //!    manifolds (normal impulse with speculative contacts and Baumgarte
 //!    correction, Coulomb friction), 8 iterations.
 //!
-//! Prints per-frame broad- and narrow-phase times and counts, then checks that
-//! no body fell through the ground (exit code 1 if one did).
+//! Prints per-frame broad- and narrow-phase times (the narrow phase includes
+//! the BVH queries) and counts (candidates: body pairs plus the (body,
+//! triangle) pairs the BVH found), then checks that no body fell through the
+//! ground (exit code 1 if one did).
 //!
 //! `cargo run --release --example pile -- [frames] [bodies]`
 
 use std::time::Instant;
-use widephase::broad::{bipartite_pairs, self_pairs};
-use widephase::contact::{contacts, Collider, Manifold};
+use widephase::broad::self_pairs;
+use widephase::contact::{contacts, mesh_contacts, Collider, Manifold, StaticMesh};
+use widephase::overlap::aabb_aabb;
 use widephase::{Aabb, Capsule, Obb, Sphere, Triangle, Vec3};
 
 const DT: f32 = 1.0 / 60.0;
@@ -266,17 +272,19 @@ fn main() {
     let frames = args.first().copied().unwrap_or(240);
     let n_bodies = args.get(1).copied().unwrap_or(300);
     let tris = ground();
+    // the bowl: one static mesh collider (index 0 of `meshes`)
+    let meshes = [StaticMesh::new(&tris)];
     let mut bs = bodies(n_bodies);
     let nb = bs.len();
     println!(
-        "pile: {nb} bodies (spheres, capsules, boxes) onto {} ground triangles, {frames} frames of {:.4} s, {} rayon threads",
+        "pile: {nb} bodies (spheres, capsules, boxes) onto a static mesh of {} triangles, {frames} frames of {:.4} s, {} rayon threads",
         tris.len(),
         DT,
         rayon::current_num_threads()
     );
     println!("frame  broad_ms  narrow_ms  solve_ms  candidates  manifolds  points  max_depth");
     let (mut t_broad, mut t_narrow) = (0.0f64, 0.0f64);
-    let mut colliders: Vec<Collider> = Vec::with_capacity(nb + tris.len());
+    let mut colliders: Vec<Collider> = Vec::with_capacity(nb);
     let mut last_max_depth = 0.0f32;
     for frame in 0..frames {
         // gravity (semi-implicit Euler: velocities first)
@@ -285,7 +293,6 @@ fn main() {
         }
         colliders.clear();
         colliders.extend(bs.iter().map(Body::collider));
-        colliders.extend(tris.iter().map(|&t| Collider::Triangle(t)));
 
         // broad phase
         let t0 = Instant::now();
@@ -297,17 +304,19 @@ fn main() {
                 Aabb::new(b.min - grow, b.max + grow)
             })
             .collect();
-        // each pair once, sorted: body i against a later body j, then body i
-        // against ground triangle k (collider nb + k)
-        let mut pairs = self_pairs(&boxes[..nb]);
-        let ground = bipartite_pairs(&boxes[..nb], &boxes[nb..]);
-        pairs.extend(ground.iter().map(|&(i, k)| (i, k + nb as u32)));
-        pairs.sort_unstable();
+        // body i against a later body j; body i against the mesh (0)
+        let pairs = self_pairs(&boxes);
+        let ground_box = meshes[0].aabb();
+        let ground_pairs: Vec<(u32, u32)> = (0..nb as u32)
+            .filter(|&i| aabb_aabb(&boxes[i as usize], &ground_box))
+            .map(|i| (i, 0))
+            .collect();
         let broad = t0.elapsed().as_secs_f64();
 
-        // narrow phase
+        // narrow phase (with the BVH queries of the mesh pairs)
         let t1 = Instant::now();
         let manifolds: Vec<Manifold> = contacts(&colliders, &pairs, MARGIN);
+        let ground = mesh_contacts(&colliders, &meshes, &ground_pairs, MARGIN);
         let narrow = t1.elapsed().as_secs_f64();
         t_broad += broad;
         t_narrow += narrow;
@@ -316,13 +325,19 @@ fn main() {
         let t2 = Instant::now();
         let mut rows = Vec::new();
         let (mut n_man, mut n_pts, mut max_depth) = (0, 0, 0.0f32);
-        for (&(i, j), m) in pairs.iter().zip(&manifolds) {
+        // body pairs (b = Some), then each body's ground manifolds (b = None:
+        // static), one per touched triangle
+        let body_pairs = pairs.iter().zip(&manifolds).map(|(&(i, j), m)| (i, Some(j as usize), m));
+        let ground_manifolds = ground_pairs
+            .iter()
+            .zip(ground.iter())
+            .flat_map(|(&(i, _), hits)| hits.iter().map(move |h| (i, None, &h.manifold)));
+        for (i, b, m) in body_pairs.chain(ground_manifolds) {
             if m.count == 0.0 {
                 continue;
             }
             n_man += 1;
-            let (a, b) = (i as usize, j as usize);
-            let b = (b < nb).then_some(b);
+            let a = i as usize;
             for p in m.contacts() {
                 n_pts += 1;
                 max_depth = max_depth.max(p.depth);
@@ -363,7 +378,7 @@ fn main() {
             broad * 1e3,
             narrow * 1e3,
             solve_t * 1e3,
-            pairs.len()
+            pairs.len() + ground.tested()
         );
     }
     println!(

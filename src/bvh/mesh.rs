@@ -156,9 +156,33 @@ impl MeshBvh {
     /// `triangle_aabb` decides the box-face axes by exact comparisons, so it
     /// never reports a triangle whose bounding box misses `q`.
     pub fn overlap_aabb(&self, q: &Aabb) -> Vec<u32> {
-        let mut ids = self.bvh.overlap_aabb(q);
-        ids.retain(|&i| triangle_aabb(&self.tris[i as usize], q));
+        let mut ids = Vec::new();
+        self.overlap_aabb_into(q, &mut ids, &mut Vec::new());
         ids
+    }
+
+    /// [`overlap_aabb`](Self::overlap_aabb) appending its ids (ascending) to
+    /// `out`, with a caller-owned traversal stack (no allocation per query
+    /// once both have grown).
+    pub fn overlap_aabb_into(&self, q: &Aabb, out: &mut Vec<u32>, stack: &mut Vec<u32>) {
+        let start = out.len();
+        self.bvh.overlap_aabb_into(q, out, stack);
+        let mut kept = start;
+        for k in start..out.len() {
+            let i = out[k];
+            if triangle_aabb(&self.tris[i as usize], q) {
+                out[kept] = i;
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+        out[start..].sort_unstable();
+    }
+
+    /// The triangles, by id (as given to [`new`](Self::new) or the last
+    /// [`refit`](Self::refit)).
+    pub fn triangles(&self) -> &[Triangle] {
+        &self.tris
     }
 
     /// Ids (ascending) of the triangles that touch or overlap the closed ball

@@ -1,6 +1,8 @@
 //! Contact generation for a physics narrow phase: manifolds (normal, depth,
 //! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`]) and
-//! triangles.
+//! triangles ([`contacts`]), and for spheres, capsules and boxes against
+//! static triangle meshes searched through their BVH ([`mesh_contacts`],
+//! one manifold per triangle touched; see [`mesh`]).
 //!
 //! Every tester is written once over [`Lane`] like the rest of the crate:
 //! `f32` is the scalar tester, `f32x4`/`f32x8`/`f32x16` test 4/8/16 pairs at
@@ -33,6 +35,7 @@ pub mod box_triangle;
 mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
+pub mod mesh;
 pub mod pipeline;
 mod sphere_box;
 mod sphere_capsule;
@@ -45,6 +48,7 @@ pub use box_triangle::box_triangle;
 pub use capsule_box::{capsule_box, CAPSULE_FACE_ID_BASE};
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
+pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
 pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};
 pub use sphere_box::sphere_box;
 pub use sphere_capsule::sphere_capsule;

@@ -15,8 +15,16 @@
 //! so the output is the same for any thread count, lane width or bucket
 //! layout; `tests/contact_spheres.rs` checks it against the scalar testers.
 //!
+//! **Static meshes** go through the same buckets: [`mesh_contacts`]
+//! turns each (shape, mesh) pair into (shape, triangle) sub-pairs from the
+//! mesh's BVH and runs them here (`run_pairs` over a `PairSource`), so
+//! mesh triangles share the triangle testers, bundles and tasks of
+//! [`Collider::Triangle`] pairs.
+//!
 //! **Adding a pair type** is one row of the [`contact_testers!`] table below
 //! (the bench table in `src/cli/bench.rs` takes one more line).
+//!
+//! [`mesh_contacts`]: super::mesh_contacts
 
 use super::{
     box_box::{self, box_box},
@@ -190,16 +198,16 @@ macro_rules! contact_testers {
 
         /// Runs the bucket of canonical pair type `(ka, kb)`; `false` when the
         /// table has no tester for it (its manifolds stay empty).
-        fn dispatch<L: LanePod>(
+        fn dispatch<L: LanePod, S: PairSource>(
             ka: ShapeKind,
             kb: ShapeKind,
-            job: &Job<'_>,
+            job: &Job<'_, S>,
             bucket: &[u32],
             out: &mut [Manifold],
         ) -> bool {
             $(
                 if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
-                    run_bucket::<$name, L>(job, bucket, out);
+                    run_bucket::<$name, L, S>(job, bucket, out);
                     return true;
                 }
             )*
@@ -262,16 +270,57 @@ pub fn swap_roles(m: &Manifold) -> Manifold {
 /// task, small enough to balance two threads on a few thousand pairs.
 pub const PAIRS_PER_TASK: usize = 1024;
 
-/// What every bucket needs to see.
-struct Job<'a> {
+/// A batch of pairs for the bucketed testers: [`contacts`] reads them from
+/// the broad phase's index pairs, [`mesh_contacts`](super::mesh_contacts)
+/// forms them from a shape and the triangles the BVH finds near it.
+pub(super) trait PairSource: Sync {
+    /// Number of pairs.
+    fn len(&self) -> usize;
+    /// Pair `i` as given (either order; the pipeline makes it canonical).
+    fn pair(&self, i: usize) -> (Collider, Collider);
+    /// The kinds of pair `i` (for bucketing, without copying the shapes).
+    #[inline]
+    fn kinds(&self, i: usize) -> (ShapeKind, ShapeKind) {
+        let (a, b) = self.pair(i);
+        (a.kind(), b.kind())
+    }
+}
+
+/// The pairs of [`contacts`]: `colliders[pairs[i].0]`, `colliders[pairs[i].1]`.
+struct IndexPairs<'a> {
     colliders: &'a [Collider],
     pairs: &'a [(u32, u32)],
+}
+
+impl PairSource for IndexPairs<'_> {
+    fn len(&self) -> usize {
+        self.pairs.len()
+    }
+    #[inline]
+    fn pair(&self, i: usize) -> (Collider, Collider) {
+        let (a, b) = self.pairs[i];
+        (self.colliders[a as usize], self.colliders[b as usize])
+    }
+    #[inline]
+    fn kinds(&self, i: usize) -> (ShapeKind, ShapeKind) {
+        let (a, b) = self.pairs[i];
+        (self.colliders[a as usize].kind(), self.colliders[b as usize].kind())
+    }
+}
+
+/// What every bucket needs to see.
+struct Job<'a, S> {
+    src: &'a S,
     margin: f32,
 }
 
-/// Tests the pairs `bucket` (indices into `job.pairs`, all of `T`'s type in
+/// Tests the pairs `bucket` (indices into `job.src`, all of `T`'s type in
 /// either order) in bundles of `L::WIDTH` and writes their manifolds to `out`.
-fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: &mut [Manifold]) {
+fn run_bucket<T: ContactTester, L: LanePod, S: PairSource>(
+    job: &Job<'_, S>,
+    bucket: &[u32],
+    out: &mut [Manifold],
+) {
     let w = L::WIDTH;
     let margin = L::splat(job.margin);
     let results: Vec<Manifold> = bucket
@@ -286,13 +335,12 @@ fn run_bucket<T: ContactTester, L: LanePod>(job: &Job<'_>, bucket: &[u32], out: 
             let mut pb = Vec::with_capacity(bundles);
             for bundle in task.chunks(w) {
                 for (j, &pi) in bundle.iter().enumerate() {
-                    let (i0, i1) = job.pairs[pi as usize];
-                    let (c0, c1) = (&job.colliders[i0 as usize], &job.colliders[i1 as usize]);
+                    let (c0, c1) = job.src.pair(pi as usize);
                     // canonical: A's kind first; equal kinds keep the given order
                     let swap = c0.kind() > c1.kind();
                     let (ca, cb) = if swap { (c1, c0) } else { (c0, c1) };
-                    sa[j] = *T::A::of(ca).expect("bucketed by kind");
-                    sb[j] = *T::B::of(cb).expect("bucketed by kind");
+                    sa[j] = *T::A::of(&ca).expect("bucketed by kind");
+                    sb[j] = *T::B::of(&cb).expect("bucketed by kind");
                     swapped.push(swap);
                 }
                 for j in bundle.len()..w {
@@ -348,24 +396,33 @@ pub fn contacts_with<L: LanePod>(
     margin: f32,
 ) -> Vec<Manifold> {
     let n = colliders.len();
-    let mut buckets: [Vec<u32>; ShapeKind::COUNT * ShapeKind::COUNT] = Default::default();
     for (i, &(a, b)) in pairs.iter().enumerate() {
         assert!(
             (a as usize) < n && (b as usize) < n,
             "pair {i} = ({a}, {b}) indexes past the {n} colliders"
         );
-        let (ka, kb) = (colliders[a as usize].kind(), colliders[b as usize].kind());
+    }
+    run_pairs::<L, _>(&IndexPairs { colliders, pairs }, margin)
+}
+
+/// The pipeline proper: one manifold per pair of `src`, in its order. Pairs
+/// are bucketed by canonical kind pair, each bucket tested in bundles of
+/// `L::WIDTH` ([`run_bucket`]) and its manifolds written back by pair index.
+pub(super) fn run_pairs<L: LanePod, S: PairSource>(src: &S, margin: f32) -> Vec<Manifold> {
+    let mut buckets: [Vec<u32>; ShapeKind::COUNT * ShapeKind::COUNT] = Default::default();
+    for i in 0..src.len() {
+        let (ka, kb) = src.kinds(i);
         let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
         buckets[lo as usize * ShapeKind::COUNT + hi as usize].push(i as u32);
     }
-    let mut out = vec![Manifold::EMPTY; pairs.len()];
-    let job = Job { colliders, pairs, margin };
+    let mut out = vec![Manifold::EMPTY; src.len()];
+    let job = Job { src, margin };
     const KINDS: [ShapeKind; 4] =
         [ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Triangle];
     for (key, bucket) in buckets.iter().enumerate() {
         if !bucket.is_empty() {
             let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
-            dispatch::<L>(ka, kb, &job, bucket, &mut out);
+            dispatch::<L, S>(ka, kb, &job, bucket, &mut out);
         }
     }
     out
