@@ -103,6 +103,17 @@ pub fn extract<S: Packable, L: LanePod>(chunk: &S::Lanes<L>, j: usize) -> S {
     out
 }
 
+/// Writes `item` into lane `j` of `chunk` (the inverse of [`extract`]).
+#[inline]
+pub fn set_lane<S: Packable, L: LanePod>(chunk: &mut S::Lanes<L>, j: usize, item: &S) {
+    let w = L::WIDTH;
+    let dst: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(chunk));
+    let src: &[f32] = bytemuck::cast_slice(core::slice::from_ref(item));
+    for (k, &x) in src.iter().enumerate() {
+        dst[k * w + j] = x;
+    }
+}
+
 /// Shapes of type `S` in SoA chunks of `L::WIDTH`.
 #[derive(Clone, Debug)]
 pub struct Pack<S: Packable, L: LanePod> {
@@ -169,13 +180,7 @@ impl<S: Packable, L: LanePod> Pack<S, L> {
     /// Replaces shape `i` in place (moving objects).
     pub fn set(&mut self, i: usize, item: &S) {
         assert!(i < self.len, "index {i} out of range for a pack of {}", self.len);
-        let w = L::WIDTH;
-        let chunk = &mut self.chunks[i / w];
-        let dst: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(chunk));
-        let src: &[f32] = bytemuck::cast_slice(core::slice::from_ref(item));
-        for (k, &x) in src.iter().enumerate() {
-            dst[k * w + i % w] = x;
-        }
+        set_lane::<S, L>(&mut self.chunks[i / L::WIDTH], i % L::WIDTH, item);
     }
 
     /// Bytes of shape data a kernel streams per shape (for roofline figures).

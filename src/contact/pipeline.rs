@@ -33,7 +33,7 @@ use super::{
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
-use crate::pack::{extract, transpose, LanePod, Pack, Packable};
+use crate::pack::{extract, set_lane, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use rayon::prelude::*;
 use wide::f32x16;
@@ -196,22 +196,21 @@ macro_rules! contact_testers {
         /// Names of the implemented pair types, in table order.
         pub const PAIR_TYPES: &[&str] = &[$($label),*];
 
-        /// Runs the bucket of canonical pair type `(ka, kb)`; `false` when the
-        /// table has no tester for it (its manifolds stay empty).
+        /// Runs one task of the bucket of canonical pair type `(ka, kb)`
+        /// ([`run_task`]); `None` when the table has no tester for it (its
+        /// manifolds stay empty).
         fn dispatch<L: LanePod, S: PairSource>(
             ka: ShapeKind,
             kb: ShapeKind,
             job: &Job<'_, S>,
-            bucket: &[u32],
-            out: &mut [Manifold],
-        ) -> bool {
+            task: &[u32],
+        ) -> Option<Vec<Manifold>> {
             $(
                 if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
-                    run_bucket::<$name, L, S>(job, bucket, out);
-                    return true;
+                    return Some(run_task::<$name, L, S>(job, task));
                 }
             )*
-            false
+            None
         }
     };
 }
@@ -314,55 +313,53 @@ struct Job<'a, S> {
     margin: f32,
 }
 
-/// Tests the pairs `bucket` (indices into `job.src`, all of `T`'s type in
-/// either order) in bundles of `L::WIDTH` and writes their manifolds to `out`.
-fn run_bucket<T: ContactTester, L: LanePod, S: PairSource>(
+/// Tests the pairs `task` (indices into `job.src`, all of `T`'s type in
+/// either order) in bundles of `L::WIDTH`; their manifolds, in task order.
+///
+/// The bundles are written lane by lane in place (zeroed SoA vectors, no
+/// moves of whole bundles), and the task's manifolds go straight from the
+/// tester's SoA output to the returned AoS vector: the pipeline's own cost
+/// per pair is one pair fetch, two lane writes, one extract and one copy
+/// into the output (simd-notes, "Contact pipeline").
+fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     job: &Job<'_, S>,
-    bucket: &[u32],
-    out: &mut [Manifold],
-) {
+    task: &[u32],
+) -> Vec<Manifold> {
     let w = L::WIDTH;
-    let margin = L::splat(job.margin);
-    let results: Vec<Manifold> = bucket
-        .par_chunks(PAIRS_PER_TASK)
-        .flat_map_iter(|task| {
-            let mut res = Vec::with_capacity(task.len());
-            let mut sa = vec![<T::A as Packable>::PADDING; w];
-            let mut sb = vec![<T::B as Packable>::PADDING; w];
-            let mut swapped = Vec::with_capacity(task.len());
-            let bundles = task.len().div_ceil(w);
-            let mut pa = Vec::with_capacity(bundles);
-            let mut pb = Vec::with_capacity(bundles);
-            for bundle in task.chunks(w) {
-                for (j, &pi) in bundle.iter().enumerate() {
-                    let (c0, c1) = job.src.pair(pi as usize);
-                    // canonical: A's kind first; equal kinds keep the given order
-                    let swap = c0.kind() > c1.kind();
-                    let (ca, cb) = if swap { (c1, c0) } else { (c0, c1) };
-                    sa[j] = *T::A::of(&ca).expect("bucketed by kind");
-                    sb[j] = *T::B::of(&cb).expect("bucketed by kind");
-                    swapped.push(swap);
-                }
-                for j in bundle.len()..w {
-                    sa[j] = <T::A as Packable>::PADDING;
-                    sb[j] = <T::B as Packable>::PADDING;
-                }
-                pa.push(transpose::<T::A, L>(&sa));
-                pb.push(transpose::<T::B, L>(&sb));
-            }
-            // the whole task at once (a batched tester compacts across bundles)
-            let mut m = vec![Manifold::<L>::empty(); bundles];
-            T::test_slice::<L>(&pa, &pb, margin, &mut m);
-            for (i, &swap) in swapped.iter().enumerate() {
-                let mj = extract::<Manifold, L>(&m[i / w], i % w);
-                res.push(if swap { swap_roles(&mj) } else { mj });
-            }
-            res
-        })
-        .collect();
-    for (&pi, m) in bucket.iter().zip(results) {
-        out[pi as usize] = m;
+    let bundles = task.len().div_ceil(w);
+    let mut pa: Vec<<T::A as Packable>::Lanes<L>> = bytemuck::zeroed_vec(bundles);
+    let mut pb: Vec<<T::B as Packable>::Lanes<L>> = bytemuck::zeroed_vec(bundles);
+    let mut swapped = Vec::with_capacity(task.len());
+    for ((bundle, ca), cb) in task.chunks(w).zip(&mut pa).zip(&mut pb) {
+        for (j, &pi) in bundle.iter().enumerate() {
+            let (c0, c1) = job.src.pair(pi as usize);
+            // canonical: A's kind first; equal kinds keep the given order
+            let swap = c0.kind() > c1.kind();
+            let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
+            set_lane::<T::A, L>(ca, j, T::A::of(a).expect("bucketed by kind"));
+            set_lane::<T::B, L>(cb, j, T::B::of(b).expect("bucketed by kind"));
+            swapped.push(swap);
+        }
+        for j in bundle.len()..w {
+            set_lane::<T::A, L>(ca, j, &<T::A as Packable>::PADDING);
+            set_lane::<T::B, L>(cb, j, &<T::B as Packable>::PADDING);
+        }
     }
+    // the whole task at once (a batched tester compacts across bundles)
+    let mut m: Vec<Manifold<L>> = bytemuck::zeroed_vec(bundles);
+    T::test_slice::<L>(&pa, &pb, L::splat(job.margin), &mut m);
+    swapped
+        .iter()
+        .enumerate()
+        .map(|(i, &swap)| {
+            let mj = extract::<Manifold, L>(&m[i / w], i % w);
+            if swap {
+                swap_roles(&mj)
+            } else {
+                mj
+            }
+        })
+        .collect()
 }
 
 /// One manifold per pair of `pairs` (indices into `colliders`), in input
@@ -415,14 +412,25 @@ pub(super) fn run_pairs<L: LanePod, S: PairSource>(src: &S, margin: f32) -> Vec<
         let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
         buckets[lo as usize * ShapeKind::COUNT + hi as usize].push(i as u32);
     }
-    let mut out = vec![Manifold::EMPTY; src.len()];
-    let job = Job { src, margin };
     const KINDS: [ShapeKind; 4] =
         [ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Triangle];
-    for (key, bucket) in buckets.iter().enumerate() {
-        if !bucket.is_empty() {
+    // every bucket's tasks in one parallel pass (a pass per bucket left
+    // threads idle at the end of each small bucket)
+    let tasks: Vec<(ShapeKind, ShapeKind, &[u32])> = buckets
+        .iter()
+        .enumerate()
+        .flat_map(|(key, bucket)| {
             let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
-            dispatch::<L, S>(ka, kb, &job, bucket, &mut out);
+            bucket.chunks(PAIRS_PER_TASK).map(move |task| (ka, kb, task))
+        })
+        .collect();
+    let job = Job { src, margin };
+    let results: Vec<Option<Vec<Manifold>>> =
+        tasks.par_iter().map(|&(ka, kb, task)| dispatch::<L, S>(ka, kb, &job, task)).collect();
+    let mut out = vec![Manifold::EMPTY; src.len()];
+    for (&(_, _, task), res) in tasks.iter().zip(results) {
+        for (&pi, m) in task.iter().zip(res.into_iter().flatten()) {
+            out[pi as usize] = m;
         }
     }
     out
