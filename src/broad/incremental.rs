@@ -39,7 +39,8 @@ impl Handle {
     }
 }
 
-/// Incremental all-pairs of moving boxes; see the [module docs](self).
+/// Incremental all-pairs of moving boxes (the algorithm is described at the
+/// top of `src/broad/incremental.rs`).
 ///
 /// After any sequence of [`insert`](Self::insert), [`update`](Self::update) and
 /// [`remove`](Self::remove), [`pairs`](Self::pairs) equals

@@ -17,7 +17,7 @@
 //! allowance on edge axes instead of world-space cross products: the axis of
 //! least overlap, where an edge
 //! axis must beat the best face axis by more than
-//! [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)` · |face depth|`
+//! [`OBB_EDGE_AXIS_BIAS`]` · |face depth|`
 //! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
 //! resting stacks keep a face normal and a stable manifold instead of flipping
 //! to a near-equivalent edge axis. Among face axes, A's win ties (lowest index).

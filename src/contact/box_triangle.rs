@@ -5,7 +5,7 @@
 //! [`capsule_triangle`](super::capsule_triangle): its front is the side of
 //! `N = (b - a) × (c - a)` (counter-clockwise seen from the front).
 //!
-//! Sources: the box–box pipeline of [`box_box`](super::box_box) (ODE
+//! Sources: the box–box pipeline of [`box_box`](fn@super::box_box) (ODE
 //! `dBoxBox`, Box2D `b2CollidePolygons`: reference face, incident face
 //! clipped to its side planes, Jolt's 4-point reduction), bepuphysics2
 //! `BoxTriangleTester` (the triangle as a one-sided reference polygon; every
@@ -36,7 +36,7 @@
 //! it is (box axes and `A_i × edge` are the complete SAT axes for a segment).
 //!
 //! # Speculative margin
-//! As in [`box_box`](super::box_box): contact when the depth on the chosen
+//! As in [`box_box`](fn@super::box_box): contact when the depth on the chosen
 //! axis is `>= -margin` (the SAT gap is a lower bound of the distance, so no
 //! pair within the margin is missed); clipped points deeper than `-margin`
 //! are kept, and if clipping leaves none the incident shape's support point
@@ -54,7 +54,7 @@
 //!   the triangle's support edge (or its vertex, when the vertex opposite the
 //!   edge is deeper).
 //!
-//! Then at most 4 points by [`box_box`](super::box_box)'s reduction.
+//! Then at most 4 points by [`box_box`](fn@super::box_box)'s reduction.
 //!
 //! # Feature ids
 //! - Triangle reference: `32·inc_face + local`, `inc_face = 2·axis + [neg]`

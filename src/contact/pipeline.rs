@@ -21,7 +21,7 @@
 //! mesh triangles share the triangle testers, bundles and tasks of
 //! [`Collider::Triangle`] pairs.
 //!
-//! **Adding a pair type** is one row of the [`contact_testers!`] table below
+//! **Adding a pair type** is one row of the `contact_testers!` table below
 //! (the bench table in `src/cli/bench.rs` takes one more line).
 //!
 //! [`mesh_contacts`]: super::mesh_contacts
@@ -48,7 +48,7 @@ pub enum Collider {
     /// An oriented box.
     Box(Obb),
     /// A triangle (one triangle of a static mesh; one-sided, see
-    /// [`sphere_triangle`](super::sphere_triangle)).
+    /// [`sphere_triangle`](fn@super::sphere_triangle)).
     Triangle(Triangle),
 }
 
@@ -216,23 +216,23 @@ macro_rules! contact_testers {
 }
 
 contact_testers! {
-    /// [`sphere_sphere`](super::sphere_sphere).
+    /// [`sphere_sphere`](fn@super::sphere_sphere).
     SphereSphere: Sphere, Sphere => sphere_sphere, "contact_sphere_sphere";
-    /// [`sphere_capsule`](super::sphere_capsule).
+    /// [`sphere_capsule`](fn@super::sphere_capsule).
     SphereCapsule: Sphere, Capsule => sphere_capsule, "contact_sphere_capsule";
-    /// [`sphere_box`](super::sphere_box).
+    /// [`sphere_box`](fn@super::sphere_box).
     SphereBox: Sphere, Obb => sphere_box, "contact_sphere_box";
-    /// [`sphere_triangle`](super::sphere_triangle).
+    /// [`sphere_triangle`](fn@super::sphere_triangle).
     SphereTriangle: Sphere, Triangle => sphere_triangle, "contact_sphere_triangle";
-    /// [`capsule_capsule`](super::capsule_capsule).
+    /// [`capsule_capsule`](fn@super::capsule_capsule).
     CapsuleCapsule: Capsule, Capsule => capsule_capsule, "contact_capsule_capsule";
-    /// [`capsule_box`](super::capsule_box).
+    /// [`capsule_box`](fn@super::capsule_box).
     CapsuleBox: Capsule, Obb => capsule_box, "contact_capsule_box";
-    /// [`capsule_triangle`](super::capsule_triangle).
+    /// [`capsule_triangle`](fn@super::capsule_triangle).
     CapsuleTriangle: Capsule, Triangle => capsule_triangle, "contact_capsule_triangle";
-    /// [`box_box`](super::box_box).
+    /// [`box_box`](fn@super::box_box).
     BoxBox: Obb, Obb => box_box, "contact_box_box", batch box_box::box_box_packs;
-    /// [`box_triangle`](super::box_triangle).
+    /// [`box_triangle`](fn@super::box_triangle).
     BoxTriangle: Obb, Triangle => box_triangle, "contact_box_triangle";
     // Triangle–triangle has no tester (static mesh against static mesh is not
     // a narrow-phase pair); those pairs get empty manifolds.

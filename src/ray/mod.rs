@@ -10,7 +10,7 @@
 //!
 //! Conventions shared by every function here (beyond the crate
 //! [contracts](crate#contracts)):
-//! - A [`Ray`](crate::Ray) is `origin + t·dir`, `t ∈ [t_min, t_max]`, with `t` in
+//! - A [`Ray`] is `origin + t·dir`, `t ∈ [t_min, t_max]`, with `t` in
 //!   units of `dir` (which need not be unit length). A segment `[a, b]` is the
 //!   ray `a + t·(b - a)`, `t ∈ [0, 1]`.
 //! - A hit reports the **smallest** `t` of the closed interval at which the ray
