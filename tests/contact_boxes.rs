@@ -60,6 +60,11 @@ fn check_geometry(
         assert!(p.depth >= -margin - tol as f32, "{label}: depth {} below margin", p.depth);
         assert!(p.feature_id >= 0.0 && p.feature_id.fract() == 0.0, "{label}: id");
     }
+    // a solver matches points by id: two points of one manifold never share one
+    let ids: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+    for (i, x) in ids.iter().enumerate() {
+        assert!(!ids[i + 1..].contains(x), "{label}: duplicate id {x} in {ids:?}");
+    }
     for p in &m.points[m.count as usize..] {
         assert_eq!((p.position, p.depth, p.feature_id), (Vec3::ZERO, 0.0, 0.0), "{label}: tail");
     }

@@ -836,10 +836,23 @@ fn swap_roles_moves_points_onto_the_other_shape() {
     let ba = swap_roles(&ab);
     assert_eq!(bits(&ba), bits(&contact::sphere_sphere(&b, &a, 0.0)));
     assert_eq!(bits(&swap_roles(&Manifold::EMPTY)), bits(&Manifold::EMPTY));
-    // a box pair type without a tester yet gives an empty manifold, not a panic
-    let bx = Collider::Box(Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0)));
-    let m = contacts(&[bx, bx], &[(0, 1)], 0.0);
-    assert_eq!(m.len(), 1);
+    // box–box goes through the box_box tester like any pair type: B sits
+    // 0.5 deep on A's top face, overhanging its +x side (4 points clipped to
+    // x <= 1, on B's bottom face y = 0.5)
+    let ob = Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+    let oc = Obb::new(v(0.5, 1.5, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+    let (bx, cx) = (Collider::Box(ob), Collider::Box(oc));
+    let m = contacts(&[bx, cx], &[(0, 1), (1, 0)], 0.0);
+    assert_eq!(bits(&m[0]), bits(&contact::box_box(&ob, &oc, 0.0)));
+    // equal kinds keep the given order: (B, A) is box_box(B, A) itself
+    assert_eq!(bits(&m[1]), bits(&contact::box_box(&oc, &ob, 0.0)));
+    assert_eq!((m[0].count, m[0].normal), (4.0, Vec3::Y));
+    let mut xz: Vec<(f32, f32)> =
+        m[0].contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    xz.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(xz, [(-0.5, -1.0), (-0.5, 1.0), (1.0, -1.0), (1.0, 1.0)]);
+    assert!(m[0].contacts().iter().all(|p| (p.depth, p.position.y) == (0.5, 0.5)));
+    assert_eq!((m[1].count, m[1].normal), (4.0, -Vec3::Y));
     // capsule–box either way round: the pipeline swaps roles for box–capsule
     let cap = Collider::Capsule(Capsule::new(v(-0.5, 1.25, 0.0), v(0.5, 1.25, 0.0), 0.5));
     let m = contacts(&[bx, cap], &[(1, 0), (0, 1)], 0.0);
