@@ -3,7 +3,9 @@
 //! Analytic cases with known points, depths and normals; seeded random pairs
 //! checked geometrically in f64 (points on B's surface, `position +
 //! depth·normal` on A's, depths bounded by the independent SAT overlap);
-//! scalar vs every width bit-identical in every lane position; feature-id
+//! the same random sets (20k box–box, 20k capsule–box) scalar vs every width
+//! bit-identical in every lane position, box–box also through the batched
+//! `box_box_packs`; feature-id
 //! stability; speculative margin; NaN/∞ and degenerate inputs.
 
 use wide::{f32x16, f32x4, f32x8};
@@ -216,14 +218,21 @@ fn random_box_pair(r: &mut SplitMix) -> (Obb, Obb) {
     (a, b)
 }
 
+/// The 20 000 random box pairs of the geometric test, also replayed at every
+/// width ([`box_box_random_set_is_bit_identical_at_every_width`]).
+fn box_box_random_set() -> Vec<(Obb, Obb)> {
+    let mut r = SplitMix(0xB0B0_0001);
+    (0..20_000).map(|_| random_box_pair(&mut r)).collect()
+}
+const BOX_BOX_RANDOM_MARGIN: f32 = 0.05;
+
 #[test]
 fn box_box_random_pairs_are_geometrically_consistent() {
-    let mut r = SplitMix(0xB0B0_0001);
-    let n = 20_000;
-    let margin = 0.05f32;
+    let pairs = box_box_random_set();
+    let n = pairs.len();
+    let margin = BOX_BOX_RANDOM_MARGIN;
     let (mut hits, mut edges, mut multi, mut fallback_deep) = (0, 0, 0, 0);
-    for i in 0..n {
-        let (a, b) = random_box_pair(&mut r);
+    for (i, &(a, b)) in pairs.iter().enumerate() {
         let m = box_box(&a, &b, margin);
         let sep = widephase::overlap::obb_obb(&a, &b);
         if m.count == 0.0 {
@@ -368,16 +377,81 @@ fn box_box_widths_are_bit_identical_in_every_lane() {
     let mut flat = b;
     flat.half.z = 0.0;
     cases.extend([(nan, b, 0.0), (a, inf, 0.0), (a, flat, 0.1), (a, b, f32::NAN), (a, b, -1.0)]);
+    // lanes the rotation-matrix SAT leaves to obb_obb_contact (an edge axis
+    // within its allowance of the margin), mixed with lanes it decides
+    cases.extend(edge_touching_pairs(64));
     let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
-    fn wide<L: LanePod>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
-        let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
-        let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
-        let m: Vec<f32> = c.iter().map(|x| x.2).collect();
-        box_box(&transpose::<Obb, L>(&a), &transpose::<Obb, L>(&b), L::load(&m))
+    widths_match::<f32x4, _>(&cases, 1, scalar, box_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, box_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 7, scalar, box_box_wide::<f32x16>);
+}
+
+/// Two unit cubes crossing edge to edge (A's top edge along z, B's bottom
+/// edge along x, as in `edge_edge_crossing_gives_one_point_with_known_depth`)
+/// whose edge axis overlaps by a few 1e-6 either way, moved by a common random
+/// rotation and translation; margin 0 or 1e-6. Their contact decision is
+/// within the edge allowance of the margin, so `box_box_sat` recomputes them
+/// with `obb_obb_contact` (only in packs that hold one).
+fn edge_touching_pairs(n: usize) -> Vec<(Obb, Obb, f32)> {
+    let mut r = SplitMix(0xB0B0_0020);
+    let q = std::f64::consts::FRAC_PI_4;
+    let (ra, rb) = (rot_axes([0.0, 0.0, 1.0], q), rot_axes([1.0, 0.0, 0.0], q));
+    (0..n)
+        .map(|k| {
+            let rot = random_axes(&mut r);
+            let turn = |u: Vec3| rot[0] * u.x + rot[1] * u.y + rot[2] * u.z;
+            let c = r.p(-8.0, 8.0);
+            let depth = (k % 9) as f32 * 1e-6 - 4e-6;
+            let cb = Vec3::new(0.0, 2.0 * std::f32::consts::SQRT_2 - depth, 0.0);
+            let a = Obb::new(c, ra.map(turn), Vec3::splat(1.0));
+            let b = Obb::new(c + turn(cb), rb.map(turn), Vec3::splat(1.0));
+            (a, b, [0.0, 1e-6][k % 2])
+        })
+        .collect()
+}
+
+/// `box_box` on one pack of `(a, b, margin)` lanes.
+fn box_box_wide<L: LanePod>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
+    let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
+    let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
+    let m: Vec<f32> = c.iter().map(|x| x.2).collect();
+    box_box(&transpose::<Obb, L>(&a), &transpose::<Obb, L>(&b), L::load(&m))
+}
+
+/// `box_box_packs` (the pipeline's batched path) over the whole of `cases`
+/// at one margin, every lane compared bit for bit with the scalar manifold.
+fn box_box_packs_match_scalar<L: LanePod>(cases: &[(Obb, Obb)], margin: f32, want: &[[u32; 24]]) {
+    use widephase::contact::box_box::box_box_packs;
+    use widephase::pack::{extract, Pack};
+    let a: Vec<Obb> = cases.iter().map(|c| c.0).collect();
+    let b: Vec<Obb> = cases.iter().map(|c| c.1).collect();
+    let (pa, pb) = (Pack::<Obb, L>::new(&a), Pack::<Obb, L>::new(&b));
+    let mut got = vec![Manifold::<L>::empty(); pa.chunks().len()];
+    box_box_packs(pa.chunks(), pb.chunks(), L::splat(margin), &mut got);
+    for (i, w) in want.iter().enumerate() {
+        let m = extract::<Manifold, L>(&got[i / L::WIDTH], i % L::WIDTH);
+        assert_eq!(&bits(&m), w, "box_box_packs width {} case {i}", L::WIDTH);
     }
-    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
-    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
-    widths_match::<f32x16, _>(&cases, 7, scalar, wide::<f32x16>);
+}
+
+/// The full 20 000-pair random set of the geometric test (not a separate
+/// sample): scalar = x4 = x8 = x16 bit for bit with every pair in every lane
+/// position, and the batched `box_box_packs` (which moves lanes between
+/// packs) equal to the scalar tester at every width.
+#[test]
+fn box_box_random_set_is_bit_identical_at_every_width() {
+    let margin = BOX_BOX_RANDOM_MARGIN;
+    let pairs = box_box_random_set();
+    let cases: Vec<(Obb, Obb, f32)> = pairs.iter().map(|&(a, b)| (a, b, margin)).collect();
+    let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
+    widths_match::<f32x4, _>(&cases, 1, scalar, box_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 1, scalar, box_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 1, scalar, box_box_wide::<f32x16>);
+    let want: Vec<[u32; 24]> = cases.iter().map(|c| bits(&scalar(c))).collect();
+    box_box_packs_match_scalar::<f32>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x4>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x8>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x16>(&pairs, margin, &want);
 }
 
 #[test]
@@ -779,20 +853,31 @@ fn random_capsule_box(r: &mut SplitMix) -> (Capsule, Obb) {
     (cp, b)
 }
 
+/// The 20 000 random capsule–box cases (capsule, box, margin) of the f64
+/// reference test, also replayed at every width
+/// ([`capsule_box_random_set_is_bit_identical_at_every_width`]).
+fn capsule_box_random_set() -> Vec<(Capsule, Obb, f32)> {
+    let mut r = SplitMix(0xCB0C_0001);
+    (0..20_000)
+        .map(|i| {
+            let (mut c, b) = random_capsule_box(&mut r);
+            // some capsules exactly parallel to a face
+            if i % 5 == 0 {
+                let k = i / 5 % 3;
+                let off = b.axes[k] * (c.b - c.a).dot(b.axes[k]);
+                c.b -= off;
+            }
+            (c, b, [0.0f32, 0.05, 0.3][i % 3])
+        })
+        .collect()
+}
+
 #[test]
 fn capsule_box_random_pairs_match_f64_reference() {
-    let mut r = SplitMix(0xCB0C_0001);
-    let n = 20_000;
+    let cases = capsule_box_random_set();
+    let n = cases.len();
     let (mut hits, mut two, mut deep, mut grazing) = (0, 0, 0, 0);
-    for i in 0..n {
-        let (mut c, b) = random_capsule_box(&mut r);
-        // some capsules exactly parallel to a face
-        if i % 5 == 0 {
-            let k = i / 5 % 3;
-            let off = b.axes[k] * (c.b - c.a).dot(b.axes[k]);
-            c.b -= off;
-        }
-        let margin = [0.0f32, 0.05, 0.3][i % 3];
+    for (i, &(c, b, margin)) in cases.iter().enumerate() {
         let m = capsule_box(&c, &b, margin);
         let gap = capsule_box_ref(&c, &b);
         let tol = 2e-5 * scale(&b).max(norm(d3(c.a)));
@@ -879,15 +964,29 @@ fn capsule_box_widths_are_bit_identical_in_every_lane() {
     cases.push((cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5), b0, 0.0));
     cases.push((cap([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.5), b0, 0.0));
     let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
-    fn wide<L: LanePod>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
-        let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
-        let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
-        let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
-        capsule_box(&transpose::<Capsule, L>(&cs), &transpose::<Obb, L>(&bs), L::load(&ms))
-    }
-    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
-    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
-    widths_match::<f32x16, _>(&cases, 5, scalar, wide::<f32x16>);
+    widths_match::<f32x4, _>(&cases, 1, scalar, capsule_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, capsule_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 5, scalar, capsule_box_wide::<f32x16>);
+}
+
+/// `capsule_box` on one pack of `(capsule, box, margin)` lanes.
+fn capsule_box_wide<L: LanePod>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
+    let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
+    let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
+    let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
+    capsule_box(&transpose::<Capsule, L>(&cs), &transpose::<Obb, L>(&bs), L::load(&ms))
+}
+
+/// The full 20 000-case random set of the f64 reference test (margins 0,
+/// 0.05, 0.3; a fifth of the capsules parallel to a face): scalar = x4 = x8
+/// = x16 bit for bit with every case in every lane position.
+#[test]
+fn capsule_box_random_set_is_bit_identical_at_every_width() {
+    let cases = capsule_box_random_set();
+    let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
+    widths_match::<f32x4, _>(&cases, 1, scalar, capsule_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 1, scalar, capsule_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 1, scalar, capsule_box_wide::<f32x16>);
 }
 
 #[test]

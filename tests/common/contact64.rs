@@ -77,17 +77,10 @@ pub fn box_sd(b: &Obb, p: D3) -> f64 {
     }
 }
 
-/// A manifold as raw bits (normal, count, every point), to compare widths
-/// bit for bit.
-pub fn bits(m: &Manifold) -> Vec<u32> {
-    let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
-    v.push(m.count.to_bits());
-    for p in &m.points {
-        v.extend(
-            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
-        );
-    }
-    v
+/// A manifold as raw bits (normal, count, every point: its 24 `f32` fields in
+/// declaration order), to compare widths bit for bit.
+pub fn bits(m: &Manifold) -> [u32; 24] {
+    bytemuck::cast(*m)
 }
 
 /// Every case through width `L` in every lane position (other lanes hold
@@ -99,7 +92,7 @@ pub fn widths_match<L: LanePod, S: Copy>(
     wide: impl Fn(&[S]) -> Manifold<L>,
 ) {
     let n = cases.len();
-    let expect: Vec<Vec<u32>> = cases.iter().map(|c| bits(&scalar(c))).collect();
+    let expect: Vec<[u32; 24]> = cases.iter().map(|c| bits(&scalar(c))).collect();
     for i in (0..n).step_by(step) {
         for pos in 0..L::WIDTH {
             let idx: Vec<usize> =
