@@ -1101,6 +1101,95 @@ fn capsule_box_random_set_is_bit_identical_at_every_width() {
     widths_match::<f32x16, _>(&cases, 1, scalar, capsule_box_wide::<f32x16>);
 }
 
+/// `c` after `k` frames of a tiny motion: per frame a translation by
+/// `step·dir` and a rotation by `step` rad about `axis` through its midpoint.
+fn drifted_capsule(c: &Capsule, dir: Vec3, axis: D3, step: f64, k: usize) -> Capsule {
+    let ang = step * k as f64;
+    let rot = rot_axes(axis, ang);
+    let mid = (c.a + c.b) * 0.5;
+    let turn = |p: Vec3| {
+        let q = p - mid;
+        mid + rot[0] * q.x + rot[1] * q.y + rot[2] * q.z + dir * ang as f32
+    };
+    Capsule::new(turn(c.a), turn(c.b), c.radius)
+}
+
+/// Ids of persisting capsule–box contacts do not change under tiny motion:
+/// the random pairs with a contact at least 0.01 deep, the capsule drifting
+/// by 1e-5 (translation and rotation) per frame over 30 frames, at least
+/// 99.5 % keep one id set in every frame (only pairs within ~3e-4 of a
+/// topology change may switch), and in the stable two-point manifolds each
+/// end's point moves with the motion. The fifth of the set made exactly
+/// parallel to a face is a weaker case (>= 80 %, measured 87 %): a capsule
+/// lying parallel to a face and overhanging its rim is where the documented
+/// switch to one point ("the low end hangs over an edge") happens, and at
+/// |c| ≈ 50 tilts of 1e-5..3e-4 rad change the distances by about an ulp, so
+/// rounding picks the side of the rim frame by frame. Exactly where the geometry guarantees
+/// it: a capsule lying on a face while rocking (tilt ±1e-4, the deeper end
+/// alternating) and sliding keeps ids 132/133 (face +y, ends a/b) at its own
+/// ends, one standing on an end keeps id 33 (above y, end a).
+#[test]
+fn capsule_box_feature_ids_survive_tiny_motion() {
+    let mut r = SplitMix(0xCB0C_0003);
+    // [generic pairs, capsules exactly parallel to a face]: (persisting, stable)
+    let mut tally = [(0, 0); 2];
+    let (mut twos, mut jump) = (0, 0.0f32);
+    let ids = |m: &Manifold| {
+        let mut v: Vec<u32> = m.contacts().iter().map(|p| p.feature_id as u32).collect();
+        v.sort();
+        v
+    };
+    for (i, (c, b, margin)) in capsule_box_random_set().into_iter().enumerate() {
+        let t = &mut tally[(i % 5 == 0) as usize];
+        let (dir, axis) = (r.p(-1.0, 1.0), d3(r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 1e-3)));
+        let m0 = capsule_box(&c, &b, margin);
+        if m0.count == 0.0 || m0.contacts().iter().any(|p| p.depth < 0.01) {
+            continue;
+        }
+        let ms: Vec<Manifold> = (0..=30)
+            .map(|k| capsule_box(&drifted_capsule(&c, dir, axis, 1e-5, k), &b, margin))
+            .collect();
+        if ms.iter().any(|m| m.count == 0.0) {
+            continue;
+        }
+        t.0 += 1;
+        if ms.iter().all(|m| ids(m) == ids(&ms[0])) {
+            t.1 += 1;
+            if m0.count == 2.0 {
+                twos += 1;
+                for w in ms.windows(2) {
+                    for (p, q) in w[0].contacts().iter().zip(w[1].contacts()) {
+                        assert_eq!(p.feature_id, q.feature_id);
+                        jump = jump.max((p.position - q.position).length());
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "capsule_box ids: stable {tally:?} (generic, parallel), {twos} two-point, jump {jump}"
+    );
+    let [(n, same), (np, samep)] = tally;
+    assert!(n > 3000 && twos > 200 && same * 1000 >= n * 995, "{same} of {n}, {twos} two-point");
+    assert!(np > 500 && samep * 100 >= np * 80, "parallel: {samep} of {np}");
+    assert!(jump < 1e-3, "a point kept its id but moved {jump}");
+
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    for k in 0..100 {
+        let (s, e) = (1e-3 * k as f32, if k % 2 == 0 { 1e-4 } else { -1e-4 });
+        let lying = cap([-0.5 + s, 1.4 + e, 0.2], [0.5 + s, 1.4 - e, 0.2], 0.5);
+        let m = capsule_box(&lying, &b, 0.0);
+        assert_eq!(m.count, 2.0, "frame {k}");
+        let ends = [lying.a.x, lying.b.x];
+        for (p, (id, x)) in m.contacts().iter().zip([132.0, 133.0].into_iter().zip(ends)) {
+            assert!(p.feature_id == id && (p.position.x - x).abs() < 1e-6, "frame {k}: {m:?}");
+        }
+        let standing = cap([0.2 + s, 1.25 + e, -0.3], [0.3 + s, 4.0, -0.3], 0.5);
+        let m = capsule_box(&standing, &b, 0.0);
+        assert_eq!((m.count, m.points[0].feature_id), (1.0, 33.0), "frame {k}");
+    }
+}
+
 #[test]
 fn capsule_box_invalid_and_degenerate_inputs_never_panic() {
     let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
