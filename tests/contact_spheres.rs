@@ -16,8 +16,8 @@ use widephase::closest::{
     closest_points_segment_triangle, sq_dist_point_obb, sq_dist_point_triangle,
 };
 use widephase::contact::pipeline::{
-    contacts_with, swap_roles, CapsuleCapsule, CapsuleTriangle, SphereBox, SphereCapsule,
-    SphereSphere, SphereTriangle,
+    contacts_with, swap_roles, BoxBox, BoxTriangle, CapsuleBox, CapsuleCapsule, CapsuleTriangle,
+    SphereBox, SphereCapsule, SphereSphere, SphereTriangle,
 };
 use widephase::contact::{self, contacts, Collider, ContactTester, Manifold};
 use widephase::pack::{extract, transpose, LanePod, Packable};
@@ -914,6 +914,207 @@ fn invalid_and_degenerate_inputs() {
     assert_eq!(m.count, 0.0);
 }
 
+/// The documented rule for invalid inputs (module docs of `contact`: NaN/∞
+/// coordinates, negative radii or half extents, a NaN, infinite or negative
+/// margin give `count == 0`, and an empty manifold is all zeros) for one
+/// pair type, field by field: every `f32` field of A, of B and the margin
+/// set to NaN, +∞, -∞ (and -1 where a negative value is invalid: `neg_a`,
+/// `neg_b`, the margin), through the scalar tester and in every lane
+/// position of x4, x8 and x16 whose other lanes hold valid pairs in contact.
+/// The bad lane is `Manifold::EMPTY` bit for bit; the others keep their
+/// scalar manifolds.
+fn check_invalid_fields<T: ContactTester>(pairs: &[(T::A, T::B)], neg_a: &[usize], neg_b: &[usize])
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let one = |a: &T::A, b: &T::B, m: f32| {
+        let (pa, pb) = (transpose::<T::A, f32>(&[*a]), transpose::<T::B, f32>(&[*b]));
+        extract::<Manifold, f32>(&T::test::<f32>(&pa, &pb, m), 0)
+    };
+    let hits: Vec<(T::A, T::B)> =
+        pairs.iter().copied().filter(|(a, b)| one(a, b, MARGIN).count > 0.0).take(24).collect();
+    assert_eq!(hits.len(), 24, "{}: valid pairs in contact", T::NAME);
+    let n = [size_of::<T::A>() / 4, size_of::<T::B>() / 4, 1];
+    let mut bad = Vec::new();
+    for (side, &fields) in n.iter().enumerate() {
+        for k in 0..fields {
+            let neg = [neg_a.contains(&k), neg_b.contains(&k), true][side];
+            for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0] {
+                if x == -1.0 && !neg {
+                    continue;
+                }
+                bad.push((side, k, x));
+            }
+        }
+    }
+    let corrupt = |(mut a, mut b): (T::A, T::B), (side, k, x): (usize, usize, f32)| {
+        let mut m = MARGIN;
+        match side {
+            0 => bytemuck::cast_slice_mut::<T::A, f32>(core::slice::from_mut(&mut a))[k] = x,
+            1 => bytemuck::cast_slice_mut::<T::B, f32>(core::slice::from_mut(&mut b))[k] = x,
+            _ => m = x,
+        }
+        (a, b, m)
+    };
+    let empty = bits(&Manifold::EMPTY);
+    for &case in &bad {
+        for &pair in &hits[..4] {
+            let (a, b, m) = corrupt(pair, case);
+            assert_eq!(bits(&one(&a, &b, m)), empty, "{} scalar, bad field {case:?}", T::NAME);
+        }
+    }
+    fn lanes<T: ContactTester, L: LanePod>(
+        hits: &[(T::A, T::B)],
+        bad: &[(usize, usize, f32)],
+        corrupt: &dyn Fn((T::A, T::B), (usize, usize, f32)) -> (T::A, T::B, f32),
+        one: &dyn Fn(&T::A, &T::B, f32) -> Manifold,
+    ) {
+        let w = L::WIDTH;
+        for &case in bad {
+            for pos in 0..w {
+                let idx: Vec<usize> = (0..w).map(|j| (3 * pos + j) % hits.len()).collect();
+                let mut lanes: Vec<(T::A, T::B, f32)> =
+                    idx.iter().map(|&i| (hits[i].0, hits[i].1, MARGIN)).collect();
+                lanes[pos] = corrupt(hits[idx[pos]], case);
+                let sa: Vec<T::A> = lanes.iter().map(|l| l.0).collect();
+                let sb: Vec<T::B> = lanes.iter().map(|l| l.1).collect();
+                let sm: Vec<f32> = lanes.iter().map(|l| l.2).collect();
+                let m = T::test::<L>(
+                    &transpose::<T::A, L>(&sa),
+                    &transpose::<T::B, L>(&sb),
+                    L::load(&sm),
+                );
+                for (j, &i) in idx.iter().enumerate() {
+                    let got = bits(&extract::<Manifold, L>(&m, j));
+                    let want = if j == pos {
+                        bits(&Manifold::EMPTY)
+                    } else {
+                        bits(&one(&hits[i].0, &hits[i].1, MARGIN))
+                    };
+                    assert_eq!(
+                        got,
+                        want,
+                        "{} width {w}, bad {case:?} in lane {pos}, lane {j}",
+                        T::NAME
+                    );
+                }
+            }
+        }
+    }
+    lanes::<T, f32x4>(&hits, &bad, &corrupt, &one);
+    lanes::<T, f32x8>(&hits, &bad, &corrupt, &one);
+    lanes::<T, f32x16>(&hits, &bad, &corrupt, &one);
+}
+
+/// [`check_invalid_fields`] for every pair type (sphere radius field 3,
+/// capsule radius 6, box half extents 12..15).
+#[test]
+fn invalid_fields_give_empty_manifolds_in_every_lane() {
+    let (s, c, b, t) = (&[3][..], &[6][..], &[12, 13, 14][..], &[][..]);
+    let sphere = |g: &mut Gen, p| g.sphere(p);
+    let capsule = |g: &mut Gen, p| g.capsule(p);
+    let obb = |g: &mut Gen, p| g.obb(p);
+    let tri = |g: &mut Gen, p| g.triangle(p);
+    check_invalid_fields::<SphereSphere>(&gen_pairs(31, 1.6, sphere, sphere), s, s);
+    check_invalid_fields::<SphereCapsule>(&gen_pairs(32, 1.6, sphere, capsule), s, c);
+    check_invalid_fields::<SphereBox>(&gen_pairs(33, 1.6, sphere, obb), s, b);
+    check_invalid_fields::<SphereTriangle>(&gen_pairs(34, 0.5, sphere, tri), s, t);
+    check_invalid_fields::<CapsuleCapsule>(&gen_pairs(35, 1.6, capsule, capsule), c, c);
+    check_invalid_fields::<CapsuleBox>(&gen_pairs(36, 1.6, capsule, obb), c, b);
+    check_invalid_fields::<CapsuleTriangle>(&gen_pairs(37, 0.5, capsule, tri), c, t);
+    check_invalid_fields::<BoxBox>(&gen_pairs(38, 1.6, obb, obb), b, b);
+    check_invalid_fields::<BoxTriangle>(&gen_pairs(39, 0.5, obb, tri), b, t);
+}
+
+/// Degenerate shapes against triangles: a zero-length capsule is the sphere
+/// it is (one point: sphere_triangle's normal, depth and point, id + 8),
+/// over the face, its edges and vertices, on and behind the plane; a
+/// collinear (segment) triangle is a two-sided segment for spheres and
+/// capsules (depth against an f64 distance, normal from A to the segment,
+/// one point, fallback +Y when the axis crosses it).
+#[test]
+fn degenerate_capsules_and_triangles() {
+    let t = Triangle::new(v(0.0, 0.0, 0.0), v(0.0, 0.0, 4.0), v(4.0, 0.0, 0.0));
+    let mut regions = Vec::new();
+    for x in [-0.5f32, 0.0, 1.0, 3.5, 4.5] {
+        for y in [-0.3f32, 0.0, 0.25, 0.6] {
+            for z in [-0.5f32, 0.0, 1.0, 4.5] {
+                let c = v(x, y, z);
+                let sph = contact::sphere_triangle(&Sphere::new(c, 0.5), &t, 0.1);
+                let cap = contact::capsule_triangle(&Capsule::new(c, c, 0.5), &t, 0.1);
+                let label = format!("centre {c:?}: {cap:?} vs {sph:?}");
+                assert_eq!(cap.count, sph.count, "{label}");
+                if sph.count == 0.0 {
+                    assert_eq!(bits(&cap), bits(&Manifold::EMPTY), "{label}");
+                    continue;
+                }
+                regions.push(sph.points[0].feature_id);
+                let (p, q) = (cap.points[0], sph.points[0]);
+                assert!(close3(cap.normal, sph.normal, 1e-6), "{label}");
+                assert!(close(p.depth, q.depth, 1e-6), "{label}");
+                assert!(close3(p.position, q.position, 1e-6), "{label}");
+                assert_eq!(p.feature_id, q.feature_id + 8.0, "{label}");
+            }
+        }
+    }
+    // vertex (0..3), edge (3..6) and face (6) regions all compared
+    for r in [0.0..3.0, 3.0..6.0, 6.0..7.0] {
+        assert!(regions.iter().any(|x| r.contains(x)), "{regions:?}");
+    }
+
+    // the segment triangle (-2,0,0)–(2,0,0) with its third vertex between
+    let seg = Triangle::new(v(-2.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.5, 0.0, 0.0));
+    let (s0, s1) = (seg.a, seg.b);
+    // capsules across it from above, below and beside, and past its end
+    for (a, b, r) in [
+        (v(0.3, 0.7, -1.0), v(0.3, 0.7, 1.0), 0.5),
+        (v(0.3, -0.6, -1.0), v(0.3, -0.6, 1.0), 0.5),
+        (v(-1.0, 0.3, 0.4), v(-1.0, 0.9, 0.4), 0.6),
+        (v(2.4, 0.3, -1.0), v(2.4, 0.3, 1.0), 0.6),
+        (v(1.0, 0.5, -2.0), v(-1.0, 0.2, 2.0), 0.4),
+    ] {
+        let cap = Capsule::new(a, b, r);
+        let m = contact::capsule_triangle(&cap, &seg, 0.3);
+        let dist = dist_seg_seg(a, b, s0, s1);
+        let label = format!("{cap:?}: {m:?}, distance {dist}");
+        assert_eq!(m.count, 1.0, "{label}");
+        let p = m.points[0];
+        assert!(close(p.depth, (r as f64 - dist) as f32, 1e-5), "{label}");
+        // the point is on the segment, the normal from the axis towards it
+        assert!(dist_point_seg(p.position, s0, s1) < 1e-6, "{label}");
+        let on_axis = p.position + m.normal * (p.depth - r);
+        assert!(dist_point_seg(on_axis, a, b) < 1e-5, "{label}");
+    }
+    // the axis crossing the segment: distance 0, the fallback normal +Y and
+    // the depth along it (B moved up by r + the axis' reach above it, 1.5)
+    let m = contact::capsule_triangle(
+        &Capsule::new(v(0.3, -1.0, 0.0), v(0.3, 1.0, 0.0), 0.5),
+        &seg,
+        0.0,
+    );
+    assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, Vec3::Y, 1.5));
+    // lying along the segment (parallel, overlapping): still one point
+    let m = contact::capsule_triangle(
+        &Capsule::new(v(-1.0, 0.4, 0.0), v(1.0, 0.4, 0.0), 0.5),
+        &seg,
+        0.0,
+    );
+    assert_eq!((m.count, m.normal), (1.0, -Vec3::Y));
+    assert!(close(m.points[0].depth, 0.1, 1e-6));
+    // spheres: beside the middle (both sides) and past an end (vertex)
+    for (c, r) in [(v(1.0, 0.6, 0.8), 1.1), (v(1.0, -0.6, 0.8), 1.1), (v(2.6, 0.0, 0.8), 1.05)] {
+        let m = contact::sphere_triangle(&Sphere::new(c, r), &seg, 0.0);
+        let dist = dist_point_seg(c, s0, s1);
+        let label = format!("sphere at {c:?}: {m:?}");
+        assert_eq!(m.count, 1.0, "{label}");
+        let p = m.points[0];
+        assert!(close(p.depth, (r as f64 - dist) as f32, 1e-6), "{label}");
+        assert!(dist_point_seg(p.position, s0, s1) < 1e-6, "{label}");
+        assert!(close3(m.normal, (p.position - c) * (1.0 / dist as f32), 1e-6), "{label}");
+    }
+}
+
 // ----------------------------------------------------------------- pipeline --
 
 fn scalar_manifold(a: &Collider, b: &Collider, margin: f32) -> Manifold {
@@ -1169,6 +1370,70 @@ fn pipeline_manifolds_do_not_depend_on_pair_order_lane_or_role() {
         }
     }
     assert!(same > 20_000 && via_swap > 5_000 && one_kind > 1_000, "{same} {via_swap} {one_kind}");
+}
+
+/// Invalid colliders through `contacts()`: a NaN, an infinite and a
+/// negative-size variant of every kind, each paired (both ways round) with a
+/// valid collider of every kind, interleaved with valid pairs in the same
+/// bundles: invalid pairs get `Manifold::EMPTY`, valid ones the scalar
+/// testers' manifolds; a NaN or negative margin empties every manifold.
+#[test]
+fn pipeline_invalid_colliders_give_empty_manifolds() {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let i3 = [Vec3::X, Vec3::Y, Vec3::Z];
+    let valid = [
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), 0.8)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, 0.7, -0.1), 0.5)),
+        Collider::Box(Obb::new(v(0.1, 0.6, 0.0), i3, Vec3::splat(0.6))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, 0.0, 3.0), v(3.0, 0.0, -3.0))),
+    ];
+    let invalid = [
+        Collider::Sphere(Sphere::new(v(nan, 0.5, 0.0), 0.8)),
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), inf)),
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), -0.8)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, nan, -0.1), 0.5)),
+        Collider::Capsule(Capsule::new(v(-inf, 0.6, 0.1), v(0.5, 0.7, -0.1), 0.5)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, 0.7, -0.1), -0.5)),
+        Collider::Box(Obb::new(
+            v(0.1, 0.6, 0.0),
+            [Vec3::X, v(0.0, nan, 0.0), Vec3::Z],
+            Vec3::splat(0.6),
+        )),
+        Collider::Box(Obb::new(v(0.1, 0.6, inf), i3, Vec3::splat(0.6))),
+        Collider::Box(Obb::new(v(0.1, 0.6, 0.0), i3, v(0.6, -0.6, 0.6))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, nan, 3.0), v(3.0, 0.0, -3.0))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, 0.0, 3.0), v(inf, 0.0, -3.0))),
+    ];
+    let colliders: Vec<Collider> = valid.iter().chain(&invalid).copied().collect();
+    let nv = valid.len() as u32;
+    let mut pairs = Vec::new();
+    for round in 0..3 {
+        for i in 0..invalid.len() as u32 {
+            for j in 0..nv {
+                pairs.push((nv + i, j));
+                pairs.push((j, nv + i));
+                pairs.push(((j + round) % nv, (j + 1 + round) % nv));
+            }
+        }
+    }
+    for margin in [0.1, 0.0] {
+        let got = contacts(&colliders, &pairs, margin);
+        let mut hits = 0;
+        for (&(a, b), m) in pairs.iter().zip(&got) {
+            let want = if a >= nv || b >= nv {
+                Manifold::EMPTY
+            } else {
+                scalar_manifold(&colliders[a as usize], &colliders[b as usize], margin)
+            };
+            hits += (want.count > 0.0) as usize;
+            assert_eq!(bits(m), bits(&want), "pair ({a}, {b}) margin {margin}");
+        }
+        assert!(hits >= 3 * 11 * 3, "valid pairs in contact: {hits}");
+    }
+    for margin in [f32::NAN, -0.1, f32::INFINITY] {
+        let got = contacts(&colliders, &pairs, margin);
+        assert!(got.iter().all(|m| bits(m) == bits(&Manifold::EMPTY)), "margin {margin}");
+    }
 }
 
 #[test]
