@@ -634,6 +634,78 @@ fn box_box_margin_gives_speculative_contacts() {
     assert!(m.contacts().iter().all(|p| p.depth == 0.0));
 }
 
+/// Least f64 SAT overlap over all 15 axes (edge axes of parallel edges
+/// skipped): `>= 0` exactly when the boxes intersect.
+fn sat_overlap64(a: &Obb, b: &Obb) -> f64 {
+    let mut axes: Vec<D3> = (0..3).flat_map(|k| [d3(a.axes[k]), d3(b.axes[k])]).collect();
+    for i in 0..3 {
+        for j in 0..3 {
+            let l = cross(d3(a.axes[i]), d3(b.axes[j]));
+            if norm(l) > 1e-12 {
+                axes.push(add_s([0.0; 3], l, 1.0 / norm(l)));
+            }
+        }
+    }
+    axes.iter().map(|&n| box_overlap_along(a, b, n)).fold(f64::INFINITY, f64::min)
+}
+
+/// The margin contract of `contact` (module docs) for box–box, which is
+/// conservative: against the exact f64 distance of the 20 000 random pairs
+/// at margins 0.05, 0.3 and 1, every pair at most `margin` apart gets a
+/// contact, and no pair more than `√3·(1 + 2^-7)·margin` apart does (pairs
+/// in between may: a speculative contact, negative depth). Analytic: a
+/// vertex–vertex pair along the box diagonal reaches the √3; a face–face pair
+/// is decided exactly.
+#[test]
+fn box_box_margin_contract_against_exact_distance() {
+    use widephase::overlap::OBB_EDGE_AXIS_BIAS;
+    let reach = 3f64.sqrt() * (1.0 + OBB_EDGE_AXIS_BIAS as f64);
+    let (mut within, mut beyond, mut worst) = (0, 0, 0.0f64);
+    for margin in [0.05f32, 0.3, 1.0] {
+        let m = margin as f64;
+        for (i, (a, b)) in box_box_random_set().into_iter().enumerate() {
+            let got = box_box(&a, &b, margin);
+            let tol = 2e-5 * scale(&a).max(scale(&b));
+            let dist = if sat_overlap64(&a, &b) >= 0.0 { 0.0 } else { box_box_distance(&a, &b) };
+            let label = format!("pair {i} margin {margin}: distance {dist}, {got:?}");
+            if dist <= m - tol {
+                within += 1;
+                assert!(got.count > 0.0, "{label}: missed");
+            }
+            if got.count > 0.0 {
+                assert!(dist <= reach * m + tol, "{label}: beyond √3·margin");
+                if dist > m + tol {
+                    beyond += 1;
+                    worst = worst.max(dist / m);
+                    assert!(got.max_depth().unwrap() < 0.0, "{label}: not speculative");
+                }
+            }
+        }
+    }
+    println!("box_box margin: {within} pairs within the margin, {beyond} reported beyond it (up to {worst:.3}·margin)");
+    // (random pairs reach ~1.2·margin; the diagonal case below the √3)
+    assert!(within > 20_000 && beyond > 50, "{within} within, {beyond} beyond");
+    // vertex to vertex along the diagonal: every axis sees the gap g, the
+    // distance is g·√3
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let margin = 0.25f32;
+    for (g, hit) in [(0.9 * margin, true), (1.01 * margin, false)] {
+        let b = obb([2.0 + g, 2.0 + g, 2.0 + g], I3, [1.0, 1.0, 1.0]);
+        let m = box_box(&a, &b, margin);
+        assert_eq!(m.count > 0.0, hit, "gap {g}: {m:?}");
+        if hit {
+            // 1.56·margin apart, reported with the per-axis gap
+            assert!((m.points[0].depth + g).abs() < 1e-6, "{m:?}");
+            assert!(box_box_distance(&a, &b) > 1.5 * margin as f64);
+        }
+    }
+    // face to face: exactly at the margin
+    for (g, hit) in [(0.99 * margin, true), (1.01 * margin, false)] {
+        let b = obb([0.5, 2.0 + g, 0.25], I3, [1.0, 1.0, 1.0]);
+        assert_eq!(box_box(&a, &b, margin).count > 0.0, hit, "face gap {g}");
+    }
+}
+
 #[test]
 fn box_box_invalid_and_degenerate_inputs_never_panic() {
     let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
