@@ -928,12 +928,12 @@ where
     T::A: bytemuck::Pod,
     T::B: bytemuck::Pod,
 {
-    let one = |a: &T::A, b: &T::B, m: f32| {
-        let (pa, pb) = (transpose::<T::A, f32>(&[*a]), transpose::<T::B, f32>(&[*b]));
-        extract::<Manifold, f32>(&T::test::<f32>(&pa, &pb, m), 0)
-    };
-    let hits: Vec<(T::A, T::B)> =
-        pairs.iter().copied().filter(|(a, b)| one(a, b, MARGIN).count > 0.0).take(24).collect();
+    let hits: Vec<(T::A, T::B)> = pairs
+        .iter()
+        .copied()
+        .filter(|(a, b)| scalar_one::<T>(a, b, MARGIN).count > 0.0)
+        .take(24)
+        .collect();
     assert_eq!(hits.len(), 24, "{}: valid pairs in contact", T::NAME);
     let n = [size_of::<T::A>() / 4, size_of::<T::B>() / 4, 1];
     let mut bad = Vec::new();
@@ -944,67 +944,92 @@ where
                 if x == -1.0 && !neg {
                     continue;
                 }
-                bad.push((side, k, x));
+                bad.push(BadField { side, k, x });
             }
         }
     }
-    let corrupt = |(mut a, mut b): (T::A, T::B), (side, k, x): (usize, usize, f32)| {
-        let mut m = MARGIN;
-        match side {
-            0 => bytemuck::cast_slice_mut::<T::A, f32>(core::slice::from_mut(&mut a))[k] = x,
-            1 => bytemuck::cast_slice_mut::<T::B, f32>(core::slice::from_mut(&mut b))[k] = x,
-            _ => m = x,
-        }
-        (a, b, m)
-    };
     let empty = bits(&Manifold::EMPTY);
     for &case in &bad {
         for &pair in &hits[..4] {
-            let (a, b, m) = corrupt(pair, case);
-            assert_eq!(bits(&one(&a, &b, m)), empty, "{} scalar, bad field {case:?}", T::NAME);
+            let (a, b, m) = corrupted::<T>(pair, case);
+            let got = bits(&scalar_one::<T>(&a, &b, m));
+            assert_eq!(got, empty, "{} scalar, bad field {case:?}", T::NAME);
         }
     }
-    fn lanes<T: ContactTester, L: LanePod>(
-        hits: &[(T::A, T::B)],
-        bad: &[(usize, usize, f32)],
-        corrupt: &dyn Fn((T::A, T::B), (usize, usize, f32)) -> (T::A, T::B, f32),
-        one: &dyn Fn(&T::A, &T::B, f32) -> Manifold,
-    ) {
-        let w = L::WIDTH;
-        for &case in bad {
-            for pos in 0..w {
-                let idx: Vec<usize> = (0..w).map(|j| (3 * pos + j) % hits.len()).collect();
-                let mut lanes: Vec<(T::A, T::B, f32)> =
-                    idx.iter().map(|&i| (hits[i].0, hits[i].1, MARGIN)).collect();
-                lanes[pos] = corrupt(hits[idx[pos]], case);
-                let sa: Vec<T::A> = lanes.iter().map(|l| l.0).collect();
-                let sb: Vec<T::B> = lanes.iter().map(|l| l.1).collect();
-                let sm: Vec<f32> = lanes.iter().map(|l| l.2).collect();
-                let m = T::test::<L>(
-                    &transpose::<T::A, L>(&sa),
-                    &transpose::<T::B, L>(&sb),
-                    L::load(&sm),
+    invalid_lanes::<T, f32x4>(&hits, &bad);
+    invalid_lanes::<T, f32x8>(&hits, &bad);
+    invalid_lanes::<T, f32x16>(&hits, &bad);
+}
+
+/// The invalid value `x` in field `k` of A (`side` 0), of B (1) or in the
+/// margin (2).
+#[derive(Clone, Copy, Debug)]
+struct BadField {
+    side: usize,
+    k: usize,
+    x: f32,
+}
+
+/// The scalar tester of `T` on one pair.
+fn scalar_one<T: ContactTester>(a: &T::A, b: &T::B, m: f32) -> Manifold
+where
+    T::A: Copy,
+    T::B: Copy,
+{
+    let (pa, pb) = (transpose::<T::A, f32>(&[*a]), transpose::<T::B, f32>(&[*b]));
+    extract::<Manifold, f32>(&T::test::<f32>(&pa, &pb, m), 0)
+}
+
+/// The pair and margin with `bad` written in.
+fn corrupted<T: ContactTester>((mut a, mut b): (T::A, T::B), bad: BadField) -> (T::A, T::B, f32)
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let mut m = MARGIN;
+    match bad.side {
+        0 => bytemuck::cast_slice_mut::<T::A, f32>(core::slice::from_mut(&mut a))[bad.k] = bad.x,
+        1 => bytemuck::cast_slice_mut::<T::B, f32>(core::slice::from_mut(&mut b))[bad.k] = bad.x,
+        _ => m = bad.x,
+    }
+    (a, b, m)
+}
+
+/// [`check_invalid_fields`] at width `L`: each bad field in each lane
+/// position, the other lanes holding other valid pairs.
+fn invalid_lanes<T: ContactTester, L: LanePod>(hits: &[(T::A, T::B)], bad: &[BadField])
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let w = L::WIDTH;
+    for &case in bad {
+        for pos in 0..w {
+            let idx: Vec<usize> = (0..w).map(|j| (3 * pos + j) % hits.len()).collect();
+            let mut lanes: Vec<(T::A, T::B, f32)> =
+                idx.iter().map(|&i| (hits[i].0, hits[i].1, MARGIN)).collect();
+            lanes[pos] = corrupted::<T>(hits[idx[pos]], case);
+            let sa: Vec<T::A> = lanes.iter().map(|l| l.0).collect();
+            let sb: Vec<T::B> = lanes.iter().map(|l| l.1).collect();
+            let sm: Vec<f32> = lanes.iter().map(|l| l.2).collect();
+            let m =
+                T::test::<L>(&transpose::<T::A, L>(&sa), &transpose::<T::B, L>(&sb), L::load(&sm));
+            for (j, &i) in idx.iter().enumerate() {
+                let got = bits(&extract::<Manifold, L>(&m, j));
+                let want = if j == pos {
+                    bits(&Manifold::EMPTY)
+                } else {
+                    bits(&scalar_one::<T>(&hits[i].0, &hits[i].1, MARGIN))
+                };
+                assert_eq!(
+                    got,
+                    want,
+                    "{} width {w}, bad {case:?} in lane {pos}, lane {j}",
+                    T::NAME
                 );
-                for (j, &i) in idx.iter().enumerate() {
-                    let got = bits(&extract::<Manifold, L>(&m, j));
-                    let want = if j == pos {
-                        bits(&Manifold::EMPTY)
-                    } else {
-                        bits(&one(&hits[i].0, &hits[i].1, MARGIN))
-                    };
-                    assert_eq!(
-                        got,
-                        want,
-                        "{} width {w}, bad {case:?} in lane {pos}, lane {j}",
-                        T::NAME
-                    );
-                }
             }
         }
     }
-    lanes::<T, f32x4>(&hits, &bad, &corrupt, &one);
-    lanes::<T, f32x8>(&hits, &bad, &corrupt, &one);
-    lanes::<T, f32x16>(&hits, &bad, &corrupt, &one);
 }
 
 /// [`check_invalid_fields`] for every pair type (sphere radius field 3,
