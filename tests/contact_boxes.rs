@@ -3,7 +3,9 @@
 //! Analytic cases with known points, depths and normals; seeded random pairs
 //! checked geometrically in f64 (points on B's surface, `position +
 //! depth·normal` on A's, depths bounded by the independent SAT overlap);
-//! scalar vs every width bit-identical in every lane position; feature-id
+//! the same random sets (20k box–box, 20k capsule–box) scalar vs every width
+//! bit-identical in every lane position, box–box also through the batched
+//! `box_box_packs`; feature-id
 //! stability; speculative margin; NaN/∞ and degenerate inputs.
 
 use wide::{f32x16, f32x4, f32x8};
@@ -59,6 +61,11 @@ fn check_geometry(
         }
         assert!(p.depth >= -margin - tol as f32, "{label}: depth {} below margin", p.depth);
         assert!(p.feature_id >= 0.0 && p.feature_id.fract() == 0.0, "{label}: id");
+    }
+    // a solver matches points by id: two points of one manifold never share one
+    let ids: Vec<f32> = m.contacts().iter().map(|p| p.feature_id).collect();
+    for (i, x) in ids.iter().enumerate() {
+        assert!(!ids[i + 1..].contains(x), "{label}: duplicate id {x} in {ids:?}");
     }
     for p in &m.points[m.count as usize..] {
         assert_eq!((p.position, p.depth, p.feature_id), (Vec3::ZERO, 0.0, 0.0), "{label}: tail");
@@ -199,6 +206,118 @@ fn parallel_edges_and_small_and_large_rotations_keep_face_normal() {
     check_geometry("side", &m, |p| box_sd(&a, p), |p| box_sd(&b, p), 0.0, 1e-6);
 }
 
+/// The least f64 SAT overlap of two boxes over their face axes and over
+/// their (well-conditioned) edge axes: `((overlap, axis), (overlap, axis))`
+/// with `obb_obb_contact`'s axis indices.
+fn least_face_and_edge(a: &Obb, b: &Obb) -> ((f64, usize), (f64, usize)) {
+    let (aa, ba): (Vec<D3>, Vec<D3>) =
+        ((0..3).map(|i| d3(a.axes[i])).collect(), (0..3).map(|j| d3(b.axes[j])).collect());
+    let mut face = (f64::INFINITY, 0);
+    for (k, &n) in aa.iter().chain(&ba).enumerate() {
+        let o = box_overlap_along(a, b, n);
+        if o < face.0 {
+            face = (o, k);
+        }
+    }
+    let mut edge = (f64::INFINITY, 0);
+    for (i, &ai) in aa.iter().enumerate() {
+        for (j, &bj) in ba.iter().enumerate() {
+            let l = cross(ai, bj);
+            if norm(l) > 1e-3 {
+                let o = box_overlap_along(a, b, add_s([0.0; 3], l, 1.0 / norm(l)));
+                if o < edge.0 {
+                    edge = (o, 6 + 3 * i + j);
+                }
+            }
+        }
+    }
+    (face, edge)
+}
+
+/// Unit cube B over unit cube A, yawed 0.3 rad and tilted by `tilt` about
+/// (cos 10°, 0, sin 10°), its bottom face 0.05 into A's top face: the face
+/// axis B_1 and the edge axis A_0 × B_2 nearly tie, the edge one ahead by a
+/// relative amount that grows with the tilt. Everything scaled by `s` and
+/// moved by `c`.
+fn tilted_cube_pair(tilt: f64, s: f32, c: Vec3) -> (Obb, Obb) {
+    let yaw = rot_axes([0.0, 1.0, 0.0], 0.3);
+    let t = rot_axes([10f64.to_radians().cos(), 0.0, 10f64.to_radians().sin()], tilt);
+    let axes = yaw.map(|u| t[0] * u.x + t[1] * u.y + t[2] * u.z);
+    let a = Obb::new(c, I3, Vec3::splat(s));
+    let b = Obb::new(c + Vec3::new(0.5, 1.95, 0.3) * s, axes, Vec3::splat(s));
+    (a, b)
+}
+
+/// The documented tie rule (module docs of `box_box`): an edge axis must beat
+/// the best face axis by more than `OBB_EDGE_AXIS_BIAS·|face depth|`. Pairs
+/// whose least edge overlap is below the least face overlap by a relative
+/// amount inside the band (f64-checked: between 0.2 and 0.8 of the bias) get
+/// the face normal and the 4-point face manifold; pairs outside it (more
+/// than 1.5 biases) the edge axis and its one edge–edge point. Replayed at
+/// scales 2^-3..2^4 and away from the origin (the bias is relative). Among
+/// face axes of equal overlap A's wins.
+#[test]
+fn box_box_tie_rule_favours_face_axes_within_the_bias_only() {
+    use widephase::contact::box_box::{box_box_sat, EDGE_EDGE_ID_BASE};
+    use widephase::overlap::OBB_EDGE_AXIS_BIAS;
+    let bias = OBB_EDGE_AXIS_BIAS as f64;
+    let places = [(1.0, Vec3::ZERO), (0.125, Vec3::new(3.0, -1.0, 2.0)), (16.0, Vec3::ZERO)];
+    let places = places.into_iter().chain([(1.0, Vec3::new(37.0, -11.0, 5.0))]);
+    let (mut inside, mut outside) = (0, 0);
+    for (s, c) in places {
+        for tilt in [0.0012, 0.0016, 0.002, 0.01, 0.015, 0.02] {
+            let (a, b) = tilted_cube_pair(tilt, s, c);
+            let ((face, fk), (edge, ek)) = least_face_and_edge(&a, &b);
+            let rel = (face - edge) / face.abs();
+            let label = format!("scale {s} at {c:?}, tilt {tilt}: relative lead {rel}");
+            let m = box_box(&a, &b, 0.0);
+            let sat = box_box_sat(&a, &b);
+            let tol = 1e-5 * s as f64;
+            check_geometry(&label, &m, |p| box_sd(&a, p), |p| box_sd(&b, p), 0.0, tol);
+            let deepest = m.max_depth().unwrap() as f64;
+            if rel > 0.2 * bias && rel < 0.8 * bias {
+                inside += 1;
+                // the face axis B_1 (index 4) and its 4 clipped points
+                assert_eq!((sat.axis, fk), (4.0, 4), "{label}");
+                let nb = d3(b.axes[1]);
+                assert!((dot(d3(m.normal), nb) - 1.0).abs() < 1e-6, "{label}: {m:?}");
+                assert_eq!(m.count, 4.0, "{label}");
+                assert!(m.contacts().iter().all(|p| p.feature_id < EDGE_EDGE_ID_BASE), "{label}");
+                // (A's deepest corner along -B_1 is outside B's face: the
+                // clipped points reach a little less than the SAT overlap)
+                let ok = deepest <= face + tol && deepest >= 0.99 * face;
+                assert!(ok, "{label}: depth {deepest} vs {face}");
+            } else if rel > 1.5 * bias {
+                outside += 1;
+                // the edge axis A_0 × B_2 (index 8) wins: one edge–edge point
+                assert_eq!((sat.axis, ek), (8.0, 8), "{label}");
+                let l = cross(d3(a.axes[0]), d3(b.axes[2]));
+                assert!(
+                    (dot(d3(m.normal), l).abs() / norm(l) - 1.0).abs() < 1e-6,
+                    "{label}: {m:?}"
+                );
+                assert_eq!(m.count, 1.0, "{label}");
+                assert!(m.points[0].feature_id >= EDGE_EDGE_ID_BASE, "{label}");
+                assert!((deepest - edge).abs() <= tol, "{label}: depth {deepest} vs {edge}");
+            } else {
+                panic!("{label}: the case table should avoid the band's edges");
+            }
+            assert!(face > 0.04 * s as f64 && edge < face, "{label}");
+        }
+    }
+    assert_eq!((inside, outside), (12, 12));
+    // equal face overlaps (A_1 and B_1 both 0.1): A's face is the reference,
+    // ids (ref_face·6 + inc_face)·32 + local with A's +y face 2 and B's -y
+    // face 3. (Equal face overlaps need parallel faces, hence parallel edges,
+    // and such lanes are decided by box_box_sat's obb_obb_contact fallback:
+    // its tie rule is the one checked here.)
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let b = obb([0.3, 1.9, 0.2], I3, [1.0, 1.0, 1.0]);
+    let m = box_box(&a, &b, 0.0);
+    assert_eq!((m.count, m.normal, box_box_sat(&a, &b).axis), (4.0, Vec3::Y, 1.0));
+    assert!(m.contacts().iter().all(|p| (480.0..512.0).contains(&p.feature_id)), "{m:?}");
+}
+
 // ------------------------------------------------------------ box–box random
 
 fn random_box_pair(r: &mut SplitMix) -> (Obb, Obb) {
@@ -211,14 +330,21 @@ fn random_box_pair(r: &mut SplitMix) -> (Obb, Obb) {
     (a, b)
 }
 
+/// The 20 000 random box pairs of the geometric test, also replayed at every
+/// width ([`box_box_random_set_is_bit_identical_at_every_width`]).
+fn box_box_random_set() -> Vec<(Obb, Obb)> {
+    let mut r = SplitMix(0xB0B0_0001);
+    (0..20_000).map(|_| random_box_pair(&mut r)).collect()
+}
+const BOX_BOX_RANDOM_MARGIN: f32 = 0.05;
+
 #[test]
 fn box_box_random_pairs_are_geometrically_consistent() {
-    let mut r = SplitMix(0xB0B0_0001);
-    let n = 20_000;
-    let margin = 0.05f32;
+    let pairs = box_box_random_set();
+    let n = pairs.len();
+    let margin = BOX_BOX_RANDOM_MARGIN;
     let (mut hits, mut edges, mut multi, mut fallback_deep) = (0, 0, 0, 0);
-    for i in 0..n {
-        let (a, b) = random_box_pair(&mut r);
+    for (i, &(a, b)) in pairs.iter().enumerate() {
         let m = box_box(&a, &b, margin);
         let sep = widephase::overlap::obb_obb(&a, &b);
         if m.count == 0.0 {
@@ -363,16 +489,81 @@ fn box_box_widths_are_bit_identical_in_every_lane() {
     let mut flat = b;
     flat.half.z = 0.0;
     cases.extend([(nan, b, 0.0), (a, inf, 0.0), (a, flat, 0.1), (a, b, f32::NAN), (a, b, -1.0)]);
+    // lanes the rotation-matrix SAT leaves to obb_obb_contact (an edge axis
+    // within its allowance of the margin), mixed with lanes it decides
+    cases.extend(edge_touching_pairs(64));
     let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
-    fn wide<L: LanePod>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
-        let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
-        let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
-        let m: Vec<f32> = c.iter().map(|x| x.2).collect();
-        box_box(&transpose::<Obb, L>(&a), &transpose::<Obb, L>(&b), L::load(&m))
+    widths_match::<f32x4, _>(&cases, 1, scalar, box_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, box_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 7, scalar, box_box_wide::<f32x16>);
+}
+
+/// Two unit cubes crossing edge to edge (A's top edge along z, B's bottom
+/// edge along x, as in `edge_edge_crossing_gives_one_point_with_known_depth`)
+/// whose edge axis overlaps by a few 1e-6 either way, moved by a common random
+/// rotation and translation; margin 0 or 1e-6. Their contact decision is
+/// within the edge allowance of the margin, so `box_box_sat` recomputes them
+/// with `obb_obb_contact` (only in packs that hold one).
+fn edge_touching_pairs(n: usize) -> Vec<(Obb, Obb, f32)> {
+    let mut r = SplitMix(0xB0B0_0020);
+    let q = std::f64::consts::FRAC_PI_4;
+    let (ra, rb) = (rot_axes([0.0, 0.0, 1.0], q), rot_axes([1.0, 0.0, 0.0], q));
+    (0..n)
+        .map(|k| {
+            let rot = random_axes(&mut r);
+            let turn = |u: Vec3| rot[0] * u.x + rot[1] * u.y + rot[2] * u.z;
+            let c = r.p(-8.0, 8.0);
+            let depth = (k % 9) as f32 * 1e-6 - 4e-6;
+            let cb = Vec3::new(0.0, 2.0 * std::f32::consts::SQRT_2 - depth, 0.0);
+            let a = Obb::new(c, ra.map(turn), Vec3::splat(1.0));
+            let b = Obb::new(c + turn(cb), rb.map(turn), Vec3::splat(1.0));
+            (a, b, [0.0, 1e-6][k % 2])
+        })
+        .collect()
+}
+
+/// `box_box` on one pack of `(a, b, margin)` lanes.
+fn box_box_wide<L: LanePod>(c: &[(Obb, Obb, f32)]) -> Manifold<L> {
+    let a: Vec<Obb> = c.iter().map(|x| x.0).collect();
+    let b: Vec<Obb> = c.iter().map(|x| x.1).collect();
+    let m: Vec<f32> = c.iter().map(|x| x.2).collect();
+    box_box(&transpose::<Obb, L>(&a), &transpose::<Obb, L>(&b), L::load(&m))
+}
+
+/// `box_box_packs` (the pipeline's batched path) over the whole of `cases`
+/// at one margin, every lane compared bit for bit with the scalar manifold.
+fn box_box_packs_match_scalar<L: LanePod>(cases: &[(Obb, Obb)], margin: f32, want: &[[u32; 24]]) {
+    use widephase::contact::box_box::box_box_packs;
+    use widephase::pack::{extract, Pack};
+    let a: Vec<Obb> = cases.iter().map(|c| c.0).collect();
+    let b: Vec<Obb> = cases.iter().map(|c| c.1).collect();
+    let (pa, pb) = (Pack::<Obb, L>::new(&a), Pack::<Obb, L>::new(&b));
+    let mut got = vec![Manifold::<L>::empty(); pa.chunks().len()];
+    box_box_packs(pa.chunks(), pb.chunks(), L::splat(margin), &mut got);
+    for (i, w) in want.iter().enumerate() {
+        let m = extract::<Manifold, L>(&got[i / L::WIDTH], i % L::WIDTH);
+        assert_eq!(&bits(&m), w, "box_box_packs width {} case {i}", L::WIDTH);
     }
-    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
-    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
-    widths_match::<f32x16, _>(&cases, 7, scalar, wide::<f32x16>);
+}
+
+/// The full 20 000-pair random set of the geometric test (not a separate
+/// sample): scalar = x4 = x8 = x16 bit for bit with every pair in every lane
+/// position, and the batched `box_box_packs` (which moves lanes between
+/// packs) equal to the scalar tester at every width.
+#[test]
+fn box_box_random_set_is_bit_identical_at_every_width() {
+    let margin = BOX_BOX_RANDOM_MARGIN;
+    let pairs = box_box_random_set();
+    let cases: Vec<(Obb, Obb, f32)> = pairs.iter().map(|&(a, b)| (a, b, margin)).collect();
+    let scalar = |c: &(Obb, Obb, f32)| box_box(&c.0, &c.1, c.2);
+    widths_match::<f32x4, _>(&cases, 1, scalar, box_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 1, scalar, box_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 1, scalar, box_box_wide::<f32x16>);
+    let want: Vec<[u32; 24]> = cases.iter().map(|c| bits(&scalar(c))).collect();
+    box_box_packs_match_scalar::<f32>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x4>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x8>(&pairs, margin, &want);
+    box_box_packs_match_scalar::<f32x16>(&pairs, margin, &want);
 }
 
 #[test]
@@ -441,6 +632,78 @@ fn box_box_margin_gives_speculative_contacts() {
     let m = box_box(&a, &touch, 0.0);
     assert_eq!(m.count, 4.0);
     assert!(m.contacts().iter().all(|p| p.depth == 0.0));
+}
+
+/// Least f64 SAT overlap over all 15 axes (edge axes of parallel edges
+/// skipped): `>= 0` exactly when the boxes intersect.
+fn sat_overlap64(a: &Obb, b: &Obb) -> f64 {
+    let mut axes: Vec<D3> = (0..3).flat_map(|k| [d3(a.axes[k]), d3(b.axes[k])]).collect();
+    for i in 0..3 {
+        for j in 0..3 {
+            let l = cross(d3(a.axes[i]), d3(b.axes[j]));
+            if norm(l) > 1e-12 {
+                axes.push(add_s([0.0; 3], l, 1.0 / norm(l)));
+            }
+        }
+    }
+    axes.iter().map(|&n| box_overlap_along(a, b, n)).fold(f64::INFINITY, f64::min)
+}
+
+/// The margin contract of `contact` (module docs) for box–box, which is
+/// conservative: against the exact f64 distance of the 20 000 random pairs
+/// at margins 0.05, 0.3 and 1, every pair at most `margin` apart gets a
+/// contact, and no pair more than `√3·(1 + 2^-7)·margin` apart does (pairs
+/// in between may: a speculative contact, negative depth). Analytic: a
+/// vertex–vertex pair along the box diagonal reaches the √3; a face–face pair
+/// is decided exactly.
+#[test]
+fn box_box_margin_contract_against_exact_distance() {
+    use widephase::overlap::OBB_EDGE_AXIS_BIAS;
+    let reach = 3f64.sqrt() * (1.0 + OBB_EDGE_AXIS_BIAS as f64);
+    let (mut within, mut beyond, mut worst) = (0, 0, 0.0f64);
+    for margin in [0.05f32, 0.3, 1.0] {
+        let m = margin as f64;
+        for (i, (a, b)) in box_box_random_set().into_iter().enumerate() {
+            let got = box_box(&a, &b, margin);
+            let tol = 2e-5 * scale(&a).max(scale(&b));
+            let dist = if sat_overlap64(&a, &b) >= 0.0 { 0.0 } else { box_box_distance(&a, &b) };
+            let label = format!("pair {i} margin {margin}: distance {dist}, {got:?}");
+            if dist <= m - tol {
+                within += 1;
+                assert!(got.count > 0.0, "{label}: missed");
+            }
+            if got.count > 0.0 {
+                assert!(dist <= reach * m + tol, "{label}: beyond √3·margin");
+                if dist > m + tol {
+                    beyond += 1;
+                    worst = worst.max(dist / m);
+                    assert!(got.max_depth().unwrap() < 0.0, "{label}: not speculative");
+                }
+            }
+        }
+    }
+    println!("box_box margin: {within} pairs within the margin, {beyond} reported beyond it (up to {worst:.3}·margin)");
+    // (random pairs reach ~1.2·margin; the diagonal case below the √3)
+    assert!(within > 20_000 && beyond > 50, "{within} within, {beyond} beyond");
+    // vertex to vertex along the diagonal: every axis sees the gap g, the
+    // distance is g·√3
+    let a = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    let margin = 0.25f32;
+    for (g, hit) in [(0.9 * margin, true), (1.01 * margin, false)] {
+        let b = obb([2.0 + g, 2.0 + g, 2.0 + g], I3, [1.0, 1.0, 1.0]);
+        let m = box_box(&a, &b, margin);
+        assert_eq!(m.count > 0.0, hit, "gap {g}: {m:?}");
+        if hit {
+            // 1.56·margin apart, reported with the per-axis gap
+            assert!((m.points[0].depth + g).abs() < 1e-6, "{m:?}");
+            assert!(box_box_distance(&a, &b) > 1.5 * margin as f64);
+        }
+    }
+    // face to face: exactly at the margin
+    for (g, hit) in [(0.99 * margin, true), (1.01 * margin, false)] {
+        let b = obb([0.5, 2.0 + g, 0.25], I3, [1.0, 1.0, 1.0]);
+        assert_eq!(box_box(&a, &b, margin).count > 0.0, hit, "face gap {g}");
+    }
 }
 
 #[test]
@@ -774,20 +1037,31 @@ fn random_capsule_box(r: &mut SplitMix) -> (Capsule, Obb) {
     (cp, b)
 }
 
+/// The 20 000 random capsule–box cases (capsule, box, margin) of the f64
+/// reference test, also replayed at every width
+/// ([`capsule_box_random_set_is_bit_identical_at_every_width`]).
+fn capsule_box_random_set() -> Vec<(Capsule, Obb, f32)> {
+    let mut r = SplitMix(0xCB0C_0001);
+    (0..20_000)
+        .map(|i| {
+            let (mut c, b) = random_capsule_box(&mut r);
+            // some capsules exactly parallel to a face
+            if i % 5 == 0 {
+                let k = i / 5 % 3;
+                let off = b.axes[k] * (c.b - c.a).dot(b.axes[k]);
+                c.b -= off;
+            }
+            (c, b, [0.0f32, 0.05, 0.3][i % 3])
+        })
+        .collect()
+}
+
 #[test]
 fn capsule_box_random_pairs_match_f64_reference() {
-    let mut r = SplitMix(0xCB0C_0001);
-    let n = 20_000;
+    let cases = capsule_box_random_set();
+    let n = cases.len();
     let (mut hits, mut two, mut deep, mut grazing) = (0, 0, 0, 0);
-    for i in 0..n {
-        let (mut c, b) = random_capsule_box(&mut r);
-        // some capsules exactly parallel to a face
-        if i % 5 == 0 {
-            let k = i / 5 % 3;
-            let off = b.axes[k] * (c.b - c.a).dot(b.axes[k]);
-            c.b -= off;
-        }
-        let margin = [0.0f32, 0.05, 0.3][i % 3];
+    for (i, &(c, b, margin)) in cases.iter().enumerate() {
         let m = capsule_box(&c, &b, margin);
         let gap = capsule_box_ref(&c, &b);
         let tol = 2e-5 * scale(&b).max(norm(d3(c.a)));
@@ -874,15 +1148,118 @@ fn capsule_box_widths_are_bit_identical_in_every_lane() {
     cases.push((cap([-0.5, 1.4, 0.2], [0.5, 1.4, 0.2], 0.5), b0, 0.0));
     cases.push((cap([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.5), b0, 0.0));
     let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
-    fn wide<L: LanePod>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
-        let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
-        let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
-        let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
-        capsule_box(&transpose::<Capsule, L>(&cs), &transpose::<Obb, L>(&bs), L::load(&ms))
+    widths_match::<f32x4, _>(&cases, 1, scalar, capsule_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 3, scalar, capsule_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 5, scalar, capsule_box_wide::<f32x16>);
+}
+
+/// `capsule_box` on one pack of `(capsule, box, margin)` lanes.
+fn capsule_box_wide<L: LanePod>(v: &[(Capsule, Obb, f32)]) -> Manifold<L> {
+    let cs: Vec<Capsule> = v.iter().map(|c| c.0).collect();
+    let bs: Vec<Obb> = v.iter().map(|c| c.1).collect();
+    let ms: Vec<f32> = v.iter().map(|c| c.2).collect();
+    capsule_box(&transpose::<Capsule, L>(&cs), &transpose::<Obb, L>(&bs), L::load(&ms))
+}
+
+/// The full 20 000-case random set of the f64 reference test (margins 0,
+/// 0.05, 0.3; a fifth of the capsules parallel to a face): scalar = x4 = x8
+/// = x16 bit for bit with every case in every lane position.
+#[test]
+fn capsule_box_random_set_is_bit_identical_at_every_width() {
+    let cases = capsule_box_random_set();
+    let scalar = |c: &(Capsule, Obb, f32)| capsule_box(&c.0, &c.1, c.2);
+    widths_match::<f32x4, _>(&cases, 1, scalar, capsule_box_wide::<f32x4>);
+    widths_match::<f32x8, _>(&cases, 1, scalar, capsule_box_wide::<f32x8>);
+    widths_match::<f32x16, _>(&cases, 1, scalar, capsule_box_wide::<f32x16>);
+}
+
+/// `c` after `k` frames of a tiny motion: per frame a translation by
+/// `step·dir` and a rotation by `step` rad about `axis` through its midpoint.
+fn drifted_capsule(c: &Capsule, dir: Vec3, axis: D3, step: f64, k: usize) -> Capsule {
+    let ang = step * k as f64;
+    let rot = rot_axes(axis, ang);
+    let mid = (c.a + c.b) * 0.5;
+    let turn = |p: Vec3| {
+        let q = p - mid;
+        mid + rot[0] * q.x + rot[1] * q.y + rot[2] * q.z + dir * ang as f32
+    };
+    Capsule::new(turn(c.a), turn(c.b), c.radius)
+}
+
+/// Ids of persisting capsule–box contacts do not change under tiny motion:
+/// the random pairs with a contact at least 0.01 deep, the capsule drifting
+/// by 1e-5 (translation and rotation) per frame over 30 frames, at least
+/// 99.5 % keep one id set in every frame (only pairs within ~3e-4 of a
+/// topology change may switch), and in the stable two-point manifolds each
+/// end's point moves with the motion. The fifth of the set made exactly
+/// parallel to a face is a weaker case (>= 80 %, measured 87 %): a capsule
+/// lying parallel to a face and overhanging its rim is where the documented
+/// switch to one point ("the low end hangs over an edge") happens, and at
+/// |c| ≈ 50 tilts of 1e-5..3e-4 rad change the distances by about an ulp, so
+/// rounding picks the side of the rim frame by frame. Exactly where the geometry guarantees
+/// it: a capsule lying on a face while rocking (tilt ±1e-4, the deeper end
+/// alternating) and sliding keeps ids 132/133 (face +y, ends a/b) at its own
+/// ends, one standing on an end keeps id 33 (above y, end a).
+#[test]
+fn capsule_box_feature_ids_survive_tiny_motion() {
+    let mut r = SplitMix(0xCB0C_0003);
+    // [generic pairs, capsules exactly parallel to a face]: (persisting, stable)
+    let mut tally = [(0, 0); 2];
+    let (mut twos, mut jump) = (0, 0.0f32);
+    let ids = |m: &Manifold| {
+        let mut v: Vec<u32> = m.contacts().iter().map(|p| p.feature_id as u32).collect();
+        v.sort();
+        v
+    };
+    for (i, (c, b, margin)) in capsule_box_random_set().into_iter().enumerate() {
+        let t = &mut tally[(i % 5 == 0) as usize];
+        let (dir, axis) = (r.p(-1.0, 1.0), d3(r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 1e-3)));
+        let m0 = capsule_box(&c, &b, margin);
+        if m0.count == 0.0 || m0.contacts().iter().any(|p| p.depth < 0.01) {
+            continue;
+        }
+        let ms: Vec<Manifold> = (0..=30)
+            .map(|k| capsule_box(&drifted_capsule(&c, dir, axis, 1e-5, k), &b, margin))
+            .collect();
+        if ms.iter().any(|m| m.count == 0.0) {
+            continue;
+        }
+        t.0 += 1;
+        if ms.iter().all(|m| ids(m) == ids(&ms[0])) {
+            t.1 += 1;
+            if m0.count == 2.0 {
+                twos += 1;
+                for w in ms.windows(2) {
+                    for (p, q) in w[0].contacts().iter().zip(w[1].contacts()) {
+                        assert_eq!(p.feature_id, q.feature_id);
+                        jump = jump.max((p.position - q.position).length());
+                    }
+                }
+            }
+        }
     }
-    widths_match::<f32x4, _>(&cases, 1, scalar, wide::<f32x4>);
-    widths_match::<f32x8, _>(&cases, 3, scalar, wide::<f32x8>);
-    widths_match::<f32x16, _>(&cases, 5, scalar, wide::<f32x16>);
+    println!(
+        "capsule_box ids: stable {tally:?} (generic, parallel), {twos} two-point, jump {jump}"
+    );
+    let [(n, same), (np, samep)] = tally;
+    assert!(n > 3000 && twos > 200 && same * 1000 >= n * 995, "{same} of {n}, {twos} two-point");
+    assert!(np > 500 && samep * 100 >= np * 80, "parallel: {samep} of {np}");
+    assert!(jump < 1e-3, "a point kept its id but moved {jump}");
+
+    let b = obb([0.0, 0.0, 0.0], I3, [1.0, 1.0, 1.0]);
+    for k in 0..100 {
+        let (s, e) = (1e-3 * k as f32, if k % 2 == 0 { 1e-4 } else { -1e-4 });
+        let lying = cap([-0.5 + s, 1.4 + e, 0.2], [0.5 + s, 1.4 - e, 0.2], 0.5);
+        let m = capsule_box(&lying, &b, 0.0);
+        assert_eq!(m.count, 2.0, "frame {k}");
+        let ends = [lying.a.x, lying.b.x];
+        for (p, (id, x)) in m.contacts().iter().zip([132.0, 133.0].into_iter().zip(ends)) {
+            assert!(p.feature_id == id && (p.position.x - x).abs() < 1e-6, "frame {k}: {m:?}");
+        }
+        let standing = cap([0.2 + s, 1.25 + e, -0.3], [0.3 + s, 4.0, -0.3], 0.5);
+        let m = capsule_box(&standing, &b, 0.0);
+        assert_eq!((m.count, m.points[0].feature_id), (1.0, 33.0), "frame {k}");
+    }
 }
 
 #[test]

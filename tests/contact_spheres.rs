@@ -16,8 +16,8 @@ use widephase::closest::{
     closest_points_segment_triangle, sq_dist_point_obb, sq_dist_point_triangle,
 };
 use widephase::contact::pipeline::{
-    contacts_with, swap_roles, CapsuleCapsule, CapsuleTriangle, SphereBox, SphereCapsule,
-    SphereSphere, SphereTriangle,
+    contacts_with, swap_roles, BoxBox, BoxTriangle, CapsuleBox, CapsuleCapsule, CapsuleTriangle,
+    SphereBox, SphereCapsule, SphereSphere, SphereTriangle,
 };
 use widephase::contact::{self, contacts, Collider, ContactTester, Manifold};
 use widephase::pack::{extract, transpose, LanePod, Packable};
@@ -374,12 +374,12 @@ fn sphere_triangle_random() {
     check_widths::<SphereTriangle>(&pairs, MARGIN);
 }
 
-#[test]
-fn capsule_capsule_random() {
+/// The random capsule pairs: a fifth of them near-parallel, to exercise the
+/// two-point manifold.
+fn capsule_capsule_pairs() -> Vec<(Capsule, Capsule)> {
     let pairs = gen_pairs(5, 1.7, |g, c| g.capsule(c), |g, c| g.capsule(c));
-    // a fifth of the pairs near-parallel, to exercise the two-point manifold
     let mut g = Gen(fastrand::Rng::with_seed(55));
-    let pairs: Vec<(Capsule, Capsule)> = pairs
+    pairs
         .into_iter()
         .enumerate()
         .map(|(i, (a, b))| {
@@ -390,7 +390,33 @@ fn capsule_capsule_random() {
             let c = (b.a + b.b) * 0.5;
             (a, Capsule::new(c - d * 0.5, c + d * 0.5, b.radius))
         })
-        .collect();
+        .collect()
+}
+
+/// The random capsule–triangle pairs: a fifth of the capsules lying over the
+/// face, nearly level (two points).
+fn capsule_triangle_pairs() -> Vec<(Capsule, Triangle)> {
+    let pairs = gen_pairs(6, 0.7, |g, c| g.capsule(c), |g, c| g.triangle(c));
+    let mut g = Gen(fastrand::Rng::with_seed(66));
+    pairs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (a, t))| {
+            let Some(n) = t.normal().try_normalize() else { return (a, t) };
+            if i % 5 != 0 {
+                return (a, t);
+            }
+            let centroid = (t.a + t.b + t.c) * (1.0 / 3.0);
+            let along = (t.b - t.a) * g.f(0.05, 0.3) + n * g.f(-0.02, 0.02);
+            let up = n * (a.radius + g.f(-0.15, 0.15));
+            (Capsule::new(centroid - along + up, centroid + along + up, a.radius), t)
+        })
+        .collect()
+}
+
+#[test]
+fn capsule_capsule_random() {
+    let pairs = capsule_capsule_pairs();
     let ms = run_scalar::<CapsuleCapsule>(&pairs, MARGIN);
     assert_rate("capsule_capsule", &ms);
     let mut twos = 0;
@@ -407,10 +433,26 @@ fn capsule_capsule_random() {
             assert!(close(dist_point_seg(pa, a.a, a.b) as f32, a.radius, TOL));
         } else if m.count == 2.0 {
             twos += 1;
+            // near-parallel axes at angle θ: each point is b(u) - r_b·n, on
+            // B's surface up to r_b·(1 - cos θ) inside it; position +
+            // depth·n is A's axis point under that end pushed out by r_a
+            // along n, off A's surface only by the end's lateral offset λ
+            // from the closest-point direction (λ <= (|B| + r_a + r_b +
+            // margin)·sin θ) and by the axis angle (capsule_capsule docs)
+            let (ra, rb) = (a.radius as f64, b.radius as f64);
+            let ua = (a.b - a.a).try_normalize().unwrap();
+            let sin = ua.cross((b.b - b.a).try_normalize().unwrap()).length() as f64;
+            let lam = ((b.b - b.a).length() as f64 + ra + rb + MARGIN as f64) * sin;
+            let b_lo = rb * ((1.0 - sin * sin).sqrt() - 1.0);
+            let a_lo = (ra * ra - (sin * ra.max(rb + MARGIN as f64)).powi(2)).sqrt() - ra;
+            let a_hi = (ra * ra + lam * lam).sqrt() - ra;
+            let tol = TOL as f64;
             for p in m.contacts() {
-                // near-parallel: the points lie on B's surface up to the angle
-                let db = dist_point_seg(p.position, b.a, b.b) as f32;
-                assert!(close(db, b.radius, 0.06 * (b.b - b.a).length() + TOL), "{i}: {db}");
+                let db = dist_point_seg(p.position, b.a, b.b) - rb;
+                assert!(db <= tol && db >= b_lo - tol, "{i}: point off B by {db} (sin {sin})");
+                let pa = p.position + m.normal * p.depth;
+                let da = dist_point_seg(pa, a.a, a.b) - ra;
+                assert!(da <= a_hi + tol && da >= a_lo - tol, "{i}: point+depth·n off A by {da}");
                 assert!(p.depth <= depth_ref as f32 + TOL, "{i}: end deeper than the pair");
             }
         }
@@ -421,23 +463,7 @@ fn capsule_capsule_random() {
 
 #[test]
 fn capsule_triangle_random() {
-    let pairs = gen_pairs(6, 0.7, |g, c| g.capsule(c), |g, c| g.triangle(c));
-    // a fifth of the capsules lying over the face, nearly level: two points
-    let mut g = Gen(fastrand::Rng::with_seed(66));
-    let pairs: Vec<(Capsule, Triangle)> = pairs
-        .into_iter()
-        .enumerate()
-        .map(|(i, (a, t))| {
-            let Some(n) = t.normal().try_normalize() else { return (a, t) };
-            if i % 5 != 0 {
-                return (a, t);
-            }
-            let centroid = (t.a + t.b + t.c) * (1.0 / 3.0);
-            let along = (t.b - t.a) * g.f(0.05, 0.3) + n * g.f(-0.02, 0.02);
-            let up = n * (a.radius + g.f(-0.15, 0.15));
-            (Capsule::new(centroid - along + up, centroid + along + up, a.radius), t)
-        })
-        .collect();
+    let pairs = capsule_triangle_pairs();
     let ms = run_scalar::<CapsuleTriangle>(&pairs, MARGIN);
     assert_rate("capsule_triangle", &ms);
     let mut twos = 0;
@@ -465,20 +491,188 @@ fn capsule_triangle_random() {
         } else if m.count == 2.0 {
             twos += 1;
             assert!(m.points.iter().take(2).any(|p| close(p.depth, depth_ref as f32, TOL)));
-            for p in m.contacts() {
+            // the axis tilted from the face by φ (sin φ = |N·u|)
+            let u = (a.b - a.a).try_normalize().unwrap();
+            let sin = (t.normal().try_normalize().unwrap().dot(u) as f64).abs();
+            let r = a.radius as f64;
+            let tol = TOL as f64;
+            for (p, end) in m.contacts().iter().zip([a.a, a.b]) {
                 assert!(
                     sq_dist_point_triangle(p.position, t) < 1e-7,
                     "{i}: point off the triangle"
                 );
-                // the end's point on A is the capsule's lowest point over
-                // that end: inside or on A (on it when the axis is level)
+                // the end's point on A is end - r·N, the lowest point of that
+                // end's cap sphere: on A's surface when the axis is level,
+                // inside it by at most r·(1 - cos φ) (the cylinder covers it)
                 let pa = p.position + m.normal * p.depth;
-                assert!((dist_point_seg(pa, a.a, a.b) as f32) <= a.radius + TOL, "{i}");
+                let on_cap = ((pa - end).length() as f64 - r).abs();
+                assert!(on_cap <= tol, "{i}: point+depth·n off its end's cap by {on_cap}");
+                let da = dist_point_seg(pa, a.a, a.b) - r;
+                let lo = r * ((1.0 - sin * sin).sqrt() - 1.0);
+                assert!(
+                    da <= tol && da >= lo - tol,
+                    "{i}: point+depth·n off A by {da} (sin {sin})"
+                );
             }
         }
     }
     assert!(twos > 50, "two-point manifolds exercised: {twos}");
     check_widths::<CapsuleTriangle>(&pairs, MARGIN);
+}
+
+// ------------------------------------------------------- feature-id stability --
+
+/// `c` moved by `k` frames of a tiny motion: translation `step·dir` and a
+/// rotation by `step` rad about `axis` through its midpoint, per frame (f64).
+fn drifted(c: &Capsule, dir: Vec3, axis: Vec3, step: f64, k: usize) -> Capsule {
+    let ang = step * k as f64;
+    let ax = d3(axis);
+    let ax = [ax[0] / len(ax), ax[1] / len(ax), ax[2] / len(ax)];
+    let (sn, cs) = ang.sin_cos();
+    let mid = lerp(d3(c.a), d3(c.b), 0.5);
+    let shift = d3(dir);
+    let turn = |p: Vec3| {
+        let v = sub(d3(p), mid);
+        let kv =
+            [ax[1] * v[2] - ax[2] * v[1], ax[2] * v[0] - ax[0] * v[2], ax[0] * v[1] - ax[1] * v[0]];
+        let kd = dot(ax, v);
+        let r: [f64; 3] = core::array::from_fn(|i| {
+            mid[i] + v[i] * cs + kv[i] * sn + ax[i] * kd * (1.0 - cs) + shift[i] * ang
+        });
+        v3d(r)
+    };
+    Capsule::new(turn(c.a), turn(c.b), c.radius)
+}
+
+fn v3d(p: D3) -> Vec3 {
+    v(p[0] as f32, p[1] as f32, p[2] as f32)
+}
+
+/// Feature ids over a sequence of manifolds: whether every frame has the
+/// first frame's id set, and the largest move of a point between two frames
+/// that both hold its id.
+fn id_history(ms: &[Manifold]) -> (bool, f32) {
+    let ids = |m: &Manifold| {
+        let mut v: Vec<u32> = m.contacts().iter().map(|p| p.feature_id as u32).collect();
+        v.sort();
+        v
+    };
+    let stable = ms.iter().all(|m| ids(m) == ids(&ms[0]));
+    let mut jump = 0.0f32;
+    for w in ms.windows(2) {
+        for p in w[1].contacts() {
+            for q in w[0].contacts().iter().filter(|q| q.feature_id == p.feature_id) {
+                jump = jump.max((p.position - q.position).length());
+            }
+        }
+    }
+    (stable, jump)
+}
+
+const FRAMES: usize = 30;
+/// Per-frame step: 1e-5 of translation and 1e-5 rad of rotation.
+const STEP: f64 = 1e-5;
+
+/// Random pairs with a contact at least 0.01 deep, B (`moved`) drifting by
+/// tiny steps over `FRAMES` frames: the share keeping the same id set in
+/// every frame, and the largest frame-to-frame move of a point keeping its
+/// id among the stable two-point manifolds (whose ids name the two ends; a
+/// single closest point may slide along near-parallel features).
+fn random_id_stability<A: Copy, B: Copy>(
+    pairs: &[(A, B)],
+    test: impl Fn(&A, &B) -> Manifold,
+    moved: impl Fn(&A, &B, Vec3, Vec3, usize) -> (A, B),
+) -> (usize, usize, f32, usize) {
+    let mut g = Gen(fastrand::Rng::with_seed(99));
+    let (mut persisting, mut stable, mut jump, mut twos) = (0, 0, 0.0f32, 0);
+    for (a, b) in pairs {
+        let (dir, axis) = (g.p(-1.0, 1.0), g.p(-1.0, 1.0) + v(0.0, 0.0, 1e-3));
+        let m0 = test(a, b);
+        if m0.count == 0.0 || m0.contacts().iter().any(|p| p.depth < 0.01) {
+            continue;
+        }
+        let ms: Vec<Manifold> = (0..=FRAMES)
+            .map(|k| {
+                let (x, y) = moved(a, b, dir, axis, k);
+                test(&x, &y)
+            })
+            .collect();
+        if ms.iter().any(|m| m.count == 0.0) {
+            continue;
+        }
+        persisting += 1;
+        let (same, j) = id_history(&ms);
+        if same {
+            stable += 1;
+            if m0.count == 2.0 {
+                // the two ids name the two ends: each keeps to its end
+                twos += 1;
+                jump = jump.max(j);
+            }
+        }
+    }
+    (persisting, stable, jump, twos)
+}
+
+/// Ids of persisting contacts do not change under tiny motion: capsule–
+/// capsule and capsule–triangle random pairs (B or the capsule drifting by
+/// 1e-5 per frame, 30 frames), at least 99 % of them with one id set in
+/// every frame (only pairs within ~3e-4 of a topology change may switch)
+/// and in two-point manifolds each id's point moving with the motion (an
+/// end never takes the other end's id).
+/// And exactly where the geometry guarantees it: a capsule rocking (tilt
+/// ±1e-4, so the deeper end alternates) and sliding along another or on a
+/// triangle keeps ids {1, 2} / {14, 22}, each id at its own end; a crossing
+/// capsule keeps id 0 and a capsule standing on a triangle id 14.
+#[test]
+fn capsule_feature_ids_survive_tiny_motion() {
+    let drift_b = |a: &Capsule, b: &Capsule, dir, axis, k| (*a, drifted(b, dir, axis, STEP, k));
+    let (n, same, jump, twos) = random_id_stability(
+        &capsule_capsule_pairs(),
+        |a, b| contact::capsule_capsule(a, b, MARGIN),
+        drift_b,
+    );
+    eprintln!("capsule_capsule ids: {same} of {n} stable ({twos} two-point), jump {jump}");
+    assert!(n > 3000 && twos > 200 && same * 100 >= n * 99, "{same} of {n}, {twos} two-point");
+    // (the normal of near-parallel axes, ∝ u_a × u_b, turns by ~step/sin θ:
+    // the points, b(u_i) - r_b·n, move by up to ~1e-3 a frame)
+    assert!(jump < 1e-2, "a point kept its id but moved {jump}");
+    let drift_a = |a: &Capsule, t: &Triangle, dir, axis, k| (drifted(a, dir, axis, STEP, k), *t);
+    let (n, same, jump, twos) = random_id_stability(
+        &capsule_triangle_pairs(),
+        |a, t| contact::capsule_triangle(a, t, MARGIN),
+        drift_a,
+    );
+    eprintln!("capsule_triangle ids: {same} of {n} stable ({twos} two-point), jump {jump}");
+    assert!(n > 1000 && twos > 100 && same * 100 >= n * 99, "{same} of {n}, {twos} two-point");
+    assert!(jump < 1e-3, "a point kept its id but moved {jump}");
+
+    // exact: rocking and sliding, the id of each end's point never changes
+    let a = Capsule::new(v(-2.0, 0.0, 0.0), v(2.0, 0.0, 0.0), 0.5);
+    let ground = Triangle::new(v(-8.0, 0.0, -8.0), v(0.0, 0.0, 8.0), v(8.0, 0.0, -8.0));
+    for k in 0..100 {
+        let (s, e) = (1e-3 * k as f32, if k % 2 == 0 { 1e-4 } else { -1e-4 });
+        let rocking = Capsule::new(v(-1.0 + s, 0.9 + e, 0.0), v(1.0 + s, 0.9 - e, 0.0), 0.5);
+        let m = contact::capsule_capsule(&a, &rocking, 0.0);
+        assert_eq!(m.count, 2.0, "frame {k}");
+        let ends = [rocking.a.x, rocking.b.x];
+        for (p, (id, x)) in m.contacts().iter().zip([1.0, 2.0].into_iter().zip(ends)) {
+            assert!(p.feature_id == id && (p.position.x - x).abs() < 1e-3, "frame {k}: {m:?}");
+        }
+        let crossing = Capsule::new(v(s, 0.9 + e, -2.0), v(s, 0.9 - e, 2.0), 0.5);
+        let m = contact::capsule_capsule(&a, &crossing, 0.0);
+        assert_eq!((m.count, m.points[0].feature_id), (1.0, 0.0), "frame {k}");
+        let lying = Capsule::new(v(-1.0 + s, 0.4 + e, 0.2), v(1.0 + s, 0.4 - e, 0.2), 0.5);
+        let m = contact::capsule_triangle(&lying, &ground, 0.0);
+        assert_eq!(m.count, 2.0, "frame {k}");
+        let ends = [lying.a.x, lying.b.x];
+        for (p, (id, x)) in m.contacts().iter().zip([14.0, 22.0].into_iter().zip(ends)) {
+            assert!(p.feature_id == id && (p.position.x - x).abs() < 1e-6, "frame {k}: {m:?}");
+        }
+        let standing = Capsule::new(v(s, 0.4 + e, 0.3), v(s + 0.1, 2.4, 0.3), 0.5);
+        let m = contact::capsule_triangle(&standing, &ground, 0.0);
+        assert_eq!((m.count, m.points[0].feature_id), (1.0, 14.0), "frame {k}");
+    }
 }
 
 // ----------------------------------------------------------------- analytic --
@@ -720,6 +914,232 @@ fn invalid_and_degenerate_inputs() {
     assert_eq!(m.count, 0.0);
 }
 
+/// The documented rule for invalid inputs (module docs of `contact`: NaN/∞
+/// coordinates, negative radii or half extents, a NaN, infinite or negative
+/// margin give `count == 0`, and an empty manifold is all zeros) for one
+/// pair type, field by field: every `f32` field of A, of B and the margin
+/// set to NaN, +∞, -∞ (and -1 where a negative value is invalid: `neg_a`,
+/// `neg_b`, the margin), through the scalar tester and in every lane
+/// position of x4, x8 and x16 whose other lanes hold valid pairs in contact.
+/// The bad lane is `Manifold::EMPTY` bit for bit; the others keep their
+/// scalar manifolds.
+fn check_invalid_fields<T: ContactTester>(pairs: &[(T::A, T::B)], neg_a: &[usize], neg_b: &[usize])
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let hits: Vec<(T::A, T::B)> = pairs
+        .iter()
+        .copied()
+        .filter(|(a, b)| scalar_one::<T>(a, b, MARGIN).count > 0.0)
+        .take(24)
+        .collect();
+    assert_eq!(hits.len(), 24, "{}: valid pairs in contact", T::NAME);
+    let n = [size_of::<T::A>() / 4, size_of::<T::B>() / 4, 1];
+    let mut bad = Vec::new();
+    for (side, &fields) in n.iter().enumerate() {
+        for k in 0..fields {
+            let neg = [neg_a.contains(&k), neg_b.contains(&k), true][side];
+            for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0] {
+                if x == -1.0 && !neg {
+                    continue;
+                }
+                bad.push(BadField { side, k, x });
+            }
+        }
+    }
+    let empty = bits(&Manifold::EMPTY);
+    for &case in &bad {
+        for &pair in &hits[..4] {
+            let (a, b, m) = corrupted::<T>(pair, case);
+            let got = bits(&scalar_one::<T>(&a, &b, m));
+            assert_eq!(got, empty, "{} scalar, bad field {case:?}", T::NAME);
+        }
+    }
+    invalid_lanes::<T, f32x4>(&hits, &bad);
+    invalid_lanes::<T, f32x8>(&hits, &bad);
+    invalid_lanes::<T, f32x16>(&hits, &bad);
+}
+
+/// The invalid value `x` in field `k` of A (`side` 0), of B (1) or in the
+/// margin (2).
+#[derive(Clone, Copy, Debug)]
+struct BadField {
+    side: usize,
+    k: usize,
+    x: f32,
+}
+
+/// The scalar tester of `T` on one pair.
+fn scalar_one<T: ContactTester>(a: &T::A, b: &T::B, m: f32) -> Manifold
+where
+    T::A: Copy,
+    T::B: Copy,
+{
+    let (pa, pb) = (transpose::<T::A, f32>(&[*a]), transpose::<T::B, f32>(&[*b]));
+    extract::<Manifold, f32>(&T::test::<f32>(&pa, &pb, m), 0)
+}
+
+/// The pair and margin with `bad` written in.
+fn corrupted<T: ContactTester>((mut a, mut b): (T::A, T::B), bad: BadField) -> (T::A, T::B, f32)
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let mut m = MARGIN;
+    match bad.side {
+        0 => bytemuck::cast_slice_mut::<T::A, f32>(core::slice::from_mut(&mut a))[bad.k] = bad.x,
+        1 => bytemuck::cast_slice_mut::<T::B, f32>(core::slice::from_mut(&mut b))[bad.k] = bad.x,
+        _ => m = bad.x,
+    }
+    (a, b, m)
+}
+
+/// [`check_invalid_fields`] at width `L`: each bad field in each lane
+/// position, the other lanes holding other valid pairs.
+fn invalid_lanes<T: ContactTester, L: LanePod>(hits: &[(T::A, T::B)], bad: &[BadField])
+where
+    T::A: bytemuck::Pod,
+    T::B: bytemuck::Pod,
+{
+    let w = L::WIDTH;
+    for &case in bad {
+        for pos in 0..w {
+            let idx: Vec<usize> = (0..w).map(|j| (3 * pos + j) % hits.len()).collect();
+            let mut lanes: Vec<(T::A, T::B, f32)> =
+                idx.iter().map(|&i| (hits[i].0, hits[i].1, MARGIN)).collect();
+            lanes[pos] = corrupted::<T>(hits[idx[pos]], case);
+            let sa: Vec<T::A> = lanes.iter().map(|l| l.0).collect();
+            let sb: Vec<T::B> = lanes.iter().map(|l| l.1).collect();
+            let sm: Vec<f32> = lanes.iter().map(|l| l.2).collect();
+            let m =
+                T::test::<L>(&transpose::<T::A, L>(&sa), &transpose::<T::B, L>(&sb), L::load(&sm));
+            for (j, &i) in idx.iter().enumerate() {
+                let got = bits(&extract::<Manifold, L>(&m, j));
+                let want = if j == pos {
+                    bits(&Manifold::EMPTY)
+                } else {
+                    bits(&scalar_one::<T>(&hits[i].0, &hits[i].1, MARGIN))
+                };
+                assert_eq!(
+                    got,
+                    want,
+                    "{} width {w}, bad {case:?} in lane {pos}, lane {j}",
+                    T::NAME
+                );
+            }
+        }
+    }
+}
+
+/// [`check_invalid_fields`] for every pair type (sphere radius field 3,
+/// capsule radius 6, box half extents 12..15).
+#[test]
+fn invalid_fields_give_empty_manifolds_in_every_lane() {
+    let (s, c, b, t) = (&[3][..], &[6][..], &[12, 13, 14][..], &[][..]);
+    let sphere = |g: &mut Gen, p| g.sphere(p);
+    let capsule = |g: &mut Gen, p| g.capsule(p);
+    let obb = |g: &mut Gen, p| g.obb(p);
+    let tri = |g: &mut Gen, p| g.triangle(p);
+    check_invalid_fields::<SphereSphere>(&gen_pairs(31, 1.6, sphere, sphere), s, s);
+    check_invalid_fields::<SphereCapsule>(&gen_pairs(32, 1.6, sphere, capsule), s, c);
+    check_invalid_fields::<SphereBox>(&gen_pairs(33, 1.6, sphere, obb), s, b);
+    check_invalid_fields::<SphereTriangle>(&gen_pairs(34, 0.5, sphere, tri), s, t);
+    check_invalid_fields::<CapsuleCapsule>(&gen_pairs(35, 1.6, capsule, capsule), c, c);
+    check_invalid_fields::<CapsuleBox>(&gen_pairs(36, 1.6, capsule, obb), c, b);
+    check_invalid_fields::<CapsuleTriangle>(&gen_pairs(37, 0.5, capsule, tri), c, t);
+    check_invalid_fields::<BoxBox>(&gen_pairs(38, 1.6, obb, obb), b, b);
+    check_invalid_fields::<BoxTriangle>(&gen_pairs(39, 0.5, obb, tri), b, t);
+}
+
+/// Degenerate shapes against triangles: a zero-length capsule is the sphere
+/// it is (one point: sphere_triangle's normal, depth and point, id + 8),
+/// over the face, its edges and vertices, on and behind the plane; a
+/// collinear (segment) triangle is a two-sided segment for spheres and
+/// capsules (depth against an f64 distance, normal from A to the segment,
+/// one point, fallback +Y when the axis crosses it).
+#[test]
+fn degenerate_capsules_and_triangles() {
+    let t = Triangle::new(v(0.0, 0.0, 0.0), v(0.0, 0.0, 4.0), v(4.0, 0.0, 0.0));
+    let mut regions = Vec::new();
+    for x in [-0.5f32, 0.0, 1.0, 3.5, 4.5] {
+        for y in [-0.3f32, 0.0, 0.25, 0.6] {
+            for z in [-0.5f32, 0.0, 1.0, 4.5] {
+                let c = v(x, y, z);
+                let sph = contact::sphere_triangle(&Sphere::new(c, 0.5), &t, 0.1);
+                let cap = contact::capsule_triangle(&Capsule::new(c, c, 0.5), &t, 0.1);
+                let label = format!("centre {c:?}: {cap:?} vs {sph:?}");
+                assert_eq!(cap.count, sph.count, "{label}");
+                if sph.count == 0.0 {
+                    assert_eq!(bits(&cap), bits(&Manifold::EMPTY), "{label}");
+                    continue;
+                }
+                regions.push(sph.points[0].feature_id);
+                let (p, q) = (cap.points[0], sph.points[0]);
+                assert!(close3(cap.normal, sph.normal, 1e-6), "{label}");
+                assert!(close(p.depth, q.depth, 1e-6), "{label}");
+                assert!(close3(p.position, q.position, 1e-6), "{label}");
+                assert_eq!(p.feature_id, q.feature_id + 8.0, "{label}");
+            }
+        }
+    }
+    // vertex (0..3), edge (3..6) and face (6) regions all compared
+    for r in [0.0..3.0, 3.0..6.0, 6.0..7.0] {
+        assert!(regions.iter().any(|x| r.contains(x)), "{regions:?}");
+    }
+
+    // the segment triangle (-2,0,0)–(2,0,0) with its third vertex between
+    let seg = Triangle::new(v(-2.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(0.5, 0.0, 0.0));
+    let (s0, s1) = (seg.a, seg.b);
+    // capsules across it from above, below and beside, and past its end
+    for (a, b, r) in [
+        (v(0.3, 0.7, -1.0), v(0.3, 0.7, 1.0), 0.5),
+        (v(0.3, -0.6, -1.0), v(0.3, -0.6, 1.0), 0.5),
+        (v(-1.0, 0.3, 0.4), v(-1.0, 0.9, 0.4), 0.6),
+        (v(2.4, 0.3, -1.0), v(2.4, 0.3, 1.0), 0.6),
+        (v(1.0, 0.5, -2.0), v(-1.0, 0.2, 2.0), 0.4),
+    ] {
+        let cap = Capsule::new(a, b, r);
+        let m = contact::capsule_triangle(&cap, &seg, 0.3);
+        let dist = dist_seg_seg(a, b, s0, s1);
+        let label = format!("{cap:?}: {m:?}, distance {dist}");
+        assert_eq!(m.count, 1.0, "{label}");
+        let p = m.points[0];
+        assert!(close(p.depth, (r as f64 - dist) as f32, 1e-5), "{label}");
+        // the point is on the segment, the normal from the axis towards it
+        assert!(dist_point_seg(p.position, s0, s1) < 1e-6, "{label}");
+        let on_axis = p.position + m.normal * (p.depth - r);
+        assert!(dist_point_seg(on_axis, a, b) < 1e-5, "{label}");
+    }
+    // the axis crossing the segment: distance 0, the fallback normal +Y and
+    // the depth along it (B moved up by r + the axis' reach above it, 1.5)
+    let m = contact::capsule_triangle(
+        &Capsule::new(v(0.3, -1.0, 0.0), v(0.3, 1.0, 0.0), 0.5),
+        &seg,
+        0.0,
+    );
+    assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, Vec3::Y, 1.5));
+    // lying along the segment (parallel, overlapping): still one point
+    let m = contact::capsule_triangle(
+        &Capsule::new(v(-1.0, 0.4, 0.0), v(1.0, 0.4, 0.0), 0.5),
+        &seg,
+        0.0,
+    );
+    assert_eq!((m.count, m.normal), (1.0, -Vec3::Y));
+    assert!(close(m.points[0].depth, 0.1, 1e-6));
+    // spheres: beside the middle (both sides) and past an end (vertex)
+    for (c, r) in [(v(1.0, 0.6, 0.8), 1.1), (v(1.0, -0.6, 0.8), 1.1), (v(2.6, 0.0, 0.8), 1.05)] {
+        let m = contact::sphere_triangle(&Sphere::new(c, r), &seg, 0.0);
+        let dist = dist_point_seg(c, s0, s1);
+        let label = format!("sphere at {c:?}: {m:?}");
+        assert_eq!(m.count, 1.0, "{label}");
+        let p = m.points[0];
+        assert!(close(p.depth, (r as f64 - dist) as f32, 1e-6), "{label}");
+        assert!(dist_point_seg(p.position, s0, s1) < 1e-6, "{label}");
+        assert!(close3(m.normal, (p.position - c) * (1.0 / dist as f32), 1e-6), "{label}");
+    }
+}
+
 // ----------------------------------------------------------------- pipeline --
 
 fn scalar_manifold(a: &Collider, b: &Collider, margin: f32) -> Manifold {
@@ -828,6 +1248,219 @@ fn pipeline_matches_scalar_testers() {
     }
 }
 
+/// A scene holding `per_type` pairs of every pair type (the 9 testers and
+/// triangle–triangle), each pair its own two colliders placed near each
+/// other (spreads tuned for hit rates of 25–50 %), a third of them given in
+/// the non-canonical order, the types interleaved at random.
+fn all_types_scene(seed: u64, per_type: usize) -> (Vec<Collider>, Vec<(u32, u32)>) {
+    let mut g = Gen(fastrand::Rng::with_seed(seed));
+    let make = |g: &mut Gen, kind: usize, c: Vec3| match kind {
+        0 => Collider::Sphere(g.sphere(c)),
+        1 => Collider::Capsule(g.capsule(c)),
+        2 => Collider::Box(g.obb(c)),
+        _ => Collider::Triangle(g.triangle(c)),
+    };
+    let mut jobs = Vec::new();
+    for ka in 0..4 {
+        for kb in ka..4 {
+            jobs.extend(std::iter::repeat_n((ka, kb), per_type));
+        }
+    }
+    g.0.shuffle(&mut jobs);
+    let mut colliders = Vec::with_capacity(2 * jobs.len());
+    let mut pairs = Vec::with_capacity(jobs.len());
+    for (ka, kb) in jobs {
+        let spread = match (ka, kb) {
+            (0, 0) => 1.35,
+            (0, 1) => 1.45,
+            (0, 2) | (1, 1) => 1.6,
+            (1, 2) => 1.7,
+            (2, 2) => 1.8,
+            (0, 3) => 0.3,
+            (1, 3) => 0.45,
+            (2, 3) => 0.6,
+            _ => 1.0, // triangle–triangle (no tester)
+        };
+        let c = g.p(-50.0, 50.0);
+        let a = make(&mut g, ka, c);
+        let off = g.p(-spread, spread);
+        let b = make(&mut g, kb, c + off);
+        let i = colliders.len() as u32;
+        colliders.extend([a, b]);
+        pairs.push(if g.0.u32(0..3) == 0 { (i + 1, i) } else { (i, i + 1) });
+    }
+    (colliders, pairs)
+}
+
+/// Index of the canonical pair type of a pair (`ka <= kb`, row-major over
+/// the 10 kind pairs).
+fn pair_type(colliders: &[Collider], (a, b): (u32, u32)) -> usize {
+    let (ka, kb) = (colliders[a as usize].kind() as usize, colliders[b as usize].kind() as usize);
+    let (lo, hi) = (ka.min(kb), ka.max(kb));
+    [0, 4, 7, 9][lo] + hi - lo
+}
+
+/// Thread-count determinism where it can fail: every bucket (all 9 pair
+/// types, box–box through its batched `box_box_packs`, which moves lanes
+/// between bundles) holds 5 200 pairs, so it is cut into 6 rayon tasks of
+/// `PAIRS_PER_TASK` that 2 or 3 threads run concurrently. The manifolds at
+/// 1, 2 and 3 threads, at x16 and x8, equal the scalar testers' bit for bit.
+#[test]
+fn pipeline_is_thread_count_independent_with_many_tasks_per_bucket() {
+    use widephase::contact::pipeline::PAIRS_PER_TASK;
+    let per_type = 5_200;
+    let (colliders, pairs) = all_types_scene(21, per_type);
+    let want: Vec<Manifold> = pairs
+        .iter()
+        .map(|&(a, b)| scalar_manifold(&colliders[a as usize], &colliders[b as usize], MARGIN))
+        .collect();
+    let (mut count, mut hits) = ([0usize; 10], [0usize; 10]);
+    for (&p, m) in pairs.iter().zip(&want) {
+        count[pair_type(&colliders, p)] += 1;
+        hits[pair_type(&colliders, p)] += (m.count > 0.0) as usize;
+    }
+    let rates: Vec<f64> = (0..10).map(|t| hits[t] as f64 / count[t] as f64).collect();
+    eprintln!("pipeline scene: {count:?} pairs per type, hit rates {rates:.3?}");
+    for t in 0..10 {
+        assert!(count[t] >= 5 * PAIRS_PER_TASK, "type {t}: {} pairs", count[t]);
+        let rate = hits[t] as f64 / count[t] as f64;
+        // triangle–triangle (type 9) has no tester
+        if t < 9 {
+            assert!((0.2..=0.7).contains(&rate), "type {t}: hit rate {rate}");
+        } else {
+            assert_eq!(hits[t], 0);
+        }
+    }
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let runs = pool.install(|| {
+            [
+                contacts(&colliders, &pairs, MARGIN),
+                contacts_with::<f32x8>(&colliders, &pairs, MARGIN),
+            ]
+        });
+        for (r, got) in runs.iter().enumerate() {
+            assert_eq!(got.len(), pairs.len());
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(bits(g), bits(w), "pair {i} {:?}, {threads} threads, run {r}", pairs[i]);
+            }
+        }
+    }
+}
+
+/// Lane-shuffle determinism through the pipeline: the pair list permuted
+/// (every pair in another bundle, lane and task; box–box lanes staged with
+/// other partners) and half the pairs given the other way round. Each pair's
+/// manifold equals the scalar tester's for the order given, and the
+/// unpermuted run's bit for bit — through `swap_roles` for a flipped pair of
+/// two kinds (one of the two runs used it; pairs of one kind are the tester
+/// called the other way round, checked against the scalar tester only).
+#[test]
+fn pipeline_manifolds_do_not_depend_on_pair_order_lane_or_role() {
+    let (colliders, pairs) = all_types_scene(22, 2_500);
+    let base = contacts(&colliders, &pairs, MARGIN);
+    let mut rng = fastrand::Rng::with_seed(23);
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    rng.shuffle(&mut order);
+    let flipped: Vec<bool> = order.iter().map(|_| rng.bool()).collect();
+    let permuted: Vec<(u32, u32)> = order
+        .iter()
+        .zip(&flipped)
+        .map(|(&i, &f)| if f { (pairs[i].1, pairs[i].0) } else { pairs[i] })
+        .collect();
+    let (mut same, mut via_swap, mut one_kind) = (0, 0, 0);
+    for run in [
+        contacts(&colliders, &permuted, MARGIN),
+        contacts_with::<f32x4>(&colliders, &permuted, MARGIN),
+    ] {
+        for (k, ((&i, &f), got)) in order.iter().zip(&flipped).zip(&run).enumerate() {
+            let (p0, p1) = permuted[k];
+            let (c0, c1) = (&colliders[p0 as usize], &colliders[p1 as usize]);
+            let label = format!("pair {i} at {k}, flipped {f}");
+            assert_eq!(bits(got), bits(&scalar_manifold(c0, c1, MARGIN)), "{label}");
+            if !f {
+                assert_eq!(bits(got), bits(&base[i]), "{label}");
+                same += 1;
+            } else if c0.kind() != c1.kind() {
+                // the canonical order of the two is the one tested directly
+                if c0.kind() > c1.kind() {
+                    assert_eq!(bits(got), bits(&swap_roles(&base[i])), "{label}");
+                } else {
+                    assert_eq!(bits(&swap_roles(got)), bits(&base[i]), "{label}");
+                }
+                via_swap += (got.count > 0.0) as usize;
+            } else {
+                one_kind += (got.count > 0.0) as usize;
+            }
+        }
+    }
+    assert!(same > 20_000 && via_swap > 5_000 && one_kind > 1_000, "{same} {via_swap} {one_kind}");
+}
+
+/// Invalid colliders through `contacts()`: a NaN, an infinite and a
+/// negative-size variant of every kind, each paired (both ways round) with a
+/// valid collider of every kind, interleaved with valid pairs in the same
+/// bundles: invalid pairs get `Manifold::EMPTY`, valid ones the scalar
+/// testers' manifolds; a NaN or negative margin empties every manifold.
+#[test]
+fn pipeline_invalid_colliders_give_empty_manifolds() {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let i3 = [Vec3::X, Vec3::Y, Vec3::Z];
+    let valid = [
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), 0.8)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, 0.7, -0.1), 0.5)),
+        Collider::Box(Obb::new(v(0.1, 0.6, 0.0), i3, Vec3::splat(0.6))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, 0.0, 3.0), v(3.0, 0.0, -3.0))),
+    ];
+    let invalid = [
+        Collider::Sphere(Sphere::new(v(nan, 0.5, 0.0), 0.8)),
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), inf)),
+        Collider::Sphere(Sphere::new(v(0.0, 0.5, 0.0), -0.8)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, nan, -0.1), 0.5)),
+        Collider::Capsule(Capsule::new(v(-inf, 0.6, 0.1), v(0.5, 0.7, -0.1), 0.5)),
+        Collider::Capsule(Capsule::new(v(-0.5, 0.6, 0.1), v(0.5, 0.7, -0.1), -0.5)),
+        Collider::Box(Obb::new(
+            v(0.1, 0.6, 0.0),
+            [Vec3::X, v(0.0, nan, 0.0), Vec3::Z],
+            Vec3::splat(0.6),
+        )),
+        Collider::Box(Obb::new(v(0.1, 0.6, inf), i3, Vec3::splat(0.6))),
+        Collider::Box(Obb::new(v(0.1, 0.6, 0.0), i3, v(0.6, -0.6, 0.6))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, nan, 3.0), v(3.0, 0.0, -3.0))),
+        Collider::Triangle(Triangle::new(v(-3.0, 0.0, -3.0), v(0.0, 0.0, 3.0), v(inf, 0.0, -3.0))),
+    ];
+    let colliders: Vec<Collider> = valid.iter().chain(&invalid).copied().collect();
+    let nv = valid.len() as u32;
+    let mut pairs = Vec::new();
+    for round in 0..3 {
+        for i in 0..invalid.len() as u32 {
+            for j in 0..nv {
+                pairs.push((nv + i, j));
+                pairs.push((j, nv + i));
+                pairs.push(((j + round) % nv, (j + 1 + round) % nv));
+            }
+        }
+    }
+    for margin in [0.1, 0.0] {
+        let got = contacts(&colliders, &pairs, margin);
+        let mut hits = 0;
+        for (&(a, b), m) in pairs.iter().zip(&got) {
+            let want = if a >= nv || b >= nv {
+                Manifold::EMPTY
+            } else {
+                scalar_manifold(&colliders[a as usize], &colliders[b as usize], margin)
+            };
+            hits += (want.count > 0.0) as usize;
+            assert_eq!(bits(m), bits(&want), "pair ({a}, {b}) margin {margin}");
+        }
+        assert!(hits >= 3 * 11 * 3, "valid pairs in contact: {hits}");
+    }
+    for margin in [f32::NAN, -0.1, f32::INFINITY] {
+        let got = contacts(&colliders, &pairs, margin);
+        assert!(got.iter().all(|m| bits(m) == bits(&Manifold::EMPTY)), "margin {margin}");
+    }
+}
+
 #[test]
 fn swap_roles_moves_points_onto_the_other_shape() {
     let a = Sphere::new(Vec3::ZERO, 1.0);
@@ -836,10 +1469,23 @@ fn swap_roles_moves_points_onto_the_other_shape() {
     let ba = swap_roles(&ab);
     assert_eq!(bits(&ba), bits(&contact::sphere_sphere(&b, &a, 0.0)));
     assert_eq!(bits(&swap_roles(&Manifold::EMPTY)), bits(&Manifold::EMPTY));
-    // a box pair type without a tester yet gives an empty manifold, not a panic
-    let bx = Collider::Box(Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0)));
-    let m = contacts(&[bx, bx], &[(0, 1)], 0.0);
-    assert_eq!(m.len(), 1);
+    // box–box goes through the box_box tester like any pair type: B sits
+    // 0.5 deep on A's top face, overhanging its +x side (4 points clipped to
+    // x <= 1, on B's bottom face y = 0.5)
+    let ob = Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+    let oc = Obb::new(v(0.5, 1.5, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+    let (bx, cx) = (Collider::Box(ob), Collider::Box(oc));
+    let m = contacts(&[bx, cx], &[(0, 1), (1, 0)], 0.0);
+    assert_eq!(bits(&m[0]), bits(&contact::box_box(&ob, &oc, 0.0)));
+    // equal kinds keep the given order: (B, A) is box_box(B, A) itself
+    assert_eq!(bits(&m[1]), bits(&contact::box_box(&oc, &ob, 0.0)));
+    assert_eq!((m[0].count, m[0].normal), (4.0, Vec3::Y));
+    let mut xz: Vec<(f32, f32)> =
+        m[0].contacts().iter().map(|p| (p.position.x, p.position.z)).collect();
+    xz.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(xz, [(-0.5, -1.0), (-0.5, 1.0), (1.0, -1.0), (1.0, 1.0)]);
+    assert!(m[0].contacts().iter().all(|p| (p.depth, p.position.y) == (0.5, 0.5)));
+    assert_eq!((m[1].count, m[1].normal), (4.0, -Vec3::Y));
     // capsule–box either way round: the pipeline swaps roles for box–capsule
     let cap = Collider::Capsule(Capsule::new(v(-0.5, 1.25, 0.0), v(0.5, 1.25, 0.0), 0.5));
     let m = contacts(&[bx, cap], &[(1, 0), (0, 1)], 0.0);

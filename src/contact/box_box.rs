@@ -26,8 +26,10 @@
 //! A lane reports a contact when the SAT gap along the chosen axis is at most
 //! `margin` (`depth >= -margin`). The SAT gap is a lower bound on the distance
 //! (equal to it for face–face and edge–edge configurations), so a pair at most
-//! `margin` apart always gets a contact (never a miss), and a pair slightly
-//! farther diagonally (e.g. vertex–vertex) may also get one, as in bepu.
+//! `margin` apart always gets a contact (never a miss), and a pair farther
+//! apart diagonally may also get one, up to `√3·(1 + 2^-7)·margin` (a vertex
+//! facing a vertex along the diagonal; see the [margin contract](super)), as
+//! in bepu.
 //! Face-clipped points deeper than `-margin` are kept; if clipping leaves
 //! none (a strongly tilted box near the reference face's rim), the incident
 //! box's support vertex is reported alone, whose depth is the SAT depth.

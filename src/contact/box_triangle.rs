@@ -38,7 +38,9 @@
 //! # Speculative margin
 //! As in [`box_box`](fn@super::box_box): contact when the depth on the chosen
 //! axis is `>= -margin` (the SAT gap is a lower bound of the distance, so no
-//! pair within the margin is missed); clipped points deeper than `-margin`
+//! pair within the margin is missed, and pairs up to `√3·(1 + 2^-7)·margin`
+//! apart may get a speculative contact: the [margin contract](super));
+//! clipped points deeper than `-margin`
 //! are kept, and if clipping leaves none the incident shape's support point
 //! is reported alone with the SAT depth.
 //!

@@ -28,6 +28,13 @@ pub const CAPSULE_PARALLEL_SIN: f32 = 0.05;
 ///   r_a + r_b - n·(b(u_i) - a(s_i)), s_i = B's end projected on A (clamped)
 /// ```
 ///
+/// The two points share the one normal (as in bepu), so for axes at angle θ
+/// they lie on B's surface only up to `r_b·(1 - cos θ)` inside it, and
+/// `position + depth·n` lies between `√(r_a² - (sin θ·max(r_a, r_b +
+/// margin))²)` and `√(r_a² + λ²)` from A's axis, where `λ <= (|b.b - b.a| +
+/// r_a + r_b + margin)·sin θ` is the end's offset across the normal
+/// (`tests/contact_spheres.rs` checks both bounds).
+///
 /// Feature ids: 0 for the single closest-point contact; 1 and 2 for the low
 /// and high ends of the overlap in the two-point case. Zero-length capsules are
 /// spheres (never two points).

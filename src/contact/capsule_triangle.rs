@@ -102,9 +102,12 @@ fn closest_seg_tri<L: Lane>(
 ///
 /// ```text
 /// N = unit((b.b - b.a) × (b.c - b.a));  h_i = N·(end_i - b.a) for the axis ends
-/// two points ("lying on the face"): both ends project into the face region,
-///   h_0, h_1 >= 0 and r - h_i >= -margin:  n = -N, point i = end_i - N·h_i,
-///   depth_i = r - h_i, feature ids 14 and 22 (face × end 0, face × end 1)
+/// two points ("lying on the face"): a non-zero-length axis whose ends both
+///   project into the face region, h_0, h_1 >= 0 and r - h_i >= -margin:
+///   n = -N, point i = end_i - N·h_i, depth_i = r - h_i, feature ids 14 and
+///   22 (face × end 0, face × end 1); the matching point on A, end_i - r·N,
+///   is on end i's cap, inside A by at most r·(1 - cos φ) for an axis tilted
+///   by φ from the face
 /// otherwise one point from the closest points p (axis) and q (triangle):
 ///   face region or touching: n = -N, depth = r - N·(p - b.a)
 ///     (axis through the triangle: depth = r - min(h_0, h_1), the deeper end)
@@ -116,7 +119,8 @@ fn closest_seg_tri<L: Lane>(
 ///
 /// A degenerate triangle has no front and is tested two-sided (one point,
 /// fallback normal `+Y` when the axis touches it); a zero-length capsule is a
-/// sphere.
+/// sphere (one point: `sphere_triangle`'s normal, depth and point, feature id
+/// `region + 8`).
 ///
 /// ```
 /// use widephase::contact::capsule_triangle;
@@ -155,9 +159,12 @@ pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> 
     let seg_feature = L::select(cp.s.eq(zero), one, L::select(cp.s.eq(one), L::splat(2.0), zero));
     let id = cp.region + L::splat(8.0) * seg_feature;
 
-    // Lying on the face: both ends over the face, in front, within the margin.
+    // Lying on the face: both ends over the face, in front, within the margin
+    // (a zero-length capsule is a sphere: one point, not two at one place).
     let (d0, d1) = (r - h0, r - h1);
+    let zero_length = a.a.x.eq(a.b.x) & a.a.y.eq(a.b.y) & a.a.z.eq(a.b.z);
     let two = proper
+        & !zero_length
         & ends[0].region.eq(face_code)
         & ends[1].region.eq(face_code)
         & h0.ge(zero)

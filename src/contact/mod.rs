@@ -17,9 +17,30 @@
 //! - **depth** is the penetration along the normal: positive when the shapes
 //!   overlap, zero when they touch, negative (down to `-margin`) for
 //!   *speculative* contacts of pairs closer than the margin.
-//! - A tester is given a speculative `margin >= 0` and reports a contact
-//!   (`count > 0`) exactly when the shapes are at most `margin` apart. Touching
-//!   counts (closed sets, see [contracts](crate#contracts)).
+//! - A tester is given a speculative `margin` (finite, `>= 0`) and reports a
+//!   contact (`count > 0`) for **every** pair at most `margin` apart (touching
+//!   counts: closed sets, see [contracts](crate#contracts)). Which farther
+//!   pairs also get one depends on the tester:
+//!   - **exact**: [`sphere_sphere`], [`sphere_capsule`], [`sphere_box`],
+//!     [`sphere_triangle`], [`capsule_capsule`], [`capsule_box`] and
+//!     [`capsule_triangle`] compute the distance (closest points) and report
+//!     exactly the pairs at most `margin` apart, up to the rounding of that
+//!     distance (a few ulps of the coordinates);
+//!   - **conservative**: [`box_box()`] and [`box_triangle()`] compare the
+//!     separation along their chosen SAT axis with the margin. That is a
+//!     lower bound of the distance, so pairs up to `√3·(1 + 2^-7)·margin`
+//!     apart may also get a (speculative, negative-depth) contact: the
+//!     direction of the distance lies in an octant of the box's axes, so some
+//!     SAT axis separates the pair by at least `distance/√3` (a box vertex
+//!     facing a vertex along the box's diagonal reaches it), and the face
+//!     bias lets a face axis decide whose separation is up to `2^-7` smaller
+//!     than an edge axis's.
+//!
+//!   The triangle testers are also one-sided (no contact from behind, see
+//!   each). Both sides are checked against exact distances:
+//!   `check_decision` in `tests/contact_spheres.rs`, the capsule–box f64
+//!   reference and the `*margin_contract*` tests of `tests/contact_boxes.rs`
+//!   and `tests/contact_box_triangle.rs`.
 //! - `count` is the number of valid points, `0..=MAX_CONTACTS`, as an
 //!   integer-valued float; points at index `>= count`, and the normal of a
 //!   lane with `count == 0`, are zero.

@@ -77,17 +77,10 @@ pub fn box_sd(b: &Obb, p: D3) -> f64 {
     }
 }
 
-/// A manifold as raw bits (normal, count, every point), to compare widths
-/// bit for bit.
-pub fn bits(m: &Manifold) -> Vec<u32> {
-    let mut v = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits()];
-    v.push(m.count.to_bits());
-    for p in &m.points {
-        v.extend(
-            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
-        );
-    }
-    v
+/// A manifold as raw bits (normal, count, every point: its 24 `f32` fields in
+/// declaration order), to compare widths bit for bit.
+pub fn bits(m: &Manifold) -> [u32; 24] {
+    bytemuck::cast(*m)
 }
 
 /// Every case through width `L` in every lane position (other lanes hold
@@ -99,7 +92,7 @@ pub fn widths_match<L: LanePod, S: Copy>(
     wide: impl Fn(&[S]) -> Manifold<L>,
 ) {
     let n = cases.len();
-    let expect: Vec<Vec<u32>> = cases.iter().map(|c| bits(&scalar(c))).collect();
+    let expect: Vec<[u32; 24]> = cases.iter().map(|c| bits(&scalar(c))).collect();
     for i in (0..n).step_by(step) {
         for pos in 0..L::WIDTH {
             let idx: Vec<usize> =
@@ -116,4 +109,82 @@ pub fn widths_match<L: LanePod, S: Copy>(
             }
         }
     }
+}
+
+/// Distance between the segments `[p1, q1]` and `[p2, q2]` (f64, Ericson
+/// §5.1.9 with its parallel case).
+pub fn seg_seg_dist(p1: D3, q1: D3, p2: D3, q2: D3) -> f64 {
+    let (d1, d2, r) = (sub(q1, p1), sub(q2, p2), sub(p1, p2));
+    let (a, e, f) = (dot(d1, d1), dot(d2, d2), dot(d2, r));
+    let (s, t) = if a == 0.0 && e == 0.0 {
+        (0.0, 0.0)
+    } else if a == 0.0 {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = dot(d1, r);
+        if e == 0.0 {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = dot(d1, d2);
+            let denom = a * e - b * b;
+            let s = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
+            let t = (b * s + f) / e;
+            if t < 0.0 {
+                ((-c / a).clamp(0.0, 1.0), 0.0)
+            } else if t > 1.0 {
+                (((b - c) / a).clamp(0.0, 1.0), 1.0)
+            } else {
+                (s, t)
+            }
+        }
+    };
+    norm(sub(add_s(p1, d1, s), add_s(p2, d2, t)))
+}
+
+/// The 8 vertices of a box (f64).
+pub fn box_vertices(o: &Obb) -> Vec<D3> {
+    (0..8)
+        .map(|v| {
+            let mut p = d3(o.center);
+            for i in 0..3 {
+                let s = if v >> i & 1 == 1 { 1.0 } else { -1.0 };
+                p = add_s(p, d3(o.axes[i]), s * o.half.get(i) as f64);
+            }
+            p
+        })
+        .collect()
+}
+
+/// The 12 edges of a box (f64): vertex pairs differing in one sign.
+pub fn box_edges(o: &Obb) -> Vec<(D3, D3)> {
+    let v = box_vertices(o);
+    let mut e = Vec::with_capacity(12);
+    for i in 0..8 {
+        for bit in [1, 2, 4] {
+            if i & bit == 0 {
+                e.push((v[i], v[i | bit]));
+            }
+        }
+    }
+    e
+}
+
+/// Distance between two boxes known to be disjoint (f64): the closest pair
+/// of two convex polytopes is a vertex against the other shape or two edges
+/// (a face–face or edge–face pair also has a vertex at that distance).
+pub fn box_box_distance(a: &Obb, b: &Obb) -> f64 {
+    let mut d = f64::INFINITY;
+    for p in box_vertices(a) {
+        d = d.min(box_sd(b, p));
+    }
+    for p in box_vertices(b) {
+        d = d.min(box_sd(a, p));
+    }
+    let eb = box_edges(b);
+    for (p, q) in box_edges(a) {
+        for &(r, s) in &eb {
+            d = d.min(seg_seg_dist(p, q, r, s));
+        }
+    }
+    d
 }
