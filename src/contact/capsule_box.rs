@@ -60,8 +60,9 @@ const SORT6: [(usize, usize); 12] = [
     (3, 4),
 ];
 
-/// Contact of capsule `a` and box `b` with speculative `margin` (see the
-/// [module docs](self) and the [conventions](super)). **Lane-generic.** The
+/// Contact of capsule `a` and box `b` with speculative `margin` (the method
+/// is described at the top of `src/contact/capsule_box.rs`; see the
+/// [conventions](super)). **Lane-generic.** The
 /// box axes are assumed orthonormal ([`Obb::try_new`]).
 ///
 /// ```text

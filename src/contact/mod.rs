@@ -1,5 +1,5 @@
 //! Contact generation for a physics narrow phase: manifolds (normal, depth,
-//! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`]) and
+//! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`](crate::Obb)) and
 //! triangles ([`contacts`]), and for spheres, capsules and boxes against
 //! static triangle meshes searched through their BVH ([`mesh_contacts`],
 //! one manifold per triangle touched; see [`mesh`]).
