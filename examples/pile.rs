@@ -296,14 +296,7 @@ fn main() {
 
         // broad phase
         let t0 = Instant::now();
-        let grow = Vec3::splat(MARGIN * 0.5);
-        let boxes: Vec<Aabb> = colliders
-            .iter()
-            .map(|c| {
-                let b = c.aabb();
-                Aabb::new(b.min - grow, b.max + grow)
-            })
-            .collect();
+        let boxes: Vec<Aabb> = colliders.iter().map(|c| c.speculative_aabb(MARGIN)).collect();
         // body i against a later body j; body i against the mesh (0)
         let pairs = self_pairs(&boxes);
         let ground_box = meshes[0].aabb();

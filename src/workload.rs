@@ -419,14 +419,7 @@ pub fn contact_scene(
             random_collider(&mut r, kind, c)
         })
         .collect();
-    let grow = Vec3::splat(0.5 * margin);
-    let boxes: Vec<Aabb> = colliders
-        .iter()
-        .map(|c| {
-            let b = c.aabb();
-            Aabb::new(b.min - grow, b.max + grow)
-        })
-        .collect();
+    let boxes: Vec<Aabb> = colliders.iter().map(|c| c.speculative_aabb(margin)).collect();
     let mut pairs = crate::broad::self_pairs(&boxes);
     pairs.retain(|&(i, j)| {
         !matches!(

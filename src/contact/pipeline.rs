@@ -81,6 +81,16 @@ impl Collider {
         }
     }
 
+    /// The bounding box grown by `margin / 2` on every side, for a broad
+    /// phase feeding [`contacts`] with speculative `margin`: two colliders at
+    /// most `margin` apart have overlapping boxes (up to the rounding of the
+    /// two sums).
+    pub fn speculative_aabb(&self, margin: f32) -> Aabb {
+        let b = self.aabb();
+        let grow = Vec3::splat(0.5 * margin);
+        Aabb::new(b.min - grow, b.max + grow)
+    }
+
     /// The tight axis-aligned bounding box, for the broad phase (NaN
     /// coordinates for invalid shapes, which then overlap nothing).
     pub fn aabb(&self) -> Aabb {

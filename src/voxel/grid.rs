@@ -31,6 +31,16 @@ pub struct Grid {
     pub dims: [u32; 3],
 }
 
+/// The origin of a fitted grid: `min - pad·h` rounded down (exactly `min`
+/// without padding), so voxel `pad` starts at or below `min`.
+fn padded_origin(min: Vec3, h: f32, pad: u32) -> Vec3 {
+    if pad == 0 {
+        return min;
+    }
+    let below = |m: f32| plane_bounds(m, -h, pad as i64).0;
+    Vec3::new(below(min.x), below(min.y), below(min.z))
+}
+
 /// `o + n·h` rounded down and up to f32 (exactly: the pair brackets the real value).
 ///
 /// `n·h` is exact in f64 (24-bit `h` times a 17-bit `n`); the two-sum gives
@@ -135,17 +145,7 @@ impl Grid {
         // The origin `min - pad·h` is rounded down (so voxel `pad` starts at or
         // below `min`); then h grows by ulps until the far plane covers `max`
         // on every axis (exactly: `lo` of a plane is a lower bound of it).
-        let origin_for = |h: f32| {
-            if pad == 0 {
-                min
-            } else {
-                Vec3::new(
-                    plane_bounds(min.x, -h, pad as i64).0,
-                    plane_bounds(min.y, -h, pad as i64).0,
-                    plane_bounds(min.z, -h, pad as i64).0,
-                )
-            }
-        };
+        let origin_for = |h: f32| padded_origin(min, h, pad);
         let mut origin = origin_for(h);
         for _ in 0..64 {
             let ok =
@@ -178,15 +178,7 @@ impl Grid {
     /// ```
     pub fn fit_voxel(min: Vec3, max: Vec3, h: f32, pad: u32) -> Result<Grid, VoxelError> {
         Self::check_voxel(h)?;
-        let origin = if pad == 0 {
-            min
-        } else {
-            Vec3::new(
-                plane_bounds(min.x, -h, pad as i64).0,
-                plane_bounds(min.y, -h, pad as i64).0,
-                plane_bounds(min.z, -h, pad as i64).0,
-            )
-        };
+        let origin = padded_origin(min, h, pad);
         let mut dims = [0u32; 3];
         for (a, d) in dims.iter_mut().enumerate() {
             let inner = covering_count(origin.get(a), h, min.get(a), max.get(a), pad)?;
