@@ -200,7 +200,7 @@ def write_table_to_notes(table, argv):
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True).stdout.strip()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    block = (f"{begin}\nWritten by `scripts/voxel_peers.sh {' '.join(argv)}` on {stamp}, "
+    block = (f"{begin}\nWritten by `scripts/voxel_peers.py {' '.join(argv)}` on {stamp}, "
              f"commit `{rev}`.\n\n{table}\n{end}")
     a, b = text.index(begin), text.index(end) + len(end)
     with open(notes + ".tmp", "w", encoding="utf-8") as f:
