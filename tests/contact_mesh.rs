@@ -17,6 +17,10 @@
 //! growth of the query box reaches (a query forgetting the margin drops
 //! them), and the comparator is checked to fail when one contact is removed.
 
+#[path = "common/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::mesh::{mesh_contacts_with, MeshContact, MeshManifolds};
 use widephase::contact::{
@@ -218,10 +222,10 @@ fn brute(shape: &Collider, tris: &[Triangle], margin: f32) -> Vec<MeshContact> {
 struct Gen(fastrand::Rng);
 impl Gen {
     fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.0.f32()
+        rng::uniform(&mut self.0, lo, hi)
     }
     fn p(&mut self, lo: f32, hi: f32) -> Vec3 {
-        v(self.f(lo, hi), self.f(lo, hi), self.f(lo, hi))
+        rng::point(&mut self.0, lo, hi)
     }
     fn unit(&mut self) -> Vec3 {
         loop {
@@ -232,15 +236,7 @@ impl Gen {
     }
     /// Orthonormal axes from a random unit quaternion (in f64).
     fn axes(&mut self) -> [Vec3; 3] {
-        let q: [f64; 4] = core::array::from_fn(|_| self.0.f64() * 2.0 - 1.0);
-        let n = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
-        let [w, x, y, z] = q.map(|a| a / n);
-        let m = [
-            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
-            [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
-            [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
-        ];
-        m.map(|r| v(r[0] as f32, r[1] as f32, r[2] as f32))
+        rng::rotation(&mut self.0)
     }
     /// A shape of `kind` (0 sphere, 1 capsule, 2 box) of size about `size`
     /// around `c`.

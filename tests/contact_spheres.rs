@@ -11,6 +11,10 @@
 //! - Pipeline = scalar testers pair by pair (swapped pairs included), for 1 and
 //!   2 threads and every lane width.
 
+#[path = "common/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+
 use wide::{f32x16, f32x4, f32x8};
 use widephase::closest::{
     closest_points_segment_triangle, sq_dist_point_obb, sq_dist_point_triangle,
@@ -103,10 +107,10 @@ fn dist_seg_seg(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> f64 {
 struct Gen(fastrand::Rng);
 impl Gen {
     fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.0.f32()
+        rng::uniform(&mut self.0, lo, hi)
     }
     fn p(&mut self, lo: f32, hi: f32) -> Vec3 {
-        v(self.f(lo, hi), self.f(lo, hi), self.f(lo, hi))
+        rng::point(&mut self.0, lo, hi)
     }
     fn sphere(&mut self, c: Vec3) -> Sphere {
         Sphere::new(c + self.p(-0.5, 0.5), self.f(0.2, 1.0))
@@ -118,15 +122,7 @@ impl Gen {
     }
     /// A rotated box (rotation from a random unit quaternion, in f64).
     fn obb(&mut self, c: Vec3) -> Obb {
-        let q: [f64; 4] = core::array::from_fn(|_| self.0.f64() * 2.0 - 1.0);
-        let n = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
-        let [w, x, y, z] = q.map(|a| a / n);
-        let m = [
-            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
-            [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
-            [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
-        ];
-        let ax = m.map(|r| v(r[0] as f32, r[1] as f32, r[2] as f32));
+        let ax = rng::rotation(&mut self.0);
         Obb::new(c + self.p(-0.3, 0.3), ax, self.p(0.25, 1.0))
     }
     fn triangle(&mut self, c: Vec3) -> Triangle {

@@ -31,6 +31,20 @@ pub fn point(r: &mut Rng, lo: f32, hi: f32) -> Vec3 {
     Vec3::new(uniform(r, lo, hi), uniform(r, lo, hi), uniform(r, lo, hi))
 }
 
+/// Orthonormal axes (rows of a rotation) from a random unit quaternion,
+/// computed in f64 (four `f64` draws).
+pub fn rotation(r: &mut Rng) -> [Vec3; 3] {
+    let q: [f64; 4] = core::array::from_fn(|_| r.f64() * 2.0 - 1.0);
+    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+    let [w, x, y, z] = q.map(|a| a / n);
+    let m = [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
+        [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
+        [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
+    ];
+    m.map(|row| Vec3::new(row[0] as f32, row[1] as f32, row[2] as f32))
+}
+
 /// A "grid" coordinate: a small integer times 2^-k — makes exact touching,
 /// coplanar, collinear and parallel configurations common, which is where
 /// implementations break.
