@@ -424,6 +424,34 @@ fn adversarial_triangles() {
 }
 
 #[test]
+fn long_rows_cross_several_words() {
+    // Long thin triangles along x (up to 250 voxels by 1 by 2: the tile
+    // path's per-row form, ≤ 512 candidates) whose sure-hit runs cross two or
+    // more 64-bit words of a grid row: the dense sink's multi-word runs (the
+    // AVX-512 gather/scatter leaves runs over more than two words to the
+    // scalar loop).
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut m = Mesh::default();
+    let g = Grid::new(Vec3::ZERO, 1.0, [320, 8, 8]).unwrap();
+    for i in 0..42 {
+        // (rows of their own: a run one triangle drops is not covered by another)
+        let x0 = rng.f32() * 60.0 + 0.5;
+        let x1 = x0 + 64.0 + rng.f32() * 190.0;
+        let (y, z) =
+            ((i % 7) as f32 + 0.2 + rng.f32() * 0.1, (i / 7) as f32 + 0.1 + rng.f32() * 0.2);
+        let n = m.vertices.len() as u32;
+        m.vertices.extend([
+            Vec3::new(x0, y, z),
+            Vec3::new(x1, y + 0.5, z + 1.1),
+            Vec3::new(x0 + 3.0, y + 0.55, z + 0.4),
+        ]);
+        m.indices.push([n, n + 1, n + 2]);
+    }
+    let c = check_mesh("long rows", m.as_ref(), &g);
+    assert!(c.exact > 42 * 2 * 64, "the runs must be long: {}", c.exact);
+}
+
+#[test]
 fn builtin_torus_and_knot() {
     let m = builtin::torus(48, 24, 1.0, 0.35);
     check_mesh("torus", m.as_ref(), &fit(&m, 40, 1));
