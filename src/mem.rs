@@ -58,3 +58,18 @@ pub(crate) fn resize_advised<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
     }
     v.resize(n, value);
 }
+
+/// Asks the CPU to bring the cache line of `x` in (a hint: no access, no
+/// effect on results; nothing off x86-64).
+#[inline(always)]
+pub(crate) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache; `x` is a valid reference.
+    #[allow(unsafe_code)]
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

@@ -202,6 +202,13 @@ struct BinPart {
     idx: Vec<u16>,
 }
 
+/// How many records ahead [`Bins::for_slab`] prefetches: a slab reads a
+/// sparse subset of the records (those reaching it, in mesh order), which the
+/// hardware prefetcher does not follow; the first load of each record was
+/// 39 % of the slab loop's own time (bunny 512³, one thread). Measured: 8
+/// and 16 ahead the same, both lines of a 48-byte record better than one.
+const AHEAD: usize = 16;
+
 /// Triangles per binning chunk (record indices fit a `u16`).
 const BIN_CHUNK: usize = 1 << 13;
 
@@ -238,7 +245,12 @@ impl Bins {
     fn for_slab(&self, s: usize, mut f: impl FnMut(&Triangle, Ranges)) {
         for p in &self.parts {
             let recs = &self.recs[p.base..];
-            for &i in &p.idx[p.at[s] as usize..p.at[s + 1] as usize] {
+            let idx = &p.idx[p.at[s] as usize..p.at[s + 1] as usize];
+            for (n, &i) in idx.iter().enumerate() {
+                if let Some(&a) = idx.get(n + AHEAD) {
+                    crate::mem::prefetch(&recs[a as usize][0]);
+                    crate::mem::prefetch(&recs[a as usize][11]);
+                }
                 let (tri, r) = unpack_slab_tri(&recs[i as usize]);
                 f(&tri, r);
             }
