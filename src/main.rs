@@ -163,6 +163,11 @@ struct VoxelizeArgs {
     /// Number of worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Voxelize N times in this process (a benchmark: the outputs come from
+    /// the first run; the summary and JSON add the best time of the N, as
+    /// libraries are timed in one process).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
 }
 
 fn main() -> ExitCode {
@@ -207,6 +212,7 @@ fn main() -> ExitCode {
                 npy_dense: a.npy_dense,
                 json: a.json,
                 threads: a.threads,
+                repeat: a.repeat,
             })
         }
         Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {

@@ -551,6 +551,31 @@ fn voxel_cli_json_is_valid() {
         assert!(j[k].is_number(), "{k}: {j}");
     }
     assert!(j["peak_rss_mb"].is_number() || j["peak_rss_mb"].is_null());
+    assert_eq!(j["repeat"], 1);
+    assert_eq!(j["voxelize_best_ms"], j["voxelize_ms"]);
+    // --repeat: the best of N calls, no more than the first; the same output
+    let out1 = dir.join("once.npy");
+    let out3 = dir.join("thrice.npy");
+    let once =
+        json(&cli(&["voxelize", "builtin:torus", "--res", "40", "--json", "--out", s(&out1)]));
+    let o = cli(&[
+        "voxelize",
+        "builtin:torus",
+        "--res",
+        "40",
+        "--json",
+        "--repeat",
+        "3",
+        "--out",
+        s(&out3),
+    ]);
+    let j = json(&o);
+    assert_eq!(j["repeat"], 3);
+    assert_eq!(j["voxels"], once["voxels"]);
+    assert!(j["voxelize_best_ms"].as_f64().unwrap() <= j["voxelize_ms"].as_f64().unwrap());
+    assert_eq!(std::fs::read(&out1).unwrap(), std::fs::read(&out3).unwrap());
+    let o = cli(&["voxelize", "builtin:torus", "--res", "40", "--repeat", "0"]);
+    assert!(!o.status.success(), "--repeat 0 must be refused");
     // the summary line, no bar
     let o = cli(&["voxelize", "builtin:torus", "--res", "64"]);
     assert!(o.status.success() && o.stderr.is_empty());
