@@ -448,34 +448,26 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         let per_thread = 10 * rayon::current_num_threads().max(1) as u32;
         let layers = nz.div_ceil(per_thread.max(16)).max(1);
         let nslabs = nz.div_ceil(layers) as usize;
-        // The grid is allocated while the mesh is binned: a reused heap
-        // block is zeroed by `calloc`'s serial memset (16 MiB at 512³,
-        // ~0.65 ms), which then overlaps the binning on the other threads.
-        let (bits, bins) =
-            rayon::join(|| DenseBits::new(grid.dims), || bin_by_slab(mesh, &t, layers, nslabs));
-        let mut bits = bits.ok_or_else(|| {
-            VoxelError::TooLarge(format!(
-                "dense grid {nx}×{ny}×{nz} = {n} voxels exceeds {DENSE_MAX}; use sparse storage"
-            ))
-        })?;
-        let bins = bins.ok_or_else(invalid)?;
-        let wpr = bits.words_per_row;
-        let stride = layers as usize * ny as usize * wpr;
+        let bins = bin_by_slab(mesh, &t, layers, nslabs).ok_or_else(invalid)?;
         // Slabs are handed out one at a time, most records first (longest
         // processing time first): a mesh's slabs differ several times over
         // in work (bunny 512³: 0.1–1.0 ms, and the 7 slabs above the mesh
         // none), and rayon's halving split of the slab range had left one
         // thread idle for the last ~30 % of the pass.
-        let mut slabs: Vec<(usize, &mut [u64])> =
-            bits.words.chunks_mut(stride).enumerate().collect();
-        slabs.sort_by_key(|&(s, _)| std::cmp::Reverse(bins.slab_records(s)));
-        slabs.into_iter().par_bridge().for_each(|(s, words)| {
+        let (wpr, ny) = ((nx as usize).div_ceil(64), ny as usize);
+        let work = |s: usize| bins.slab_records(s) as u64;
+        let mut bits = DenseBits::build_by_slabs(grid.dims, layers, work, |s, words| {
             let k0 = s as u32 * layers;
             let k1 = (k0 + layers).min(nz) - 1;
-            let mut sink = DenseSlab { words, k0, ny: ny as usize, wpr };
+            let mut sink = DenseSlab { words, k0, ny, wpr };
             run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, &mut sink);
             tick(nslabs as u64);
-        });
+        })
+        .ok_or_else(|| {
+            VoxelError::TooLarge(format!(
+                "dense grid {nx}×{ny}×{nz} = {n} voxels exceeds {DENSE_MAX}; use sparse storage"
+            ))
+        })?;
         bins.keep();
         if opts.mode == Mode::Solid {
             let inner = solid::interior(mesh, grid).ok_or_else(|| {
