@@ -1563,9 +1563,9 @@ pub(crate) struct TileQueue<'a> {
     hi: [[u32; 3]; 8],
     k: [(u32, u32); 8],
     /// lane inputs in f64 (lanes past `n` keep earlier, unused triangles):
-    /// vertices, bounding boxes, range corners and extents minus one
+    /// vertices, range corners and extents minus one (the bounding boxes
+    /// come from the vertices, eight at a time)
     p: [[[f64; 8]; 3]; 3],
-    tb: [[[f64; 8]; 3]; 2],
     lo64: [[f64; 8]; 3],
     d64: [[f64; 8]; 3],
     setup: TileSetup<f64x8>,
@@ -1582,7 +1582,6 @@ impl<'a> TileQueue<'a> {
             hi: [[0; 3]; 8],
             k: [(0, 0); 8],
             p: [[[0.0; 8]; 3]; 3],
-            tb: [[[0.0; 8]; 3]; 2],
             lo64: [[0.0; 8]; 3],
             d64: [[0.0; 8]; 3],
             setup: TileSetup::new(),
@@ -1603,13 +1602,10 @@ impl<'a> TileQueue<'a> {
     ) {
         let l = self.n;
         (self.tri[l], self.lo[l], self.hi[l], self.k[l]) = (*tri, lo, hi, k);
-        let (tmin, tmax) = tri_bounds(tri);
         for a in 0..3 {
             for (v, q) in [tri.a, tri.b, tri.c].iter().enumerate() {
                 self.p[v][a][l] = q.get(a) as f64;
             }
-            self.tb[0][a][l] = tmin.get(a) as f64;
-            self.tb[1][a][l] = tmax.get(a) as f64;
             self.lo64[a][l] = lo[a] as f64;
             self.d64[a][l] = (hi[a] - lo[a]) as f64;
         }
@@ -1631,7 +1627,14 @@ impl<'a> TileQueue<'a> {
         let h = g.voxel as f64;
         let v = |a: &[[f64; 8]; 3]| a.map(f64x8::new);
         let s = TriSetup::new(self.p.map(|q| v(&q)), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
-        self.setup.compute(&s, &self.tb.map(|q| v(&q)), g, v(&self.lo64), v(&self.d64));
+        // the bounding boxes: [`tri_bounds`] lane by lane (exact: min and max
+        // of the exactly converted, finite vertices)
+        let p = &s.p;
+        let tb = [
+            [0, 1, 2].map(|a| p[0][a].min(p[1][a]).min(p[2][a])),
+            [0, 1, 2].map(|a| p[0][a].max(p[1][a]).max(p[2][a])),
+        ];
+        self.setup.compute(&s, &tb, g, v(&self.lo64), v(&self.d64));
         let tiled = (s.ok(h) & self.setup.fits).to_bitmask();
         for l in 0..n {
             let tri = &self.tri[l];
