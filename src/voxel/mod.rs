@@ -454,7 +454,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         // in work (bunny 512³: 0.1–1.0 ms, and the 7 slabs above the mesh
         // none), and rayon's halving split of the slab range had left one
         // thread idle for the last ~30 % of the pass.
-        let (wpr, ny) = ((nx as usize).div_ceil(64), ny as usize);
+        let (wpr, ny) = (DenseBits::row_words(nx), ny as usize);
         let work = |s: usize| bins.slab_records(s) as u64;
         let mut bits = DenseBits::build_by_slabs(grid.dims, layers, work, |s, words| {
             let k0 = s as u32 * layers;

@@ -38,10 +38,15 @@ impl DenseBits {
         if n > DENSE_MAX {
             return None;
         }
-        let wpr = (dims[0] as usize).div_ceil(64);
+        let wpr = DenseBits::row_words(dims[0]);
         let words = vec![0; wpr * dims[1] as usize * dims[2] as usize];
         crate::mem::advise_huge_pages(&words);
         Some(DenseBits { dims, words_per_row: wpr, words })
+    }
+
+    /// Words per row of `nx` voxels (`ceil(nx / 64)`).
+    pub(crate) fn row_words(nx: u32) -> usize {
+        (nx as usize).div_ceil(64)
     }
 
     /// A grid of `dims` built slab by slab: `fill(s, words)` runs once for
@@ -68,7 +73,7 @@ impl DenseBits {
         if n > DENSE_MAX || layers == 0 {
             return None;
         }
-        let wpr = (dims[0] as usize).div_ceil(64);
+        let wpr = DenseBits::row_words(dims[0]);
         let len = wpr * dims[1] as usize * dims[2] as usize;
         let mut words: Vec<u64> = Vec::with_capacity(len);
         crate::mem::advise_huge_pages(words.spare_capacity_mut());
