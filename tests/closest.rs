@@ -483,15 +483,7 @@ fn random_axes(r: &mut Rng) -> [Vec3; 3] {
         ax.map(|a| if r.bool() { -a } else { a })
     } else {
         // a rotation from a random unit quaternion, rounded to f32
-        let q: [f64; 4] = core::array::from_fn(|_| r.f64() * 2.0 - 1.0);
-        let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let [w, x, y, z] = q.map(|c| c / n);
-        let m = [
-            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
-            [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
-            [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
-        ];
-        m.map(|row| Vec3::new(row[0] as f32, row[1] as f32, row[2] as f32))
+        rng::rotation(r)
     }
 }
 
