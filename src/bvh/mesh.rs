@@ -302,6 +302,13 @@ impl MeshBvh {
         self.map_rays(rays, None, |r, stack| self.closest_hit_with(r, stack))
     }
 
+    /// [`any_hit`](Self::any_hit) for every ray, in input order, in parallel
+    /// over the current rayon pool (traced in the same coherent order as
+    /// [`closest_hits`](Self::closest_hits)).
+    pub fn any_hits(&self, rays: &[Ray]) -> Vec<bool> {
+        self.map_rays(rays, false, |r, stack| self.any_hit_with(r, stack))
+    }
+
     /// Number of rays that hit, over the current rayon pool (the benchmark
     /// path: no per-ray output).
     pub fn count_hits(&self, rays: &[Ray]) -> usize {

@@ -1,0 +1,97 @@
+//! What every binding shares: borrowing row arrays, the thread-count rule and
+//! mapping the library's errors to Python exceptions.
+
+use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
+use pyo3::prelude::*;
+use rayon::ThreadPool;
+use std::sync::{Arc, Mutex};
+use widephase::voxel::VoxelError;
+
+/// Most worker threads a call accepts (`threads=0` or `None`: the global
+/// pool, one worker per core). A pool of more threads than this is almost
+/// certainly a typo, and spawning it would take seconds.
+pub const MAX_THREADS: usize = 1024;
+
+/// The rows of a C-contiguous `(N, cols)` array as one flat slice (no copy).
+pub fn rows<'a, T: numpy::Element>(
+    a: &'a PyReadonlyArray2<'_, T>,
+    cols: usize,
+    what: &str,
+) -> PyResult<&'a [T]> {
+    let shape = a.shape();
+    if shape[1] != cols {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected an (N, {cols}) array, got shape ({}, {})",
+            shape[0], shape[1]
+        )));
+    }
+    a.as_slice().map_err(|_| PyValueError::new_err(format!("{what}: array is not C-contiguous")))
+}
+
+/// `int32` indices as `u32` without copying; a negative entry is an error
+/// naming its row (it would otherwise read as an index above 2³¹).
+pub fn indices<'a>(a: &'a [i32], cols: usize, what: &str) -> PyResult<&'a [u32]> {
+    if a.iter().fold(0i32, |m, &v| m.min(v)) < 0 {
+        let at = a.iter().position(|&v| v < 0).unwrap_or(0);
+        return Err(PyValueError::new_err(format!(
+            "{what}: row {} has a negative index {}",
+            at / cols,
+            a[at]
+        )));
+    }
+    Ok(bytemuck::cast_slice(a))
+}
+
+/// A library error as the Python exception of its kind, with the message
+/// the command line prints.
+pub fn voxel_err(e: VoxelError) -> PyErr {
+    match e {
+        VoxelError::Io(_) => PyOSError::new_err(e.to_string()),
+        VoxelError::TooLarge(_) => PyMemoryError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// The thread pools of earlier calls, by size: building one spawns its
+/// threads (tens of microseconds each), so a loop calling with `threads=2`
+/// pays that once.
+static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+
+/// The pool a call with `threads` runs on: `None` for the global pool
+/// (`threads` None or 0), else a pool of exactly that many workers.
+pub fn pool(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
+    let t = match threads {
+        None | Some(0) => return Ok(None),
+        Some(t) if t > MAX_THREADS => {
+            return Err(PyValueError::new_err(format!(
+                "threads={t} is out of range: must be 0 (all cores) to {MAX_THREADS}"
+            )))
+        }
+        Some(t) => t,
+    };
+    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == t) {
+        return Ok(Some(p.clone()));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(t)
+        .build()
+        .map_err(|e| PyOSError::new_err(format!("threads={t}: cannot start the pool: {e}")))?;
+    let p = Arc::new(p);
+    pools.push((t, p.clone()));
+    Ok(Some(p))
+}
+
+/// Runs `f` with the interpreter released, on the pool `threads` selects.
+pub fn run<R: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    f: impl FnOnce() -> R + Send,
+) -> PyResult<R> {
+    let pool = pool(threads)?;
+    Ok(py.detach(|| match pool {
+        Some(p) => p.install(f),
+        None => f(),
+    }))
+}

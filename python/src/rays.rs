@@ -1,0 +1,131 @@
+//! `RayScene`: closest-hit and any-hit ray casting against a triangle mesh
+//! through the library's 8-wide BVH.
+
+use crate::common::{indices, rows, run, voxel_err};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use widephase::bvh::MeshBvh;
+use widephase::voxel::MeshRef;
+use widephase::{Ray, Vec3};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RayScene>()?;
+    Ok(())
+}
+
+/// A triangle mesh built once into a BVH, for casting many batches of rays.
+#[pyclass(module = "widephase._native", frozen)]
+pub struct RayScene {
+    bvh: MeshBvh,
+}
+
+/// The rays of `(N, 3)` origins and directions over `[t_min, t_max]`. A ray
+/// with a non-finite origin or direction follows the library's NaN rule: it
+/// never hits.
+fn rays_of(
+    origins: &PyReadonlyArray2<'_, f32>,
+    directions: &PyReadonlyArray2<'_, f32>,
+    t_min: f32,
+    t_max: f32,
+) -> PyResult<Vec<Ray>> {
+    let o = rows(origins, 3, "origins")?;
+    let d = rows(directions, 3, "directions")?;
+    if o.len() != d.len() {
+        return Err(PyValueError::new_err(format!(
+            "origins has {} rows but directions has {}",
+            o.len() / 3,
+            d.len() / 3
+        )));
+    }
+    if t_min.is_nan() || t_max.is_nan() {
+        return Err(PyValueError::new_err("t_min and t_max must not be NaN"));
+    }
+    let v = |s: &[f32]| Vec3::new(s[0], s[1], s[2]);
+    Ok(o.chunks_exact(3)
+        .zip(d.chunks_exact(3))
+        .map(|(o, d)| Ray { origin: v(o), dir: v(d), t_min, t_max })
+        .collect())
+}
+
+#[pymethods]
+impl RayScene {
+    /// Builds the BVH over the mesh (validated like `voxelize`'s input).
+    #[new]
+    #[pyo3(signature = (vertices, faces, threads=None))]
+    fn new(
+        py: Python<'_>,
+        vertices: PyReadonlyArray2<'_, f32>,
+        faces: PyReadonlyArray2<'_, i32>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let v = rows(&vertices, 3, "vertices")?;
+        let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
+        let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        Ok(RayScene { bvh: run(py, threads, || MeshBvh::from_mesh(mesh))? })
+    }
+
+    /// Number of triangles.
+    #[getter]
+    fn triangle_count(&self) -> usize {
+        self.bvh.len()
+    }
+
+    /// Closest hits: `(t_hit float32 (N,), triangle_id int32 (N,),
+    /// uv float32 (N, 2))`, with `inf`, `-1` and `(0, 0)` for a miss.
+    #[pyo3(signature = (origins, directions, t_min=0.0, t_max=f32::INFINITY, threads=None))]
+    #[allow(clippy::type_complexity)]
+    fn cast<'py>(
+        &self,
+        py: Python<'py>,
+        origins: PyReadonlyArray2<'_, f32>,
+        directions: PyReadonlyArray2<'_, f32>,
+        t_min: f32,
+        t_max: f32,
+        threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<i32>>, Bound<'py, PyArray2<f32>>)>
+    {
+        let rays = rays_of(&origins, &directions, t_min, t_max)?;
+        let (t, id, uv) = run(py, threads, || {
+            let hits = self.bvh.closest_hits(&rays);
+            let t: Vec<f32> = hits.iter().map(|h| h.map_or(f32::INFINITY, |h| h.t)).collect();
+            let id: Vec<i32> = hits.iter().map(|h| h.map_or(-1, |h| h.id as i32)).collect();
+            let uv: Vec<f32> =
+                hits.iter().flat_map(|h| h.map_or([0.0; 2], |h| [h.u, h.v])).collect();
+            (t, id, uv)
+        })?;
+        let n = id.len();
+        Ok((t.into_pyarray(py), id.into_pyarray(py), uv.into_pyarray(py).reshape([n, 2])?))
+    }
+
+    /// Any hit within `[t_min, t_max]`: bool `(N,)` (shadow rays).
+    #[pyo3(signature = (origins, directions, t_min=0.0, t_max=f32::INFINITY, threads=None))]
+    fn occluded<'py>(
+        &self,
+        py: Python<'py>,
+        origins: PyReadonlyArray2<'_, f32>,
+        directions: PyReadonlyArray2<'_, f32>,
+        t_min: f32,
+        t_max: f32,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let rays = rays_of(&origins, &directions, t_min, t_max)?;
+        let hit = run(py, threads, || self.bvh.any_hits(&rays))?;
+        Ok(hit.into_pyarray(py))
+    }
+
+    /// Number of rays that hit (no per-ray output: the benchmark path).
+    #[pyo3(signature = (origins, directions, t_min=0.0, t_max=f32::INFINITY, threads=None))]
+    fn count_hits(
+        &self,
+        py: Python<'_>,
+        origins: PyReadonlyArray2<'_, f32>,
+        directions: PyReadonlyArray2<'_, f32>,
+        t_min: f32,
+        t_max: f32,
+        threads: Option<usize>,
+    ) -> PyResult<usize> {
+        let rays = rays_of(&origins, &directions, t_min, t_max)?;
+        run(py, threads, || self.bvh.count_hits(&rays))
+    }
+}

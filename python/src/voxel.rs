@@ -1,0 +1,405 @@
+//! `voxelize`, `VoxelGrid` and `load_mesh`: the voxelizer on NumPy arrays.
+
+use crate::common::{indices, rows, run, voxel_err};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use widephase::voxel::{
+    self, builtin, formats, DenseBits, Grid, Mesh, MeshRef, Mode, Options, Storage, VoxelSet,
+    Voxels, DENSE_MAX, MAX_RES,
+};
+use widephase::Vec3;
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(voxelize, m)?)?;
+    m.add_function(wrap_pyfunction!(load_mesh, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_mesh, m)?)?;
+    m.add_class::<VoxelGrid>()?;
+    Ok(())
+}
+
+fn parse_mode(s: &str) -> PyResult<Mode> {
+    match s {
+        "surface" => Ok(Mode::Surface),
+        "thin" => Ok(Mode::Thin),
+        "solid" => Ok(Mode::Solid),
+        _ => Err(PyValueError::new_err(format!(
+            "mode={s:?} is not one of \"surface\", \"thin\", \"solid\""
+        ))),
+    }
+}
+
+fn parse_storage(s: &str) -> PyResult<Storage> {
+    match s {
+        "auto" => Ok(Storage::Auto),
+        "dense" => Ok(Storage::Dense),
+        "sparse" => Ok(Storage::Sparse),
+        _ => Err(PyValueError::new_err(format!(
+            "storage={s:?} is not one of \"auto\", \"dense\", \"sparse\""
+        ))),
+    }
+}
+
+/// The grid from the keyword arguments, the four ways the command line
+/// accepts (`--res`, `--voxel-size`, `--voxel-size --origin`, all three of
+/// `--voxel-size --origin --dims`), with the same rules.
+fn grid_from_args(
+    (lo, hi): (Vec3, Vec3),
+    resolution: Option<i64>,
+    voxel_size: Option<f32>,
+    origin: Option<[f32; 3]>,
+    dims: Option<[i64; 3]>,
+    pad: i64,
+) -> PyResult<Grid> {
+    if !(0..=MAX_RES as i64).contains(&pad) {
+        return Err(PyValueError::new_err(format!(
+            "pad={pad} is out of range: must be 0..={MAX_RES}"
+        )));
+    }
+    let pad = pad as u32;
+    if pad > 0 && (origin.is_some() || dims.is_some()) {
+        return Err(PyValueError::new_err(
+            "pad= applies to fitted grids only; it cannot be combined with origin= or dims=",
+        ));
+    }
+    let grid = match (resolution, voxel_size, origin, dims) {
+        (Some(res), None, None, None) => {
+            if res < 1 || res > MAX_RES as i64 {
+                return Err(PyValueError::new_err(format!(
+                    "resolution={res} is out of range: must be 1..={MAX_RES}"
+                )));
+            }
+            Grid::fit(lo, hi, res as u32, pad)
+        }
+        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, pad),
+        (None, Some(h), Some(o), None) => Grid::covering(Vec3::from_array(o), h, hi),
+        (None, Some(h), Some(o), Some(d)) => {
+            let mut du = [0u32; 3];
+            for a in 0..3 {
+                if d[a] < 1 || d[a] > MAX_RES as i64 {
+                    return Err(PyValueError::new_err(format!(
+                        "dims={d:?} is out of range: each must be 1..={MAX_RES}"
+                    )));
+                }
+                du[a] = d[a] as u32;
+            }
+            Grid::new(Vec3::from_array(o), h, du)
+        }
+        (None, None, None, None) => {
+            return Err(PyValueError::new_err(
+                "give resolution=N or voxel_size=H (optionally with origin= and dims=)",
+            ))
+        }
+        _ => {
+            return Err(PyValueError::new_err(
+                "conflicting grid arguments: use resolution=N, voxel_size=H, voxel_size=H with origin=, or all of voxel_size=, origin= and dims=",
+            ))
+        }
+    };
+    grid.map_err(voxel_err)
+}
+
+/// Voxelizes a mesh (the native half of `widephase.voxelize`).
+#[pyfunction]
+#[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0, mode="surface", storage="auto", threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn voxelize(
+    py: Python<'_>,
+    vertices: PyReadonlyArray2<'_, f32>,
+    faces: PyReadonlyArray2<'_, i32>,
+    resolution: Option<i64>,
+    voxel_size: Option<f32>,
+    origin: Option<[f32; 3]>,
+    dims: Option<[i64; 3]>,
+    pad: i64,
+    mode: &str,
+    storage: &str,
+    threads: Option<usize>,
+) -> PyResult<VoxelGrid> {
+    let mode = parse_mode(mode)?;
+    let storage = parse_storage(storage)?;
+    let v = rows(&vertices, 3, "vertices")?;
+    let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
+    let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+    let grid = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
+    let opts = Options { mode, storage, progress: None, no_precull: false };
+    let vox = run(py, threads, || voxel::voxelize(mesh, &grid, &opts))?.map_err(voxel_err)?;
+    Ok(VoxelGrid {
+        vox,
+        mode,
+        vertices: vertices.as_unbound().clone_ref(py),
+        faces: faces.as_unbound().clone_ref(py),
+    })
+}
+
+/// A mesh as `(vertices float32 (N, 3), faces int32 (M, 3))` arrays.
+type MeshArrays<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<i32>>);
+
+fn mesh_arrays(py: Python<'_>, mesh: Mesh) -> PyResult<MeshArrays<'_>> {
+    let (nv, nf) = (mesh.vertices.len(), mesh.indices.len());
+    let v: Vec<f32> = bytemuck::cast_slice(&mesh.vertices).to_vec();
+    let f: Vec<i32> = mesh.indices.iter().flatten().map(|&i| i as i32).collect();
+    Ok((v.into_pyarray(py).reshape([nv, 3])?, f.into_pyarray(py).reshape([nf, 3])?))
+}
+
+/// Reads an OBJ, STL or PLY file with the crate's loaders.
+#[pyfunction]
+fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
+    let mesh = py.detach(|| Mesh::load(&path)).map_err(voxel_err)?;
+    mesh_arrays(py, mesh)
+}
+
+/// One of the command line's built-in meshes (`torus`, `knot`, `cube`).
+#[pyfunction]
+fn builtin_mesh<'py>(py: Python<'py>, name: &str) -> PyResult<MeshArrays<'py>> {
+    let mesh = builtin::by_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!("unknown builtin mesh {name:?} (try torus, knot, cube)"))
+    })?;
+    mesh_arrays(py, mesh)
+}
+
+/// The result of `widephase.voxelize`: a grid (origin, voxel size, dims) and
+/// the set of its marked voxels, stored as the library stores it (dense bits
+/// or sparse 8³ bricks); arrays are made on request.
+#[pyclass(module = "widephase._native", frozen)]
+pub struct VoxelGrid {
+    vox: Voxels,
+    mode: Mode,
+    // the (normalized) input arrays, for `triangle_lists`
+    vertices: Py<PyArray2<f32>>,
+    faces: Py<PyArray2<i32>>,
+}
+
+#[pymethods]
+impl VoxelGrid {
+    /// Grid origin (the min corner of voxel (0, 0, 0)), float32 (3,).
+    #[getter]
+    fn origin<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        self.vox.grid.origin.to_array().to_vec().into_pyarray(py)
+    }
+
+    /// Edge length of a voxel.
+    #[getter]
+    fn voxel_size(&self) -> f32 {
+        self.vox.grid.voxel
+    }
+
+    /// Voxels per axis `(nx, ny, nz)`.
+    #[getter]
+    fn dims(&self) -> (u32, u32, u32) {
+        let [x, y, z] = self.vox.grid.dims;
+        (x, y, z)
+    }
+
+    /// Number of marked voxels.
+    #[getter]
+    fn count(&self) -> u64 {
+        self.vox.set.count()
+    }
+
+    /// "surface", "thin" or "solid".
+    #[getter]
+    fn mode(&self) -> &'static str {
+        match self.mode {
+            Mode::Surface => "surface",
+            Mode::Thin => "thin",
+            Mode::Solid => "solid",
+        }
+    }
+
+    /// "dense" or "sparse".
+    #[getter]
+    fn storage(&self) -> &'static str {
+        match self.vox.set {
+            VoxelSet::Dense(_) => "dense",
+            VoxelSet::Sparse(_) => "sparse",
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.vox.set.count() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        let [x, y, z] = self.vox.grid.dims;
+        format!(
+            "VoxelGrid(dims=({x}, {y}, {z}), voxel_size={}, count={}, mode={:?}, storage={:?})",
+            self.vox.grid.voxel,
+            self.vox.set.count(),
+            self.mode(),
+            self.storage()
+        )
+    }
+
+    /// Whether voxel `(i, j, k)` is marked (False outside the grid).
+    fn __contains__(&self, ijk: (i64, i64, i64)) -> bool {
+        let (i, j, k) = ijk;
+        let ok = |v: i64| (0..=u32::MAX as i64).contains(&v);
+        ok(i) && ok(j) && ok(k) && self.vox.set.get([i as u32, j as u32, k as u32])
+    }
+
+    /// The marked voxels as an int32 `(K, 3)` array of `(i, j, k)`, sorted
+    /// by `(k, j, i)`: the rows the command line writes to `.npy`.
+    fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let flat = py.detach(|| match &self.vox.set {
+            VoxelSet::Dense(d) => dense_indices(d),
+            s => s.indices().iter().flat_map(|v| v.map(|x| x as i32)).collect(),
+        });
+        let k = flat.len() / 3;
+        flat.into_pyarray(py).reshape([k, 3])
+    }
+
+    /// The grid as a bool array of shape `(nx, ny, nz)`, indexed `[i, j, k]`
+    /// (trimesh's `VoxelGrid.matrix`). Refused above 2³³ voxels.
+    fn dense<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<bool>>> {
+        let [nx, ny, nz] = self.vox.grid.dims.map(|d| d as usize);
+        let n = (nx * ny * nz) as u64;
+        if n > DENSE_MAX {
+            return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                "dense(): {nx}×{ny}×{nz} = {n} voxels is above the dense limit {DENSE_MAX}; use indices()"
+            )));
+        }
+        let out = py.detach(|| {
+            let mut out = vec![false; nx * ny * nz];
+            self.vox.set.for_each(|[i, j, k]| {
+                out[(i as usize * ny + j as usize) * nz + k as usize] = true;
+            });
+            out
+        });
+        out.into_pyarray(py).reshape([nx, ny, nz])
+    }
+
+    /// Centres of the marked voxels, float64 `(K, 3)`, in `indices()` order
+    /// (trimesh's `VoxelGrid.points`).
+    fn points<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let idx = self.indices(py)?;
+        let idx = idx.readonly();
+        let idx = idx.as_slice()?;
+        let g = self.vox.grid;
+        let o = [g.origin.x as f64, g.origin.y as f64, g.origin.z as f64];
+        let h = g.voxel as f64;
+        let pts: Vec<f64> = py.detach(|| {
+            idx.par_chunks(3 * 4096)
+                .flat_map_iter(|c| {
+                    c.chunks_exact(3)
+                        .flat_map(|v| [0, 1, 2].map(|a| o[a] + (v[a] as f64 + 0.5) * h))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        });
+        let k = pts.len() / 3;
+        pts.into_pyarray(py).reshape([k, 3])
+    }
+
+    /// Writes the voxels to `path`, the format chosen by its extension as
+    /// the command line's `--out` does: `.binvox` (a cube: a non-cubic grid
+    /// is padded to its largest side), `.vox` (MagicaVoxel) or `.npy` (the
+    /// `indices()` rows, or with `dense_npy=True` a uint8 `(nx, ny, nz)`
+    /// array). The file is written to a temporary name and renamed when
+    /// complete: a failure leaves nothing behind.
+    #[pyo3(signature = (path, dense_npy=false))]
+    fn save(&self, py: Python<'_>, path: PathBuf, dense_npy: bool) -> PyResult<()> {
+        py.detach(|| save(&self.vox, &path, dense_npy)).map_err(voxel_err)
+    }
+
+    /// Per-voxel triangle lists: a uint32 `(P, 4)` array of rows
+    /// `(i, j, k, triangle)` sorted by voxel `(k, j, i)`, then triangle (the
+    /// command line's `--triangles`). Its voxels are the conservative
+    /// surface whatever the mode. Computed from the input arrays as they are
+    /// now (they are borrowed, not copied).
+    #[pyo3(signature = (threads=None))]
+    fn triangle_lists<'py>(
+        &self,
+        py: Python<'py>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let v = self.vertices.bind(py).readonly();
+        let f = self.faces.bind(py).readonly();
+        let v = rows(&v, 3, "vertices")?;
+        let f = indices(rows(&f, 3, "faces")?, 3, "faces")?;
+        let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        let grid = self.vox.grid;
+        let lists = run(py, threads, || voxel::triangle_lists(mesh, &grid))?.map_err(voxel_err)?;
+        let flat: Vec<u32> = lists
+            .iter()
+            .flat_map(|(v, tris)| tris.iter().flat_map(move |&t| [v[0], v[1], v[2], t]))
+            .collect();
+        let p = flat.len() / 4;
+        flat.into_pyarray(py).reshape([p, 4])
+    }
+}
+
+/// The dense set's voxels as flat `i j k` triples in `(k, j, i)` order, in
+/// parallel: row blocks are counted first, then each block writes its own
+/// part of the output.
+fn dense_indices(d: &DenseBits) -> Vec<i32> {
+    let wpr = d.words_per_row.max(1);
+    let ny = d.dims[1] as usize;
+    const BLOCK_ROWS: usize = 1024;
+    let block = BLOCK_ROWS * wpr;
+    let counts: Vec<usize> = d
+        .words
+        .par_chunks(block)
+        .map(|c| c.iter().map(|w| w.count_ones() as usize).sum())
+        .collect();
+    let mut out = vec![0i32; 3 * counts.iter().sum::<usize>()];
+    let mut parts = Vec::with_capacity(counts.len());
+    let mut rest = &mut out[..];
+    for &c in &counts {
+        let (part, tail) = rest.split_at_mut(3 * c);
+        parts.push(part);
+        rest = tail;
+    }
+    d.words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
+        let mut at = 0;
+        for (w, &word) in words.iter().enumerate() {
+            let w = b * block + w;
+            let row = w / wpr;
+            let (j, k) = ((row % ny) as i32, (row / ny) as i32);
+            let base = ((w % wpr) * 64) as i32;
+            let mut bits = word;
+            while bits != 0 {
+                let i = base + bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                part[at..at + 3].copy_from_slice(&[i, j, k]);
+                at += 3;
+            }
+        }
+    });
+    out
+}
+
+/// `VoxelGrid.save`: the command line's output formats by extension.
+fn save(vox: &Voxels, path: &std::path::Path, dense_npy: bool) -> Result<(), voxel::VoxelError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let (grid, set) = (&vox.grid, &vox.set);
+    let staged = match ext.as_str() {
+        "binvox" => {
+            let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
+            if side.pow(3) > DENSE_MAX {
+                return Err(voxel::VoxelError::Format(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", path.display())));
+            }
+            formats::stage(path, |w| formats::write_binvox_cube(w, grid, set))?
+        }
+        "vox" => formats::stage(path, |w| formats::write_vox(w, set))?,
+        "npy" => {
+            if dense_npy && grid.len() > DENSE_MAX {
+                return Err(voxel::VoxelError::TooLarge(format!(
+                    "{}: dense .npy of {} voxels is too large",
+                    path.display(),
+                    grid.len()
+                )));
+            }
+            formats::stage(path, |w| formats::write_npy(w, set, dense_npy))?
+        }
+        _ => {
+            return Err(voxel::VoxelError::Format(format!(
+                "{}: unknown output format {ext:?} (use .binvox, .vox or .npy)",
+                path.display()
+            )))
+        }
+    };
+    formats::commit_all(vec![staged])
+}

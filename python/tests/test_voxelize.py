@@ -1,0 +1,250 @@
+"""widephase.voxelize against the command line, trimesh inputs, and every
+kind of bad input."""
+
+import gc
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import widephase
+from conftest import read_npy, run_cli, shared_mesh
+
+
+@pytest.mark.parametrize("name", ["torus", "knot", "cube"])
+@pytest.mark.parametrize("mode", ["surface", "thin", "solid"])
+def test_builtin_matches_cli(cli, tmp_path, name, mode):
+    out = tmp_path / "v.npy"
+    r = run_cli(cli, "voxelize", f"builtin:{name}", "--res", 48, "--pad", 1, "--mode", mode, "--out", out)
+    assert r.returncode == 0, r.stderr
+    grid = widephase.voxelize(widephase.builtin_mesh(name), resolution=48, pad=1, mode=mode)
+    expected = read_npy(out)
+    assert expected.dtype == np.int32
+    np.testing.assert_array_equal(grid.indices(), expected)
+    assert grid.count == len(expected) > 0
+
+
+@pytest.mark.parametrize("ext", ["binvox", "vox", "npy"])
+def test_save_is_byte_identical_to_cli(cli, tmp_path, ext):
+    a, b = tmp_path / f"cli.{ext}", tmp_path / f"py.{ext}"
+    r = run_cli(cli, "voxelize", "builtin:torus", "--res", 40, "--out", a)
+    assert r.returncode == 0, r.stderr
+    widephase.voxelize(widephase.builtin_mesh("torus"), resolution=40).save(b)
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_triangle_lists_match_cli(cli, tmp_path):
+    out = tmp_path / "t.npy"
+    r = run_cli(cli, "voxelize", "builtin:knot", "--res", 32, "--triangles", out)
+    assert r.returncode == 0, r.stderr
+    grid = widephase.voxelize(widephase.builtin_mesh("knot"), resolution=32)
+    np.testing.assert_array_equal(grid.triangle_lists(), read_npy(out))
+
+
+@pytest.mark.parametrize("mesh,res", [("bunny.obj", 256), ("dragon.obj", 200)])
+def test_shared_mesh_matches_cli(cli, tmp_path, mesh, res):
+    path = shared_mesh(mesh)
+    out = tmp_path / "v.npy"
+    r = run_cli(cli, "voxelize", path, "--res", res, "--out", out)
+    assert r.returncode == 0, r.stderr
+    grid = widephase.voxelize(widephase.load_mesh(path), resolution=res)
+    np.testing.assert_array_equal(grid.indices(), read_npy(out))
+
+
+def test_grid_forms_and_storage_agree():
+    m = widephase.builtin_mesh("torus")
+    fit = widephase.voxelize(m, resolution=40, pad=2)
+    again = widephase.voxelize(m, voxel_size=fit.voxel_size, origin=fit.origin, dims=fit.dims)
+    np.testing.assert_array_equal(fit.indices(), again.indices())
+    sparse = widephase.voxelize(m, resolution=40, pad=2, storage="sparse")
+    assert sparse.storage == "sparse" and fit.storage == "dense"
+    np.testing.assert_array_equal(fit.indices(), sparse.indices())
+    for t in (1, 2, 3):
+        np.testing.assert_array_equal(
+            fit.indices(), widephase.voxelize(m, resolution=40, pad=2, threads=t).indices()
+        )
+
+
+def test_dense_points_contains_and_metadata():
+    g = widephase.voxelize(widephase.builtin_mesh("torus"), resolution=30, pad=1)
+    d = g.dense()
+    ijk = g.indices()
+    assert d.shape == g.dims and d.dtype == bool and d.sum() == g.count == len(g)
+    assert d[tuple(ijk.T)].all()
+    assert (1, 1, 1) not in g and tuple(int(x) for x in ijk[0]) in g
+    assert (-1, 0, 0) not in g and (10**9, 0, 0) not in g
+    pts = g.points()
+    np.testing.assert_allclose(pts, g.origin + (ijk + 0.5) * g.voxel_size, rtol=1e-6)
+    assert g.mode == "surface" and "VoxelGrid(" in repr(g)
+
+
+def test_sparse_dense_array():
+    g = widephase.voxelize(widephase.builtin_mesh("cube"), resolution=20, storage="sparse")
+    assert g.dense().sum() == g.count
+
+
+def test_trimesh_and_open3d_style_inputs():
+    trimesh = pytest.importorskip("trimesh")
+    tm = trimesh.creation.icosphere(subdivisions=3)
+    a = widephase.voxelize(tm, resolution=32)
+    b = widephase.voxelize(np.asarray(tm.vertices), np.asarray(tm.faces), resolution=32)
+    np.testing.assert_array_equal(a.indices(), b.indices())
+
+    class O3dLike:  # Open3D's legacy TriangleMesh exposes .vertices and .triangles
+        vertices = np.asarray(tm.vertices)
+        triangles = np.asarray(tm.faces)
+
+    np.testing.assert_array_equal(widephase.voxelize(O3dLike(), resolution=32).indices(), a.indices())
+    np.testing.assert_array_equal(
+        widephase.voxelize((tm.vertices, tm.faces), resolution=32).indices(), a.indices()
+    )
+
+
+def test_dtypes_are_converted_once_and_agree():
+    m = widephase.builtin_mesh("knot")
+    ref = widephase.voxelize(m, resolution=24).indices()
+    for vt in (np.float64, np.float32):
+        for ft in (np.int64, np.uint32, np.int32, np.uint16):
+            if ft == np.uint16 and m.faces.max() > 65535:
+                continue
+            got = widephase.voxelize(m.vertices.astype(vt), m.faces.astype(ft), resolution=24)
+            np.testing.assert_array_equal(got.indices(), ref)
+    # non-contiguous views are accepted (copied once)
+    v2 = np.repeat(m.vertices, 2, axis=1)[:, ::2]
+    assert not v2.flags.c_contiguous
+    np.testing.assert_array_equal(widephase.voxelize(v2, m.faces, resolution=24).indices(), ref)
+
+
+def tri():
+    return np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32), np.array([[0, 1, 2]], np.int32)
+
+
+BAD_CALLS = [
+    # (kwargs or args, exception, message fragment)
+    (lambda v, f: widephase.voxelize(v[:, :2], f, resolution=8), ValueError, "expected an (N, 3) array"),
+    (lambda v, f: widephase.voxelize(v, f[:, :2], resolution=8), ValueError, "expected an (N, 3) array"),
+    (lambda v, f: widephase.voxelize(v.astype(complex), f, resolution=8), TypeError, "real numbers"),
+    (lambda v, f: widephase.voxelize(v, f.astype(np.float32), resolution=8), TypeError, "integer indices"),
+    (lambda v, f: widephase.voxelize(v.astype(object), f, resolution=8), TypeError, "real numbers"),
+    (lambda v, f: widephase.voxelize(np.where(v == 1, np.nan, v), f, resolution=8), ValueError, "non-finite"),
+    (lambda v, f: widephase.voxelize(v.astype(np.float64) * 1e39, f, resolution=8), ValueError, "non-finite"),
+    (lambda v, f: widephase.voxelize(v, f + 1, resolution=8), ValueError, "references vertex 3"),
+    (lambda v, f: widephase.voxelize(v, f - 1, resolution=8), ValueError, "negative index"),
+    (lambda v, f: widephase.voxelize(v, f.astype(np.int64) + 2**40, resolution=8), ValueError, "outside"),
+    (lambda v, f: widephase.voxelize(v, f[:0], resolution=8), ValueError, "no triangles"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=0), ValueError, "resolution=0 is out of range"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=-5), ValueError, "resolution=-5 is out of range"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=10**12), ValueError, "out of range"),
+    (lambda v, f: widephase.voxelize(v, f), ValueError, "give resolution=N"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, voxel_size=0.1), ValueError, "conflicting"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, pad=-1), ValueError, "pad=-1"),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=0.1, origin=(0, 0, 0), pad=1), ValueError, "pad="),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=0.0), ValueError, "grid"),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=float("nan")), ValueError, "grid"),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=0.1, origin=(0, 0)), ValueError, "origin"),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=0.1, origin=(0, 0, 0), dims=(0, 1, 1)), ValueError, "dims="),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, mode="hollow"), ValueError, "mode="),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, storage="tape"), ValueError, "storage="),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, threads=-1), ValueError, "threads=-1"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8, threads=10**6), ValueError, "out of range"),
+    (lambda v, f: widephase.voxelize(v, f, voxel_size=1e-9, origin=(0, 0, 0), dims=(65535, 65535, 65535), storage="dense"), MemoryError, "dense"),
+    (lambda v, f: widephase.voxelize(widephase.builtin_mesh("cube"), resolution=4096, mode="solid"), MemoryError, "dense"),
+    (lambda v, f: widephase.voxelize("not a mesh", resolution=8), TypeError, "give vertices and faces"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8).save("x.unknown"), ValueError, "unknown output format"),
+    (lambda v, f: widephase.voxelize(v, f, resolution=8).save("/nonexistent-dir/x.npy"), OSError, "nonexistent-dir"),
+    (lambda v, f: widephase.load_mesh("/nonexistent-dir/x.obj"), OSError, "x.obj"),
+    (lambda v, f: widephase.builtin_mesh("teapot"), ValueError, "unknown builtin mesh"),
+]
+
+
+@pytest.mark.parametrize("call,exc,fragment", BAD_CALLS)
+def test_bad_input_raises_clear_error(call, exc, fragment):
+    v, f = tri()
+    with pytest.raises(exc) as info:
+        call(v, f)
+    assert fragment in str(info.value)
+
+
+def test_malformed_mesh_file_names_the_line(tmp_path):
+    p = tmp_path / "bad.obj"
+    p.write_text("v 0 0 0\nv 1 0 0\nv 0 1 x\nf 1 2 3\n")
+    with pytest.raises(ValueError) as info:
+        widephase.load_mesh(p)
+    assert "bad.obj:3" in str(info.value)
+
+
+def test_no_input_reaches_a_panic():
+    """Random garbage in every argument: only ordinary exceptions (a Rust
+    panic would surface as pyo3's PanicException, a BaseException that
+    `except Exception` does not catch, failing the test)."""
+    rng = np.random.default_rng(7)
+    specials = np.array([0, -0.0, 1e-45, 3e38, -3e38, np.inf, -np.inf, np.nan], np.float32)
+    for _ in range(300):
+        nv = int(rng.integers(0, 6))
+        v = rng.choice(specials, size=(nv, 3)) if rng.random() < 0.5 else rng.normal(size=(nv, 3))
+        f = rng.integers(-2, 7, size=(int(rng.integers(0, 4)), 3))
+        kw = rng.choice(
+            [
+                dict(resolution=int(rng.integers(-3, 70000))),
+                dict(voxel_size=float(rng.choice(specials))),
+                dict(voxel_size=float(abs(rng.normal())) + 1e-3, origin=tuple(rng.choice(specials, 3)),
+                     dims=tuple(int(x) for x in rng.integers(-1, 5, 3))),
+            ]
+        )
+        mode = str(rng.choice(["surface", "thin", "solid"]))
+        try:
+            g = widephase.voxelize(v, f, mode=mode, **kw)
+            g.indices()
+        except (ValueError, TypeError, MemoryError, OverflowError):
+            pass
+
+
+def test_gil_is_released_during_voxelize():
+    m = widephase.builtin_mesh("knot")
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        for _ in range(3):
+            widephase.voxelize(m, resolution=768, threads=1)
+        span["end"] = time.perf_counter()
+
+    stamps = []
+    t = threading.Thread(target=work)
+    t.start()
+    while t.is_alive():
+        stamps.append(time.perf_counter())
+    t.join()
+    inside = sum(span["start"] < s < span["end"] for s in stamps)
+    # Python code kept running in this thread while the voxelizer ran in the
+    # other: with the GIL held, the loop would stall for the whole call.
+    assert span["end"] - span["start"] > 0.02
+    assert inside > 1000, f"only {inside} loop iterations ran during {span['end'] - span['start']:.3f} s"
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="SKIPPED: needs /proc")
+def test_no_reference_or_memory_growth_over_1000_calls():
+    m = widephase.builtin_mesh("torus")
+    v, f = m
+    for _ in range(50):
+        widephase.voxelize(v, f, resolution=32).indices()
+    gc.collect()
+    refs = (sys.getrefcount(v), sys.getrefcount(f))
+    rss = _rss_bytes()
+    for _ in range(1000):
+        g = widephase.voxelize(v, f, resolution=32)
+        g.indices()
+        g.dense()
+        del g
+    gc.collect()
+    assert (sys.getrefcount(v), sys.getrefcount(f)) == refs
+    grown = _rss_bytes() - rss
+    assert grown < 16 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 1000 calls"
