@@ -1721,3 +1721,21 @@ fn small_triangle_shortcuts_equal_kernel() {
         check_mesh("small triangles", sub.as_ref(), g);
     }
 }
+
+#[test]
+fn flat_indices_equal_sorted_indices_for_any_thread_count() {
+    // a grid whose rows span several words and whose row blocks split
+    // mid-slab, dense and sparse, on pools of 1 to 3 threads
+    let m = builtin::torus_knot(256, 24, 0.4);
+    let g = fit(&m, 150, 3);
+    for storage in [Storage::Dense, Storage::Sparse] {
+        let opts = Options { storage, ..Options::default() };
+        let set = voxel::voxelize(m.as_ref(), &g, &opts).unwrap().set;
+        let want: Vec<u32> = set.indices().into_iter().flatten().collect();
+        assert!(want.len() > 3 * 10_000);
+        for threads in 1..=3 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            assert_eq!(pool.install(|| set.indices_flat()), want, "{storage:?}, {threads} threads");
+        }
+    }
+}

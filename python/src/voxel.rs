@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use widephase::voxel::{
-    self, builtin, formats, DenseBits, Grid, Mesh, MeshRef, Mode, Options, Storage, VoxelSet,
-    Voxels, DENSE_MAX, MAX_RES,
+    self, builtin, formats, Grid, Mesh, MeshRef, Mode, Options, Storage, VoxelSet, Voxels,
+    DENSE_MAX, MAX_RES,
 };
 use widephase::Vec3;
 
@@ -243,10 +243,8 @@ impl VoxelGrid {
     /// The marked voxels as an int32 `(K, 3)` array of `(i, j, k)`, sorted
     /// by `(k, j, i)`: the rows the command line writes to `.npy`.
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
-        let flat = py.detach(|| match &self.vox.set {
-            VoxelSet::Dense(d) => dense_indices(d),
-            s => s.indices().iter().flat_map(|v| v.map(|x| x as i32)).collect(),
-        });
+        // (indices are below 2¹⁶, so the u32 buffer reads as i32 unchanged)
+        let flat: Vec<i32> = bytemuck::cast_vec(py.detach(|| self.vox.set.indices_flat()));
         let k = flat.len() / 3;
         flat.into_pyarray(py).reshape([k, 3])
     }
@@ -329,46 +327,6 @@ impl VoxelGrid {
         let p = flat.len() / 4;
         flat.into_pyarray(py).reshape([p, 4])
     }
-}
-
-/// The dense set's voxels as flat `i j k` triples in `(k, j, i)` order, in
-/// parallel: row blocks are counted first, then each block writes its own
-/// part of the output.
-fn dense_indices(d: &DenseBits) -> Vec<i32> {
-    let wpr = d.words_per_row.max(1);
-    let ny = d.dims[1] as usize;
-    const BLOCK_ROWS: usize = 1024;
-    let block = BLOCK_ROWS * wpr;
-    let counts: Vec<usize> = d
-        .words
-        .par_chunks(block)
-        .map(|c| c.iter().map(|w| w.count_ones() as usize).sum())
-        .collect();
-    let mut out = vec![0i32; 3 * counts.iter().sum::<usize>()];
-    let mut parts = Vec::with_capacity(counts.len());
-    let mut rest = &mut out[..];
-    for &c in &counts {
-        let (part, tail) = rest.split_at_mut(3 * c);
-        parts.push(part);
-        rest = tail;
-    }
-    d.words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
-        let mut at = 0;
-        for (w, &word) in words.iter().enumerate() {
-            let w = b * block + w;
-            let row = w / wpr;
-            let (j, k) = ((row % ny) as i32, (row / ny) as i32);
-            let base = ((w % wpr) * 64) as i32;
-            let mut bits = word;
-            while bits != 0 {
-                let i = base + bits.trailing_zeros() as i32;
-                bits &= bits - 1;
-                part[at..at + 3].copy_from_slice(&[i, j, k]);
-                at += 3;
-            }
-        }
-    });
-    out
 }
 
 /// `VoxelGrid.save`: the command line's output formats by extension.

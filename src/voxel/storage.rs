@@ -248,6 +248,50 @@ impl VoxelSet {
         }
         v
     }
+
+    /// [`indices`](Self::indices) as one flat `i, j, k, i, j, k, …` buffer,
+    /// built in parallel over the current rayon pool for dense sets: blocks
+    /// of rows are counted first, then each block writes its own part of the
+    /// output (the same values in the same order for any thread count).
+    pub fn indices_flat(&self) -> Vec<u32> {
+        use rayon::prelude::*;
+        let d = match self {
+            VoxelSet::Dense(d) => d,
+            VoxelSet::Sparse(_) => return self.indices().into_iter().flatten().collect(),
+        };
+        const BLOCK_ROWS: usize = 1024;
+        let (wpr, ny) = (d.words_per_row.max(1), d.dims[1] as usize);
+        let block = BLOCK_ROWS * wpr;
+        let counts: Vec<usize> = d
+            .words
+            .par_chunks(block)
+            .map(|c| c.iter().map(|w| w.count_ones() as usize).sum())
+            .collect();
+        let mut out = vec![0u32; 3 * counts.iter().sum::<usize>()];
+        let mut parts = Vec::with_capacity(counts.len());
+        let mut rest = &mut out[..];
+        for &c in &counts {
+            let (part, tail) = rest.split_at_mut(3 * c);
+            parts.push(part);
+            rest = tail;
+        }
+        d.words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
+            let mut at = 0;
+            for (w, &word) in words.iter().enumerate() {
+                let w = b * block + w;
+                let row = w / wpr;
+                let (j, k) = ((row % ny) as u32, (row / ny) as u32);
+                let base = ((w % wpr) * 64) as u32;
+                let mut bits = word;
+                while bits != 0 {
+                    part[at..at + 3].copy_from_slice(&[base + bits.trailing_zeros(), j, k]);
+                    bits &= bits - 1;
+                    at += 3;
+                }
+            }
+        });
+        out
+    }
 }
 
 /// Up to 16 runs of voxels, one per lane: lane `l` (bit `l` of `lanes`) is
