@@ -26,7 +26,9 @@ pub fn rows<'a, T: numpy::Element>(
             shape[0], shape[1]
         )));
     }
-    a.as_slice().map_err(|_| PyValueError::new_err(format!("{what}: array is not C-contiguous")))
+    a.as_slice().map_err(|_| {
+        PyValueError::new_err(format!("{what}: array is not C-contiguous and aligned"))
+    })
 }
 
 /// `int32` indices as `u32` without copying; a negative entry is an error

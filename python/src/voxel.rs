@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use widephase::voxel::{
-    self, builtin, formats, Grid, Mesh, MeshRef, Mode, Options, Storage, VoxelSet, Voxels,
-    DENSE_MAX, MAX_RES,
+    self, builtin, formats, Grid, Mesh, MeshRef, Mode, Options, Storage, Tile, TileIndex,
+    TileVoxels, VoxelSet, Voxels, DENSE_MAX, MAX_RES,
 };
 use widephase::Vec3;
 
@@ -16,7 +16,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(voxelize, m)?)?;
     m.add_function(wrap_pyfunction!(load_mesh, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_mesh, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_grid, m)?)?;
     m.add_class::<VoxelGrid>()?;
+    m.add_class::<MeshIndex>()?;
+    m.add_class::<TileGrid>()?;
     Ok(())
 }
 
@@ -101,6 +104,35 @@ fn grid_from_args(
     grid.map_err(voxel_err)
 }
 
+fn dims_u32(d: [i64; 3], what: &str) -> PyResult<[u32; 3]> {
+    if d.iter().any(|&x| x < 1 || x > MAX_RES as i64) {
+        return Err(PyValueError::new_err(format!(
+            "{what}={d:?} is out of range: each must be 1..={MAX_RES}"
+        )));
+    }
+    Ok(d.map(|x| x as u32))
+}
+
+/// The grid `voxelize` would use: `(origin, voxel_size, dims)`.
+#[pyfunction]
+#[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0))]
+#[allow(clippy::type_complexity)]
+fn fit_grid(
+    vertices: PyReadonlyArray2<'_, f32>,
+    faces: PyReadonlyArray2<'_, i32>,
+    resolution: Option<i64>,
+    voxel_size: Option<f32>,
+    origin: Option<[f32; 3]>,
+    dims: Option<[i64; 3]>,
+    pad: i64,
+) -> PyResult<([f32; 3], f32, [u32; 3])> {
+    let v = rows(&vertices, 3, "vertices")?;
+    let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
+    let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+    let g = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
+    Ok((g.origin.to_array(), g.voxel, g.dims))
+}
+
 /// Voxelizes a mesh (the native half of `widephase.voxelize`).
 #[pyfunction]
 #[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0, mode="surface", storage="auto", threads=None))]
@@ -129,8 +161,7 @@ fn voxelize(
     Ok(VoxelGrid {
         vox,
         mode,
-        vertices: vertices.as_unbound().clone_ref(py),
-        faces: faces.as_unbound().clone_ref(py),
+        mesh: Some((vertices.as_unbound().clone_ref(py), faces.as_unbound().clone_ref(py))),
     })
 }
 
@@ -167,13 +198,40 @@ fn builtin_mesh<'py>(py: Python<'py>, name: &str) -> PyResult<MeshArrays<'py>> {
 pub struct VoxelGrid {
     vox: Voxels,
     mode: Mode,
-    // the (normalized) input arrays, for `triangle_lists`
-    vertices: Py<PyArray2<f32>>,
-    faces: Py<PyArray2<i32>>,
+    // the (normalized) input arrays, for `triangle_lists` (None for a grid
+    // read back from a file or store)
+    mesh: Option<(Py<PyArray2<f32>>, Py<PyArray2<i32>>)>,
 }
 
 #[pymethods]
 impl VoxelGrid {
+    /// A grid from its description and an int32 `(K, 3)` index list (e.g.
+    /// read back from a Zarr store): dense bits up to 1024³ voxels, sparse
+    /// bricks above. Indices outside the grid are an error.
+    #[staticmethod]
+    fn from_indices(
+        py: Python<'_>,
+        origin: [f32; 3],
+        voxel_size: f32,
+        dims: [i64; 3],
+        indices: PyReadonlyArray2<'_, i32>,
+        mode: &str,
+    ) -> PyResult<VoxelGrid> {
+        let mode = parse_mode(mode)?;
+        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
+            .map_err(voxel_err)?;
+        let idx = self::indices(rows(&indices, 3, "indices")?, 3, "indices")?;
+        if let Some(at) = idx.chunks_exact(3).position(|v| (0..3).any(|a| v[a] >= grid.dims[a])) {
+            let v = &idx[3 * at..3 * at + 3];
+            return Err(PyValueError::new_err(format!(
+                "indices: row {at} ({}, {}, {}) is outside the grid of {:?} voxels",
+                v[0], v[1], v[2], grid.dims
+            )));
+        }
+        let set = py.detach(|| VoxelSet::from_indices(grid.dims, idx));
+        Ok(VoxelGrid { vox: Voxels { grid, set }, mode, mesh: None })
+    }
+
     /// Grid origin (the min corner of voxel (0, 0, 0)), float32 (3,).
     #[getter]
     fn origin<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
@@ -259,14 +317,7 @@ impl VoxelGrid {
                 "dense(): {nx}×{ny}×{nz} = {n} voxels is above the dense limit {DENSE_MAX}; use indices()"
             )));
         }
-        let out = py.detach(|| {
-            let mut out = vec![false; nx * ny * nz];
-            self.vox.set.for_each(|[i, j, k]| {
-                out[(i as usize * ny + j as usize) * nz + k as usize] = true;
-            });
-            out
-        });
-        out.into_pyarray(py).reshape([nx, ny, nz])
+        bool_array(py, &self.vox.set)
     }
 
     /// Centres of the marked voxels, float64 `(K, 3)`, in `indices()` order
@@ -313,8 +364,12 @@ impl VoxelGrid {
         py: Python<'py>,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let v = self.vertices.bind(py).readonly();
-        let f = self.faces.bind(py).readonly();
+        let (v, f) = self.mesh.as_ref().ok_or_else(|| {
+            PyValueError::new_err(
+                "triangle_lists() needs the mesh: this grid was read back, not voxelized here",
+            )
+        })?;
+        let (v, f) = (v.bind(py).readonly(), f.bind(py).readonly());
         let v = rows(&v, 3, "vertices")?;
         let f = indices(rows(&f, 3, "faces")?, 3, "faces")?;
         let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
@@ -360,4 +415,141 @@ fn save(vox: &Voxels, path: &std::path::Path, dense_npy: bool) -> Result<(), vox
         }
     };
     formats::commit_all(vec![staged])
+}
+
+/// A mesh (copied once) and its bounds index, for voxelizing tiles of a grid
+/// ([`voxel::tile`]). Pickles as its arrays, so a Dask worker rebuilds the
+/// index once when it receives it.
+#[pyclass(module = "widephase._native", frozen)]
+pub struct MeshIndex {
+    mesh: Mesh,
+    index: TileIndex,
+}
+
+#[pymethods]
+impl MeshIndex {
+    #[new]
+    #[pyo3(signature = (vertices, faces, threads=None))]
+    fn new(
+        py: Python<'_>,
+        vertices: PyReadonlyArray2<'_, f32>,
+        faces: PyReadonlyArray2<'_, i32>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let v = rows(&vertices, 3, "vertices")?;
+        let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
+        let r = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        let mesh = Mesh { vertices: r.vertices.to_vec(), indices: r.indices.to_vec() };
+        let index = run(py, threads, || TileIndex::new(mesh.as_ref()))?.map_err(voxel_err)?;
+        Ok(MeshIndex { mesh, index })
+    }
+
+    /// Pickles as `widephase.mesh_index(vertices, faces)`, which normalizes
+    /// the arrays it gets back (out-of-band pickle buffers, as Dask sends
+    /// them, need not arrive C-contiguous) and rebuilds the index.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, MeshArrays<'py>)> {
+        let py = slf.py();
+        let rebuild = py.import("widephase")?.getattr("mesh_index")?;
+        Ok((rebuild, mesh_arrays(py, slf.get().mesh.clone())?))
+    }
+
+    /// Number of triangles.
+    #[getter]
+    fn triangle_count(&self) -> usize {
+        self.mesh.indices.len()
+    }
+
+    /// The mesh's bounding box `(min, max)`.
+    #[getter]
+    fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        let (lo, hi) = self.mesh.as_ref().bounds();
+        (lo.to_array(), hi.to_array())
+    }
+
+    /// The voxels of tile `[lo, hi)` of the grid `(origin, voxel_size,
+    /// dims)`: exactly the whole-grid answer inside the tile.
+    #[pyo3(signature = (origin, voxel_size, dims, lo, hi, mode="surface", threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn voxelize_tile(
+        &self,
+        py: Python<'_>,
+        origin: [f32; 3],
+        voxel_size: f32,
+        dims: [i64; 3],
+        lo: [i64; 3],
+        hi: [i64; 3],
+        mode: &str,
+        threads: Option<usize>,
+    ) -> PyResult<TileGrid> {
+        let mode = parse_mode(mode)?;
+        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
+            .map_err(voxel_err)?;
+        let u = |v: [i64; 3]| v.map(|x| x.clamp(0, u32::MAX as i64) as u32);
+        if lo.iter().chain(&hi).any(|&x| x < 0) {
+            return Err(PyValueError::new_err(format!("tile {lo:?}..{hi:?} has a negative index")));
+        }
+        let tile = Tile { lo: u(lo), hi: u(hi) };
+        let m = self.mesh.as_ref();
+        let tv = run(py, threads, || voxel::voxelize_tile(m, &self.index, &grid, &tile, mode))?
+            .map_err(voxel_err)?;
+        Ok(TileGrid { tv })
+    }
+}
+
+/// The voxels of one tile (`MeshIndex.voxelize_tile`).
+#[pyclass(module = "widephase._native", frozen)]
+pub struct TileGrid {
+    tv: TileVoxels,
+}
+
+#[pymethods]
+impl TileGrid {
+    /// First voxel index of the tile on each axis.
+    #[getter]
+    fn lo(&self) -> (u32, u32, u32) {
+        let [x, y, z] = self.tv.tile.lo;
+        (x, y, z)
+    }
+
+    /// One past the last voxel index on each axis.
+    #[getter]
+    fn hi(&self) -> (u32, u32, u32) {
+        let [x, y, z] = self.tv.tile.hi;
+        (x, y, z)
+    }
+
+    /// Number of marked voxels.
+    #[getter]
+    fn count(&self) -> u64 {
+        self.tv.count()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TileGrid(lo={:?}, hi={:?}, count={})", self.lo(), self.hi(), self.count())
+    }
+
+    /// The marked voxels by their whole-grid indices, int32 `(K, 3)`, sorted
+    /// by `(k, j, i)`.
+    fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let flat: Vec<i32> =
+            self.tv.indices().into_iter().flat_map(|v| v.map(|x| x as i32)).collect();
+        let k = flat.len() / 3;
+        flat.into_pyarray(py).reshape([k, 3])
+    }
+
+    /// The tile as a bool array of its own dims, indexed `[i, j, k]` from `lo`.
+    fn dense<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<bool>>> {
+        bool_array(py, &VoxelSet::Dense(self.tv.bits.clone()))
+    }
+}
+
+/// A voxel set as a bool array of its dims, indexed `[i, j, k]` (C order).
+fn bool_array<'py>(py: Python<'py>, set: &VoxelSet) -> PyResult<Bound<'py, PyArray3<bool>>> {
+    let [nx, ny, nz] = set.dims().map(|d| d as usize);
+    let out = py.detach(|| {
+        let mut out = vec![false; nx * ny * nz];
+        set.for_each(|[i, j, k]| out[(i as usize * ny + j as usize) * nz + k as usize] = true);
+        out
+    });
+    out.into_pyarray(py).reshape([nx, ny, nz])
 }

@@ -29,11 +29,17 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._native import VoxelGrid, MAX_THREADS, MAX_CONTACTS
+from ._native import MAX_CONTACTS, MAX_THREADS, MeshIndex, TileGrid, VoxelGrid
 
 __all__ = [
     "Mesh",
     "VoxelGrid",
+    "Grid",
+    "MeshIndex",
+    "TileGrid",
+    "fit_grid",
+    "mesh_index",
+    "voxelize_tile",
     "RayScene",
     "Contacts",
     "voxelize",
@@ -114,8 +120,9 @@ def _rows(a: Any, cols: int, what: str, dtype: Any) -> np.ndarray:
                 raise ValueError(f"{what}: row {row} has index {hi}, outside 0..=2147483647")
     # (float64 values beyond float32's range become inf here, which the
     # library then reports as a non-finite coordinate naming the vertex)
+    # (and an array from an out-of-band pickle buffer may be unaligned)
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.ascontiguousarray(arr, dtype=dtype)
+        return np.require(arr, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
 
 
 def _mesh_arrays(vertices: Any, faces: Any) -> Tuple[np.ndarray, np.ndarray]:
@@ -202,6 +209,84 @@ def voxelize(
         storage=storage,
         threads=_threads(threads),
     )
+
+
+class Grid(NamedTuple):
+    """A voxel grid: voxel ``(i, j, k)`` is the closed box from
+    ``origin + (i, j, k)·voxel_size`` to ``origin + (i+1, j+1, k+1)·voxel_size``."""
+
+    origin: Tuple[float, float, float]
+    voxel_size: float
+    dims: Tuple[int, int, int]
+
+
+def fit_grid(
+    vertices: Any,
+    faces: Any = None,
+    *,
+    resolution: Optional[int] = None,
+    voxel_size: Optional[float] = None,
+    origin: Optional[Sequence[float]] = None,
+    dims: Optional[Sequence[int]] = None,
+    pad: int = 0,
+) -> Grid:
+    """The grid ``voxelize`` would use for these arguments (same rules).
+
+    >>> import widephase
+    >>> widephase.fit_grid(widephase.builtin_mesh("cube"), resolution=4)
+    Grid(origin=(0.0, 0.0, 0.0), voxel_size=0.25, dims=(4, 4, 4))
+    """
+    v, f = _mesh_arrays(vertices, faces)
+    o, h, d = _native.fit_grid(
+        v, f, None if resolution is None else int(resolution),
+        None if voxel_size is None else float(voxel_size),
+        None if origin is None else tuple(float(x) for x in origin),
+        None if dims is None else tuple(int(x) for x in dims), int(pad),
+    )
+    return Grid(tuple(float(x) for x in o), float(h), tuple(int(x) for x in d))
+
+
+def mesh_index(vertices: Any, faces: Any = None, *, threads: Optional[int] = None) -> MeshIndex:
+    """A mesh (copied once, validated) and its bounds index, for ``voxelize_tile``.
+
+    It pickles as its arrays: sent to a Dask worker, it is rebuilt there once.
+    """
+    if isinstance(vertices, MeshIndex) and faces is None:
+        return vertices
+    v, f = _mesh_arrays(vertices, faces)
+    return MeshIndex(v, f, _threads(threads))
+
+
+def voxelize_tile(
+    mesh: Any,
+    tile: Sequence[Sequence[int]],
+    *,
+    grid: Grid,
+    mode: str = "surface",
+    threads: Optional[int] = None,
+) -> TileGrid:
+    """The voxels of one tile ``((i0, j0, k0), (i1, j1, k1))`` (half-open) of
+    ``grid``: exactly the voxels ``voxelize`` marks on the whole grid inside
+    it, computed from the triangles near the tile only. ``mesh`` is a
+    ``MeshIndex`` (build it once for many tiles) or anything ``voxelize``
+    accepts. Surface and thin mode; solid mode needs whole axis lines and is
+    refused.
+
+    >>> import widephase
+    >>> m = widephase.builtin_mesh("torus")
+    >>> g = widephase.fit_grid(m, resolution=40)
+    >>> t = widephase.voxelize_tile(m, ((0, 0, 0), (20, 40, 40)), grid=g)
+    >>> whole = widephase.voxelize(m, resolution=40).indices()
+    >>> bool((t.indices() == whole[whole[:, 0] < 20]).all())
+    True
+    """
+    index = mesh_index(mesh)
+    lo, hi = (tuple(int(x) for x in c) for c in tile)
+    if len(lo) != 3 or len(hi) != 3:
+        raise ValueError(f"tile: expected ((i0, j0, k0), (i1, j1, k1)), got {tile!r}")
+    g = Grid(*grid)
+    return index.voxelize_tile(tuple(g.origin), float(g.voxel_size), tuple(g.dims), lo, hi, mode,
+                               _threads(threads))
 
 
 class RayScene:

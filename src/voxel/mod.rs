@@ -44,10 +44,12 @@ pub mod mesh;
 pub mod solid;
 pub mod storage;
 pub mod surface;
+pub mod tile;
 
 pub use grid::{Grid, MAX_RES};
 pub use mesh::{Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
+pub use tile::{voxelize_tile, Tile, TileIndex, TileVoxels};
 
 use crate::math::Vec3;
 use crate::shapes::Triangle;

@@ -249,6 +249,32 @@ impl VoxelSet {
         v
     }
 
+    /// The set over `dims` holding the voxels of `idx` (flat `i, j, k`
+    /// triples, each inside `dims`; duplicates allowed): dense bits up to
+    /// [`DENSE_AUTO_LIMIT`] voxels, sparse bricks above. The inverse of
+    /// [`indices_flat`](Self::indices_flat).
+    pub fn from_indices(dims: [u32; 3], idx: &[u32]) -> VoxelSet {
+        let n: u64 = dims.iter().map(|&d| d as u64).product();
+        if n <= DENSE_AUTO_LIMIT {
+            let mut d = DenseBits::new(dims).expect("at most DENSE_AUTO_LIMIT voxels");
+            for v in idx.chunks_exact(3) {
+                d.set([v[0], v[1], v[2]]);
+            }
+            return VoxelSet::Dense(d);
+        }
+        let nb = dims.map(|d| d.div_ceil(BRICK) as u64);
+        let mut map: HashMap<u64, [u64; 8]> = HashMap::new();
+        for v in idx.chunks_exact(3) {
+            let key = ((v[2] / BRICK) as u64 * nb[1] + (v[1] / BRICK) as u64) * nb[0]
+                + (v[0] / BRICK) as u64;
+            map.entry(key).or_default()[(v[2] % BRICK) as usize] |=
+                1 << ((v[1] % 8) * 8 + v[0] % 8);
+        }
+        let mut bricks: Vec<(u64, [u64; 8])> = map.into_iter().collect();
+        bricks.sort_unstable_by_key(|b| b.0);
+        VoxelSet::Sparse(SparseBricks { dims, bricks })
+    }
+
     /// [`indices`](Self::indices) as one flat `i, j, k, i, j, k, …` buffer,
     /// built in parallel over the current rayon pool for dense sets: blocks
     /// of rows are counted first, then each block writes its own part of the

@@ -1,0 +1,100 @@
+//! Tiles of a grid against the whole-grid voxelizer: every tile holds exactly
+//! the whole grid's voxels inside it, for tilings that do not divide the
+//! grid, in surface and thin mode, on dense and sparse whole-grid storage.
+
+use std::collections::HashSet;
+use widephase::voxel::{
+    builtin, voxelize, voxelize_tile, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex,
+};
+use widephase::Vec3;
+
+fn whole(m: &Mesh, g: &Grid, mode: Mode, storage: Storage) -> HashSet<[u32; 3]> {
+    let opts = Options { mode, storage, ..Options::default() };
+    voxelize(m.as_ref(), g, &opts).unwrap().set.indices().into_iter().collect()
+}
+
+fn check_tiling(m: &Mesh, g: &Grid, size: [u32; 3], mode: Mode) {
+    let index = TileIndex::new(m.as_ref()).unwrap();
+    let want = whole(m, g, mode, Storage::Dense);
+    assert_eq!(want, whole(m, g, mode, Storage::Sparse));
+    let mut union = HashSet::new();
+    let tiles = Tile::tiling(g, size);
+    for t in &tiles {
+        let got = voxelize_tile(m.as_ref(), &index, g, t, mode).unwrap();
+        assert_eq!(got.bits.dims, t.dims());
+        let inside: HashSet<[u32; 3]> = want
+            .iter()
+            .copied()
+            .filter(|v| (0..3).all(|a| v[a] >= t.lo[a] && v[a] < t.hi[a]))
+            .collect();
+        let idx = got.indices();
+        assert!(idx.windows(2).all(|w| (w[0][2], w[0][1], w[0][0]) < (w[1][2], w[1][1], w[1][0])));
+        let set: HashSet<[u32; 3]> = idx.into_iter().collect();
+        assert_eq!(set, inside, "tile {t:?}, {mode:?}");
+        assert_eq!(got.count(), set.len() as u64);
+        union.extend(set);
+    }
+    assert_eq!(union, want, "union of {} tiles of {size:?}", tiles.len());
+}
+
+#[test]
+fn tilings_that_do_not_divide_the_grid_equal_the_whole_grid() {
+    let torus = builtin::by_name("torus").unwrap();
+    let knot = builtin::by_name("knot").unwrap();
+    for (m, res, pad) in [(&torus, 61, 2), (&knot, 50, 0)] {
+        let (lo, hi) = m.as_ref().bounds();
+        let g = Grid::fit(lo, hi, res, pad).unwrap();
+        for size in [[17, 23, 13], [64, 64, 64], [1, 40, 9], [8, 8, 8]] {
+            for mode in [Mode::Surface, Mode::Thin] {
+                check_tiling(m, &g, size, mode);
+            }
+        }
+    }
+}
+
+#[test]
+fn tiles_far_from_the_origin_and_on_grid_planes() {
+    // coordinates around 3·10⁴ (ulps of 2⁻⁹) and a cube whose faces lie on
+    // grid planes: the index's margin and the exact planes both matter
+    let far = builtin::cuboid(Vec3::splat(30000.25), Vec3::splat(30001.75));
+    let g = Grid::new(Vec3::splat(30000.0), 0.125, [20, 20, 20]).unwrap();
+    check_tiling(&far, &g, [5, 7, 3], Mode::Surface);
+    let cube = builtin::cuboid(Vec3::splat(0.25), Vec3::splat(0.75));
+    let g = Grid::new(Vec3::ZERO, 0.0625, [16, 16, 16]).unwrap();
+    check_tiling(&cube, &g, [4, 4, 4], Mode::Surface);
+    check_tiling(&cube, &g, [3, 5, 16], Mode::Thin);
+}
+
+#[test]
+fn shared_bunny_tiles_equal_the_whole_grid() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/bunny.obj");
+    if !path.exists() {
+        println!("SKIPPED: {} not found (shared meshes are beside the repository on developer machines and CI)", path.display());
+        return;
+    }
+    let m = Mesh::load(&path).unwrap();
+    let (lo, hi) = m.as_ref().bounds();
+    let g = Grid::fit(lo, hi, 200, 1).unwrap();
+    check_tiling(&m, &g, [77, 64, 45], Mode::Surface);
+}
+
+#[test]
+fn tile_errors() {
+    let m = builtin::by_name("torus").unwrap();
+    let (lo, hi) = m.as_ref().bounds();
+    let g = Grid::fit(lo, hi, 32, 0).unwrap();
+    let index = TileIndex::new(m.as_ref()).unwrap();
+    let t = Tile { lo: [0, 0, 0], hi: [8, 8, 8] };
+    let err = voxelize_tile(m.as_ref(), &index, &g, &t, Mode::Solid).unwrap_err();
+    assert!(err.to_string().contains("solid mode is not available tile by tile"), "{err}");
+    for bad in [Tile { lo: [0, 0, 0], hi: [0, 8, 8] }, Tile { lo: [0, 0, 30], hi: [8, 8, 33] }] {
+        let err = voxelize_tile(m.as_ref(), &index, &g, &bad, Mode::Surface).unwrap_err();
+        assert!(err.to_string().contains("outside the grid"), "{err}");
+    }
+    let other = builtin::by_name("cube").unwrap();
+    let err = voxelize_tile(other.as_ref(), &index, &g, &t, Mode::Surface).unwrap_err();
+    assert!(err.to_string().contains("tile index was built for"), "{err}");
+    let mut nan = m.clone();
+    nan.vertices[0].x = f32::NAN;
+    assert!(TileIndex::new(nan.as_ref()).is_err());
+}
