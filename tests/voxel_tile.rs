@@ -35,6 +35,15 @@ fn check_tiling(m: &Mesh, g: &Grid, size: [u32; 3], mode: Mode) {
         union.extend(set);
     }
     assert_eq!(union, want, "union of {} tiles of {size:?}", tiles.len());
+    // the tiles the index calls occupied include every tile with a voxel
+    let occupied = index.occupied_tiles(g, size);
+    assert!(occupied
+        .windows(2)
+        .all(|w| (w[0].lo[2], w[0].lo[1], w[0].lo[0]) < (w[1].lo[2], w[1].lo[1], w[1].lo[0])));
+    for t in &tiles {
+        let has = want.iter().any(|v| (0..3).all(|a| v[a] >= t.lo[a] && v[a] < t.hi[a]));
+        assert!(!has || occupied.contains(t), "tile {t:?} has voxels but is not listed occupied");
+    }
 }
 
 #[test]

@@ -466,6 +466,26 @@ impl MeshIndex {
         (lo.to_array(), hi.to_array())
     }
 
+    /// The chunk-aligned tiles of edge `size` that can hold voxels (a
+    /// superset of those that do; every other tile is empty), as int64
+    /// `(T, 2, 3)` rows `(lo, hi)`, x fastest.
+    fn occupied_tiles<'py>(
+        &self,
+        py: Python<'py>,
+        origin: [f32; 3],
+        voxel_size: f32,
+        dims: [i64; 3],
+        size: [i64; 3],
+    ) -> PyResult<Bound<'py, PyArray3<i64>>> {
+        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
+            .map_err(voxel_err)?;
+        let size = dims_u32(size, "size")?;
+        let tiles = py.detach(|| self.index.occupied_tiles(&grid, size));
+        let flat: Vec<i64> =
+            tiles.iter().flat_map(|t| t.lo.into_iter().chain(t.hi).map(|x| x as i64)).collect();
+        flat.into_pyarray(py).reshape([tiles.len(), 2, 3])
+    }
+
     /// The voxels of tile `[lo, hi)` of the grid `(origin, voxel_size,
     /// dims)`: exactly the whole-grid answer inside the tile.
     #[pyo3(signature = (origin, voxel_size, dims, lo, hi, mode="surface", threads=None))]
