@@ -68,7 +68,7 @@ def test_contacts_analytic():
     c = widephase.contacts(
         [[0, 1], [0, 2], [0, 3], [0, 4]], spheres=spheres, capsules=capsules, boxes=boxes, margin=0.05
     )
-    assert c.count.tolist() == [1, 0, 0, 1]
+    assert c.point_count.tolist() == [1, 0, 0, 1]
     assert c.depth[0, 0] == pytest.approx(0.5) and c.normal[0].tolist() == [1, 0, 0]
     # sphere (index 0) against the box (index 4): depth 0.1 along -y
     assert c.depth[3, 0] == pytest.approx(0.1, abs=1e-6)
@@ -77,7 +77,7 @@ def test_contacts_analytic():
     # speculative: the capsule (index 3) is 2 from the sphere: no contact at margin 0.05,
     # one within a margin of 2.5 with negative depth
     far = widephase.contacts([[0, 3]], spheres=spheres, capsules=capsules, margin=2.5)
-    assert far.count[0] == 1 and far.depth[0, 0] == pytest.approx(-1.5)
+    assert far.point_count[0] == 1 and far.depth[0, 0] == pytest.approx(-1.5)
 
 
 def test_contacts_box_stack_and_threads():
@@ -92,8 +92,8 @@ def test_contacts_box_stack_and_threads():
     c = widephase.contacts(pr, boxes=boxes, margin=0.01, threads=2)
     for x, y in zip(a, c):
         np.testing.assert_array_equal(x, y)
-    assert (a.count > 0).sum() > 50
-    n_ok = np.abs(np.linalg.norm(a.normal[a.count > 0], axis=1) - 1) < 1e-5
+    assert (a.point_count > 0).sum() > 50
+    n_ok = np.abs(np.linalg.norm(a.normal[a.point_count > 0], axis=1) - 1) < 1e-5
     assert n_ok.all()
 
 
@@ -110,4 +110,4 @@ def test_contacts_errors():
         widephase.box_rows([[0, 0, 0]], [[0, 0, 0, 0]], [[1, 1, 1]])
     # NaN shapes follow the library's rule: no contact, no error
     c = widephase.contacts([[0, 1]], spheres=[[0, 0, 0, np.nan], [1, 0, 0, 1]])
-    assert c.count[0] == 0
+    assert c.point_count[0] == 0

@@ -144,6 +144,20 @@ def _mesh_arrays(vertices: Any, faces: Any) -> Tuple[np.ndarray, np.ndarray]:
     return _rows(vertices, 3, "vertices", np.float32), _rows(faces, 3, "faces", np.int32)
 
 
+def _vec3f(x: Sequence[float], what: str) -> Tuple[float, float, float]:
+    v = tuple(float(c) for c in x)
+    if len(v) != 3:
+        raise ValueError(f"{what}: expected 3 numbers, got {len(v)}")
+    return (v[0], v[1], v[2])
+
+
+def _vec3i(x: Sequence[int], what: str) -> Tuple[int, int, int]:
+    v = tuple(int(c) for c in x)
+    if len(v) != 3:
+        raise ValueError(f"{what}: expected 3 integers, got {len(v)}")
+    return (v[0], v[1], v[2])
+
+
 def _threads(threads: Optional[int]) -> Optional[int]:
     if threads is None:
         return None
@@ -187,23 +201,13 @@ def voxelize(
     True
     """
     v, f = _mesh_arrays(vertices, faces)
-    if origin is not None:
-        origin = tuple(float(x) for x in origin)
-        if len(origin) != 3:
-            raise ValueError(f"origin: expected 3 numbers, got {len(origin)}")
-    if dims is not None:
-        dims = tuple(int(x) for x in dims)
-        if len(dims) != 3:
-            raise ValueError(f"dims: expected 3 integers, got {len(dims)}")
-    if voxel_size is not None:
-        voxel_size = float(voxel_size)
     return _native.voxelize(
         v,
         f,
         resolution=None if resolution is None else int(resolution),
-        voxel_size=voxel_size,
-        origin=origin,
-        dims=dims,
+        voxel_size=None if voxel_size is None else float(voxel_size),
+        origin=None if origin is None else _vec3f(origin, "origin"),
+        dims=None if dims is None else _vec3i(dims, "dims"),
         pad=int(pad),
         mode=mode,
         storage=storage,
@@ -240,10 +244,10 @@ def fit_grid(
     o, h, d = _native.fit_grid(
         v, f, None if resolution is None else int(resolution),
         None if voxel_size is None else float(voxel_size),
-        None if origin is None else tuple(float(x) for x in origin),
-        None if dims is None else tuple(int(x) for x in dims), int(pad),
+        None if origin is None else _vec3f(origin, "origin"),
+        None if dims is None else _vec3i(dims, "dims"), int(pad),
     )
-    return Grid(tuple(float(x) for x in o), float(h), tuple(int(x) for x in d))
+    return Grid(_vec3f(o, "origin"), float(h), _vec3i(d, "dims"))
 
 
 def mesh_index(vertices: Any, faces: Any = None, *, threads: Optional[int] = None) -> MeshIndex:
@@ -281,12 +285,12 @@ def voxelize_tile(
     True
     """
     index = mesh_index(mesh)
-    lo, hi = (tuple(int(x) for x in c) for c in tile)
-    if len(lo) != 3 or len(hi) != 3:
+    if len(tile) != 2:
         raise ValueError(f"tile: expected ((i0, j0, k0), (i1, j1, k1)), got {tile!r}")
+    lo, hi = _vec3i(tile[0], "tile start"), _vec3i(tile[1], "tile end")
     g = Grid(*grid)
-    return index.voxelize_tile(tuple(g.origin), float(g.voxel_size), tuple(g.dims), lo, hi, mode,
-                               _threads(threads))
+    return index.voxelize_tile(_vec3f(g.origin, "origin"), float(g.voxel_size), _vec3i(g.dims, "dims"),
+                               lo, hi, mode, _threads(threads))
 
 
 class RayScene:
@@ -396,8 +400,8 @@ def pinhole_rays(
         raise ValueError(f"image size {w}×{h}: both must be at least 1")
     if not 0.0 < float(fov_deg) < 180.0:
         raise ValueError(f"fov_deg={fov_deg}: must be in (0, 180)")
-    eye = np.asarray(eye, np.float64)
-    fwd = np.asarray(center, np.float64) - eye
+    eye_at = np.asarray(eye, np.float64)
+    fwd = np.asarray(center, np.float64) - eye_at
     if not np.all(np.isfinite(fwd)) or np.linalg.norm(fwd) == 0:
         raise ValueError("center and eye must be finite and distinct")
     fwd /= np.linalg.norm(fwd)
@@ -417,7 +421,7 @@ def pinhole_rays(
     )
     d /= np.linalg.norm(d, axis=-1, keepdims=True)
     out = np.empty((h, w, 6), np.float32)
-    out[..., :3] = eye
+    out[..., :3] = eye_at
     out[..., 3:] = d
     return out
 
@@ -466,10 +470,10 @@ def box_rows(centers: Any, quaternions: Any, half_extents: Any) -> np.ndarray:
 
 class Contacts(NamedTuple):
     """Contact manifolds, one row per pair (normal from the first collider
-    of the pair to the second; ``count`` valid points, the rest zero)."""
+    of the pair to the second; ``point_count`` valid points, the rest zero)."""
 
     normal: np.ndarray  # float32 (P, 3)
-    count: np.ndarray  # int32 (P,)
+    point_count: np.ndarray  # int32 (P,)
     position: np.ndarray  # float32 (P, 4, 3): points on the second collider
     depth: np.ndarray  # float32 (P, 4): penetration (negative: speculative gap)
     feature_id: np.ndarray  # uint32 (P, 4): stable across frames for the same features
@@ -496,7 +500,7 @@ def contacts(
 
     >>> import widephase
     >>> c = widephase.contacts([[0, 1]], spheres=[[0, 0, 0, 1], [1.5, 0, 0, 1]])
-    >>> int(c.count[0]), float(c.depth[0, 0]), c.normal[0].tolist()
+    >>> int(c.point_count[0]), float(c.depth[0, 0]), c.normal[0].tolist()
     (1, 0.5, [1.0, 0.0, 0.0])
     """
     def rows(a: Any, cols: int, what: str) -> np.ndarray:

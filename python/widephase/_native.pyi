@@ -25,6 +25,15 @@ def voxelize(
     storage: str = "auto",
     threads: Optional[int] = None,
 ) -> VoxelGrid: ...
+def fit_grid(
+    vertices: F32Rows,
+    faces: I32Rows,
+    resolution: Optional[int] = None,
+    voxel_size: Optional[float] = None,
+    origin: Optional[Tuple[float, float, float]] = None,
+    dims: Optional[Tuple[int, int, int]] = None,
+    pad: int = 0,
+) -> Tuple[Tuple[float, float, float], float, Tuple[int, int, int]]: ...
 def load_mesh(path: Union[str, PathLike[str]]) -> Tuple[F32Rows, I32Rows]: ...
 def builtin_mesh(name: str) -> Tuple[F32Rows, I32Rows]: ...
 
@@ -50,6 +59,52 @@ class VoxelGrid:
     def points(self) -> npt.NDArray[np.float64]: ...
     def save(self, path: Union[str, PathLike[str]], dense_npy: bool = False) -> None: ...
     def triangle_lists(self, threads: Optional[int] = None) -> npt.NDArray[np.uint32]: ...
+    @staticmethod
+    def from_indices(
+        origin: Tuple[float, float, float],
+        voxel_size: float,
+        dims: Tuple[int, int, int],
+        indices: I32Rows,
+        mode: str,
+    ) -> VoxelGrid: ...
+
+class MeshIndex:
+    """A mesh and its bounds index, for voxelizing tiles."""
+
+    def __init__(self, vertices: F32Rows, faces: I32Rows, threads: Optional[int] = None) -> None: ...
+    @property
+    def triangle_count(self) -> int: ...
+    @property
+    def bounds(self) -> Tuple[Tuple[float, float, float], Tuple[float, float, float]]: ...
+    def occupied_tiles(
+        self,
+        origin: Tuple[float, float, float],
+        voxel_size: float,
+        dims: Tuple[int, int, int],
+        size: Tuple[int, int, int],
+    ) -> npt.NDArray[np.int64]: ...
+    def voxelize_tile(
+        self,
+        origin: Tuple[float, float, float],
+        voxel_size: float,
+        dims: Tuple[int, int, int],
+        lo: Tuple[int, int, int],
+        hi: Tuple[int, int, int],
+        mode: str = "surface",
+        threads: Optional[int] = None,
+    ) -> TileGrid: ...
+
+class TileGrid:
+    """The voxels of one tile."""
+
+    @property
+    def lo(self) -> Tuple[int, int, int]: ...
+    @property
+    def hi(self) -> Tuple[int, int, int]: ...
+    @property
+    def count(self) -> int: ...
+    def indices(self) -> npt.NDArray[np.int32]: ...
+    def dense(self) -> npt.NDArray[np.bool_]: ...
 
 class RayScene:
     def __init__(self, vertices: F32Rows, faces: I32Rows, threads: Optional[int] = None) -> None: ...

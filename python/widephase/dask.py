@@ -132,9 +132,10 @@ def voxelize_to_zarr(
             raise ValueError("with a MeshIndex, give grid= (fitting needs the mesh arrays)")
         grid = widephase.fit_grid(mesh, resolution=resolution)
     grid = widephase.Grid(*grid)
-    chunk = (int(chunks),) * 3 if np.isscalar(chunks) else tuple(int(c) for c in chunks)
-    if len(chunk) != 3 or min(chunk) < 1:
+    edges = [int(chunks)] * 3 if isinstance(chunks, (int, np.integer)) else [int(c) for c in chunks]
+    if len(edges) != 3 or min(edges) < 1:
         raise ValueError(f"chunks={chunks!r}: give one positive edge or three")
+    chunk = (edges[0], edges[1], edges[2])
     arr = zarr.create_array(
         store=store,
         shape=tuple(grid.dims),
@@ -151,7 +152,7 @@ def voxelize_to_zarr(
         # only the tiles a triangle comes near: the rest are known empty, and
         # their chunks stay absent (fill value 0)
         work = [tuple(map(tuple, t)) for t in
-                index.occupied_tiles(tuple(grid.origin), grid.voxel_size, tuple(grid.dims), chunk).tolist()]
+                index.occupied_tiles(grid.origin, grid.voxel_size, grid.dims, chunk).tolist()]
     else:
         work = tiles(grid.dims, chunk)
     own = client is None
@@ -179,7 +180,7 @@ def voxelize_to_zarr(
             if progress is not None:
                 progress(done, len(work))
     finally:
-        if own:
+        if cluster is not None:
             client.close()
             cluster.close()
     seconds = time.perf_counter() - t0
