@@ -21,7 +21,8 @@
         Then run `python3 scripts/figures.py` to regenerate the notes and plots.
 
 Every data file keeps where its figures come from (`command`, `machine`, `date`,
-`commit`, `provenance`), and each table's caption in the notes says so.
+`commit`, `provenance`) and what they mean (`description`, kept when a run is
+recorded again), and each table's caption in the notes says so.
 """
 import datetime
 import html
@@ -143,6 +144,8 @@ def record(argv):
         prev = json.load(open(old, encoding="utf-8"))
         if not a.title:
             data["title"] = prev.get("title", data["title"])
+        # what the table means stays; where its numbers come from is this run
+        data["description"] = prev.get("description", "")
     write_json(old, data)
     print(f"wrote {os.path.relpath(old, ROOT)}; now run scripts/figures.py", file=sys.stderr)
 
@@ -166,6 +169,8 @@ def caption(d):
     c += "."
     if d.get("provenance") and not d["provenance"].startswith("recorded by"):
         c += f" Source: {d['provenance']}"
+    if d.get("description"):
+        c += f" {d['description']}"
     return c
 
 
