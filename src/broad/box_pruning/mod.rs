@@ -17,11 +17,13 @@
 //! on the other axes, a sentinel to end the scan), written once over [`Lane`].
 //!
 //! The files follow the steps: [`keys`] (the x order and the sorted SoA
-//! arrays), [`sweep`] (the scan along x), [`cells`] (the y/z grid, its build
+//! arrays), [`sweep`] (the scan along x), [`grid`] (the y/z grid's cell
+//! function and home thresholds), [`cells`] (the boxes copied into the cells,
 //! and the scan inside a cell), [`pair_sort`] (ordering the found pairs), and
 //! this file, the driver ([`BoxPruner::run`] and the public entry points).
 
 mod cells;
+mod grid;
 mod keys;
 mod pair_sort;
 mod sweep;
