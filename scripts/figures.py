@@ -11,8 +11,9 @@
 
     python3 scripts/figures.py record KIND OUTPUT [--name NAME] [--command CMD]
                                             [--machine M] [--date YYYY-MM-DD] [--note TEXT]
-        Stores one run as benches/results/NAME.json (NAME defaults to KIND), with
-        the command, machine, date and commit. OUTPUT is a file or `-` (stdin):
+        Stores one run as benches/results/NAME.json (NAME defaults to the data set
+        the KIND feeds: bench, voxel_peers, rays_embree, contacts), with the
+        command, machine, date and commit. OUTPUT is a file or `-` (stdin):
           bench          `widephase bench --json` (one JSON object per line)
           voxel-peers    the stdout of scripts/voxel_peers.py (Markdown table + ratios)
           raycast-peers  the stdout of scripts/raycast_peers.py
@@ -37,6 +38,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benches", "results")
 PLOTS = os.path.join(RESULTS, "plots")
 NOTES = os.path.join(ROOT, "simd-notes.md")
+
+# The data set (and the notes block) each kind of output updates by default.
+DEFAULT_NAMES = {
+    "bench": "bench",
+    "voxel-peers": "voxel_peers",
+    "raycast-peers": "rays_embree",
+    "contact-table": "contacts",
+}
 
 DEFAULT_COMMANDS = {
     "bench": "cargo build --release && ./target/release/widephase bench --json",
@@ -111,7 +120,7 @@ def record(argv):
     p = argparse.ArgumentParser(prog="figures.py record")
     p.add_argument("kind", choices=["bench", "voxel-peers", "raycast-peers", "contact-table", "table"])
     p.add_argument("output", help="file with the run's output, or - for stdin")
-    p.add_argument("--name", help="data file name (default: the kind)")
+    p.add_argument("--name", help="data set name (default: bench, voxel_peers, rays_embree, contacts)")
     p.add_argument("--title")
     p.add_argument("--command", help="the command that produced OUTPUT")
     p.add_argument("--machine", default=None)
@@ -119,7 +128,7 @@ def record(argv):
     p.add_argument("--note", action="append", default=[], help="a line printed under the table")
     a = p.parse_args(argv)
     text = sys.stdin.read() if a.output == "-" else open(a.output, encoding="utf-8").read()
-    name = (a.name or a.kind).replace("-", "_")
+    name = (a.name or DEFAULT_NAMES.get(a.kind, a.kind)).replace("-", "_")
     data = {
         "name": name,
         "kind": a.kind,
