@@ -36,7 +36,7 @@ fn main() {
     // so `install` runs the call inline, as a single-threaded caller would. A
     // pool with a worker thread of its own woke it and blocked on a futex per
     // call (~8 % of a Terdiman 10k profile in kernel scheduling; median
-    // 0.56 -> 0.47 ms without it; simd-notes "Broad phase", session 7).
+    // 0.56 -> 0.47 ms without it; simd-notes.md, "Broad phase").
     let builder = rayon::ThreadPoolBuilder::new().num_threads(threads);
     let builder = if threads == 1 { builder.use_current_thread() } else { builder };
     let pool = builder.build().expect("pool");

@@ -30,9 +30,10 @@ first call in fresh Python processes (mesh loaded before the timer).
 trimesh and parry3d (seconds per call) are timed once. Below the table:
 Open3D's time over widephase's, warm over warm and cold over cold.
 
-With `--write-notes`, the table replaces the block between the markers
-`<!-- voxel-peers:begin -->` and `<!-- voxel-peers:end -->` in simd-notes.md,
-with the date, the commit and the command.
+With `--write-notes`, the run is recorded as benches/results/voxel_peers.json
+(with the date, the commit and the command) and scripts/figures.py regenerates
+the block between `<!-- voxel-peers:begin -->` and `<!-- voxel-peers:end -->`
+in simd-notes.md and the plots.
 
 parry3d runs through examples/parry_voxelize.rs (built with `--features
 peers`), which puts parry's lattice on our grid exactly and times its
@@ -40,7 +41,7 @@ peers`), which puts parry's lattice on our grid exactly and times its
 
 Writes the table to stdout as Markdown.
 """
-import datetime, json, os, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile, time
 from fractions import Fraction
 import numpy as np
 
@@ -229,22 +230,17 @@ def exact_errors(oracle, wset, s, wp_wrong):
 
 
 def write_table_to_notes(table, argv):
-    notes = os.path.join(ROOT, "simd-notes.md")
-    begin, end = "<!-- voxel-peers:begin -->", "<!-- voxel-peers:end -->"
-    text = open(notes, encoding="utf-8").read()
-    if begin not in text or end not in text:
-        print(f"{notes}: markers {begin} / {end} not found; table not written", file=sys.stderr)
-        return
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip()
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    block = (f"{begin}\nWritten by `scripts/voxel_peers.py {' '.join(argv)}` on {stamp}, "
-             f"commit `{rev}`.\n\n{table}\n{end}")
-    a, b = text.index(begin), text.index(end) + len(end)
-    with open(notes + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text[:a] + block + text[b:])
-    os.replace(notes + ".tmp", notes)
-    print(f"table written to {notes}", file=sys.stderr)
+    """Records the run as benches/results/voxel_peers.json (scripts/figures.py
+    record), then regenerates simd-notes.md's figures, whose voxel peers block
+    sits between `<!-- voxel-peers:begin -->` and `<!-- voxel-peers:end -->`."""
+    figures = os.path.join(ROOT, "scripts", "figures.py")
+    cmd = "scripts/voxel_peers.py " + " ".join(argv)
+    r = subprocess.run([sys.executable, figures, "record", "voxel-peers", "-", "--command", cmd],
+                       input=table, text=True)
+    if r.returncode == 0:
+        r = subprocess.run([sys.executable, figures])
+    if r.returncode != 0:
+        print("recording the table failed; simd-notes.md not updated", file=sys.stderr)
 
 
 def main():

@@ -71,6 +71,19 @@
 //! and for any chunking or thread count: kernels use only correctly rounded IEEE
 //! operations in one fixed order and never `mul_add` (whose fusion depends on the
 //! build's target features). See `simd-notes.md` for the FMA policy.
+//!
+//! # Cargo features
+//!
+//! With `default-features = false` the library depends on `wide`, `bytemuck`
+//! and `rayon` only (plus `libc` on Linux, for the huge-page advice of large
+//! buffers). The default features add what the command line needs:
+//! - `loaders`: reading mesh files, `voxel::Mesh::load` and
+//!   `voxel::mesh::{parse_obj, parse_stl, parse_ply}` (stl_io, ply-rs);
+//! - `preview`: `voxel::formats::write_png` (png);
+//! - `cli`: the `widephase` binary (clap, indicatif), with both of the above.
+//!
+//! Optional: `glam`, `mint` (`From` conversions to and from their vector
+//! types), `peers` (parry3d and obvhs in the benchmarks).
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -93,6 +106,12 @@ pub mod ray;
 pub mod shapes;
 pub mod voxel;
 pub mod workload;
+
+// The README's Rust snippets, compiled and run as doctests, so the README
+// cannot drift from the API (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 pub use lane::{Lane, LaneMask};
 pub use math::{Vec3, V3};

@@ -12,8 +12,8 @@
 /// time in page faults than in voxelization. With `MADV_HUGEPAGE` each
 /// 2 MiB-aligned part faults once (2 MiB zeroed by the kernel): 16 MiB
 /// written page by page took 38–117 ms with 4 KiB pages and 2.2–5.2 ms
-/// advised (C probe, 5 alternating runs each, load ≈ 8; simd-notes
-/// "Session 5 (wp-vox6)"). Only the advice changes: contents and results are
+/// advised (C probe, 5 alternating runs each, load ≈ 8; simd-notes.md,
+/// "Voxelizer"). Only the advice changes: contents and results are
 /// the same whether or not the kernel follows it (THP `never`, non-Linux).
 pub(crate) fn advise_huge_pages<T>(words: &[T]) {
     #[cfg(target_os = "linux")]
@@ -47,8 +47,7 @@ pub(crate) fn advise_huge_pages<T>(words: &[T]) {
 /// advised ([`advise_huge_pages`]) before anything is written to it. For the broad phase's pair arrays (9 MiB
 /// each at 100k Terdiman boxes), which a one-shot call allocates afresh:
 /// when the allocator returns such blocks to the kernel between calls, every
-/// call faulted them in again page by page (`simd-notes.md`, "Broad phase",
-/// session 6).
+/// call faulted them in again page by page (`simd-notes.md`, "Broad phase").
 pub(crate) fn resize_advised<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
     if n > v.capacity() {
         // `reserve` reallocates (glibc moves a large block's pages with

@@ -566,7 +566,7 @@ fn raycast_cli_validates_input_and_reports() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--rays"));
     let out = cli(&["raycast", "builtin:nosuch", "--rays", "10"]);
     assert!(!out.status.success());
-    let dir = std::env::temp_dir().join(format!("wp-bvh-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("widephase-bvh-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("garbage.obj");
     std::fs::write(&bad, "v 0 0 0\nf 1 2 3\n").unwrap();

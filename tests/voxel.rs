@@ -1276,7 +1276,7 @@ fn triangle_lists_match_surface() {
 
 #[test]
 fn formats_round_trip() {
-    let dir = std::env::temp_dir().join(format!("wp-voxel-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("widephase-voxel-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let m = builtin::torus_knot(200, 12, 0.4);
     let g = fit(&m, 40, 1);
@@ -1464,7 +1464,7 @@ fn cli(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_builtin_json_and_errors() {
-    let dir = std::env::temp_dir().join(format!("wp-voxel-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("widephase-voxel-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("t.binvox");
     let png = dir.join("t.png");
@@ -1553,10 +1553,10 @@ fn timing_probe() {
 
 /// Small triangles (≤ 27 candidate voxels, the shared-batch path) give, per
 /// triangle, exactly the conservative kernel's voxels on the stored boxes:
-/// a shortcut that marks voxels without the kernel (today: a triangle inside
-/// one voxel; tried in session 6: a vertex inside a voxel, a triangle inside
-/// one column) must agree with it bit for bit. Fails on the unchecked
-/// one-voxel shortcut of before session 6 (a clamped range at the border).
+/// a shortcut that marks voxels without the kernel (the one kept: a triangle
+/// inside one voxel; tried and dropped: a vertex inside a voxel, a triangle
+/// inside one column) must agree with it bit for bit. Fails on a one-voxel
+/// shortcut without the containment check (a clamped range at the border).
 /// Adversarial: vertices on the f32 bounds of grid planes and one ulp
 /// beside them, columns whose walls hold vertices, triangles sticking out of
 /// the grid at faces, edges and corners (a bounding range clamped to one

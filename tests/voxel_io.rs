@@ -17,7 +17,7 @@ fn cli(args: &[&str]) -> std::process::Output {
 
 /// A fresh scratch directory per test.
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wp-voxel-io-{test}-{}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("widephase-voxel-io-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

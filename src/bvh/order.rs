@@ -32,7 +32,7 @@ use crate::shapes::{Aabb, Ray};
 /// Bits per coordinate of the key: 6 coordinates (entry and exit point), so
 /// `2^(6·KEY_BITS)` cells. With 1M rays, 2 bits (4096 cells, one counting
 /// pass over a 16 KB table) traced as fast as 3–5 bits, and 3 bits was no
-/// faster end to end (simd-notes, "Session 6 (wp-rays6)").
+/// faster end to end (simd-notes.md, "BVH and ray casting").
 const KEY_BITS: u32 = 2;
 /// Number of key cells.
 const CELLS: usize = 1 << (6 * KEY_BITS);
@@ -136,8 +136,8 @@ impl SortScratch {
     /// The indices of `rays` in key order (counting sort; equal keys keep
     /// input order). Only indices are sorted (4 bytes per ray, not the 32 of
     /// a ray): fresh memory costs a page fault per 4 KB, and a sorted copy
-    /// of the rays took ~7 800 more faults per 1M rays (simd-notes,
-    /// "Session 6 (wp-rays6)").
+    /// of the rays took ~7 800 more faults per 1M rays (simd-notes.md,
+    /// "BVH and ray casting").
     pub(super) fn order(&mut self, frame: &KeyFrame, rays: &[Ray]) -> &[u32] {
         self.keys.clear();
         frame.keys(rays, &mut self.keys);

@@ -544,6 +544,7 @@ pub fn read_vox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
 /// Renders a PNG preview: three depth-shaded axis projections side by side
 /// (looking down −z, −y and −x; nearer voxels are brighter), grey on black,
 /// each at most 512 pixels wide (large grids are binned).
+#[cfg(feature = "preview")]
 pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
     let maxd = *dims.iter().max().unwrap();

@@ -9,6 +9,7 @@
 use super::VoxelError;
 use crate::math::Vec3;
 use crate::shapes::Triangle;
+#[cfg(feature = "loaders")]
 use std::path::Path;
 
 /// An indexed triangle mesh that owns its buffers.
@@ -145,6 +146,7 @@ impl Mesh {
     /// Loads a mesh by file extension (`.obj`, `.stl`, `.ply`, case-insensitive)
     /// and validates it. Errors name the file and, where known, the line or
     /// element.
+    #[cfg(feature = "loaders")]
     pub fn load(path: &Path) -> Result<Mesh, VoxelError> {
         let name = path.display().to_string();
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
@@ -172,6 +174,7 @@ impl Mesh {
 /// is dropped before decoding, so stray non-UTF-8 bytes in comments (common
 /// in exporter banners) are harmless; invalid bytes anywhere else are an
 /// error naming the line and column.
+#[cfg(feature = "loaders")]
 pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     let mut m = Mesh::default();
     let mut face: Vec<u32> = Vec::with_capacity(8);
@@ -236,6 +239,7 @@ pub fn parse_obj(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
 /// binary size is checked first against the header's facet count
 /// (84 + 50·n bytes), and when `stl_io` rejects an ASCII file its lines are
 /// scanned here (`ascii_stl_problem`) to name the first bad one.
+#[cfg(feature = "loaders")]
 pub fn parse_stl(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     // (the same test as `stl_io`'s probe: ASCII iff the file starts "solid ")
     let ascii = bytes.starts_with(b"solid ");
@@ -281,6 +285,7 @@ pub fn parse_stl(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
 /// `solid … (facet normal x y z / outer loop / vertex x y z ×3 / endloop /
 /// endfacet)* endsolid`, and what is wrong with it; `None` if the scan finds
 /// nothing (the caller then reports `stl_io`'s message).
+#[cfg(feature = "loaders")]
 fn ascii_stl_problem(bytes: &[u8]) -> Option<(usize, String)> {
     // states: 0 between facets, 1 after "facet", 2 after "outer loop" (with
     // `verts` vertices), 3 after "endloop", 4 after "endsolid"
@@ -345,6 +350,7 @@ fn ascii_stl_problem(bytes: &[u8]) -> Option<(usize, String)> {
 /// with `ply-rs`'s per-element readers, so an error names the element and its
 /// index (and, in ASCII files, the line), on one line (`ply-rs`'s own
 /// messages span several lines with debug output).
+#[cfg(feature = "loaders")]
 pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     use ply_rs::parser::Parser;
     use ply_rs::ply::{DefaultElement, Encoding, Property};
@@ -480,6 +486,7 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
 /// One line from a `ply-rs` message: its lines joined, the `String: '…'`
 /// echo of the input line and the `Error: …` debug dump dropped, the parsed
 /// `Value: 'x'` kept ("Parse error. Value: 'x'").
+#[cfg(feature = "loaders")]
 fn ply_message(msg: &str) -> String {
     let parts: Vec<&str> = msg
         .lines()

@@ -186,8 +186,8 @@ fn unpack_slab_tri(o: &SlabTri) -> (Triangle, Ranges) {
 /// fetches are independent and overlap ([`gathered16`]), and each record is
 /// written once, where the slab pass reads it. (Before: a ranges pass and a
 /// fill pass each fetched every triangle, with a 12-byte ranges array between
-/// them, and the fill copied each record into per-slab order; simd-notes
-/// "Session 8".) Fresh memory costs on first touch (the kernel zeroes each
+/// them, and the fill copied each record into per-slab order; simd-notes.md,
+/// "Voxelizer".) Fresh memory costs on first touch (the kernel zeroes each
 /// page), so `recs` is one advised buffer of one record per triangle.
 struct Bins {
     recs: Vec<SlabTri>,
@@ -222,7 +222,7 @@ std::thread_local! {
     /// The record buffer of this thread's last [`voxelize`] call. Fresh
     /// memory is zeroed by the kernel on first touch: at dragon_sub4 512³ a
     /// fresh 39 MB buffer per call cost ~10 % of a warm call's CPU time in
-    /// page faults (simd-notes, "Session 8").
+    /// page faults (simd-notes.md, "Voxelizer").
     static KEPT_RECORDS: core::cell::Cell<Vec<SlabTri>> = const { core::cell::Cell::new(Vec::new()) };
 }
 
@@ -443,7 +443,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         // handed out largest first (below) that balances the threads, and
         // the slabs stay thick enough that few triangles straddle two and
         // pay their setup twice (bunny 512³: 20 slabs run 5 % faster than
-        // 32 on 2 threads; simd-notes "Session 10"). The voxels do not
+        // 32 on 2 threads; simd-notes.md, "Voxelizer"). The voxels do not
         // depend on the slab layout (hits are ORed, and a straddling
         // triangle takes the same path in each slab), so neither do they
         // on the thread count.

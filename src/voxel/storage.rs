@@ -59,8 +59,8 @@ impl DenseBits {
     /// of `calloc` zeroing the whole grid up front: a reused heap block is
     /// zeroed by a serial memset (16 MiB at 512³, ~0.65 ms on this machine),
     /// and the task's zeroing also brings its slab into cache just before
-    /// it writes there (bunny 512³, 2 threads: −0.25 ms of 6.4; simd-notes
-    /// "Session 10").
+    /// it writes there (bunny 512³, 2 threads: −0.25 ms of 6.4; simd-notes.md,
+    /// "Voxelizer").
     pub(crate) fn build_by_slabs(
         dims: [u32; 3],
         layers: u32,

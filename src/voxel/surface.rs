@@ -382,7 +382,7 @@ pub(crate) fn triangle_rows<S: Sink>(
     // slab), whose answer could not change the set: the pair is dropped
     // without a branch (its lane is overwritten by the next push). Small
     // triangles share most of their voxels with their neighbours: 60 % of
-    // dragon_sub4's 5.46 M pairs at 512³ (simd-notes, "Session 8").
+    // dragon_sub4's 5.46 M pairs at 512³ (simd-notes.md, "Voxelizer").
     // (`Sink::is_set` is `false` where a sink must see every pair:
     // `triangle_lists`.) The choice uses the unclipped z range, so a triangle
     // straddling two slabs takes the same path in both (the voxels do not
@@ -1332,8 +1332,8 @@ impl<F: F64Lanes> Tile<'_, F> {
     ///   the difference -> TileExact, then the kernel
     /// ```
     ///
-    /// Why it is sound (the argument of session 5's first version of this
-    /// form, commit dca991d). Let `β = b + Y·s_y + Z·s_z` with the f64 setup
+    /// Why it is sound (the argument first written for this form in commit
+    /// dca991d). Let `β = b + Y·s_y + Z·s_z` with the f64 setup
     /// values (real arithmetic). [`Tile`]'s argument shows that
     /// `|β + X·s_x| ≤ half − e` implies a sure hit of the exact box with room
     /// `≥ 2⁻¹⁹·T − f64 error` to spare (so [`TileExact`] also says hit), and
@@ -1359,7 +1359,7 @@ impl<F: F64Lanes> Tile<'_, F> {
     /// (then [`TileExact`] decides it), and the final set — `TileExact`'s
     /// sure hits plus the kernel's answer on its undecided voxels — is the
     /// same bit for bit (`run_rows_matches_tile_run`, `tests/voxel.rs`, and
-    /// the `.npy` comparisons in simd-notes "Session 6 (wp-vox7)").
+    /// `.npy` outputs compared byte for byte when this form was introduced).
     #[allow(clippy::too_many_arguments)]
     fn run_rows<S: Sink>(
         &self,
