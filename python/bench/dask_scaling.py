@@ -18,8 +18,6 @@ Usage: python python/bench/dask_scaling.py [--mesh PATH] [--res 2048] [--tile 25
 """
 
 import argparse
-import datetime
-import json
 import os
 import resource
 import shutil
@@ -142,30 +140,19 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.write_notes:
-        write_notes(table, res_facts)
+        write_notes(table)
     sys.exit(0 if res_facts["identical"] else 1)
 
 
-def write_notes(table, facts):
-    notes = os.path.join(ROOT, "simd-notes.md")
-    begin, end = "<!-- dask-scaling:begin -->", "<!-- dask-scaling:end -->"
-    text = open(notes, encoding="utf-8").read()
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip()
-    day = datetime.date.today().isoformat()
-    cmd = "python python/bench/dask_scaling.py " + " ".join(sys.argv[1:])
-    if begin in text and end in text:
-        a, b = text.index(begin), text.index(end) + len(end)
-        block = f"{begin}\nWritten by `{cmd}` on {day}, commit `{rev}`.\n\n{table}\n{end}"
-        with open(notes + ".tmp", "w", encoding="utf-8") as f:
-            f.write(text[:a] + block + text[b:])
-        os.replace(notes + ".tmp", notes)
-    else:
-        print(f"{notes}: markers not found; table not written", file=sys.stderr)
-    os.makedirs(os.path.join(ROOT, "benches", "results"), exist_ok=True)
-    with open(os.path.join(ROOT, "benches", "results", "dask_scaling.json"), "w", encoding="utf-8") as f:
-        json.dump({"date": day, "commit": rev, "command": cmd, **facts}, f, indent=1)
-        f.write("\n")
+def write_notes(table):
+    """Records the table as benches/results/dask_scaling.json through scripts/figures.py
+    (command, machine, date, commit), which then regenerates its block in
+    simd-notes.md."""
+    figures = os.path.join(ROOT, "scripts", "figures.py")
+    cmd = "python python/bench/dask_scaling.py " + " ".join(a for a in sys.argv[1:] if a != "--write-notes")
+    subprocess.run([sys.executable, figures, "record", "table", "-", "--name", "dask_scaling", "--command",
+                    cmd.strip()], input=table, text=True, check=True)
+    subprocess.run([sys.executable, figures], check=True)
 
 
 if __name__ == "__main__":

@@ -19,12 +19,10 @@ one process, side by side.
 
 Usage: python python/bench/peers.py [--quick] [--write-notes]
 (`scripts/python_peers.sh` installs the pinned peers and runs this.) With
-`--write-notes` the table replaces the block between `<!-- python-peers:begin -->`
-and `<!-- python-peers:end -->` in simd-notes.md, and the figures are written
-to benches/results/python_peers.json.
+`--write-notes` the table is recorded as benches/results/python_peers.json
+(scripts/figures.py record) and its block in simd-notes.md regenerated.
 """
 
-import datetime
 import json
 import os
 import subprocess
@@ -191,30 +189,15 @@ def box_rows():
     return row, facts
 
 
-def write_notes(table, facts):
-    notes = os.path.join(ROOT, "simd-notes.md")
-    begin, end = "<!-- python-peers:begin -->", "<!-- python-peers:end -->"
-    text = open(notes, encoding="utf-8").read()
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip()
-    day = datetime.date.today().isoformat()
-    block = (f"{begin}\nWritten by `python python/bench/peers.py {' '.join(sys.argv[1:])}` on {day}, "
-             f"commit `{rev}` (2-core AMD EPYC, AVX-512 build).\n\n{table}\n{end}")
-    if begin in text and end in text:
-        a, b = text.index(begin), text.index(end) + len(end)
-        text = text[:a] + block + text[b:]
-    else:
-        print(f"{notes}: markers {begin} / {end} not found; table not written", file=sys.stderr)
-        return
-    with open(notes + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(notes + ".tmp", notes)
-    results = os.path.join(ROOT, "benches", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "python_peers.json"), "w", encoding="utf-8") as f:
-        json.dump({"date": day, "commit": rev, "command": "python python/bench/peers.py " + " ".join(sys.argv[1:]),
-                   **facts}, f, indent=1)
-        f.write("\n")
+def write_notes(table):
+    """Records the table as benches/results/python_peers.json through scripts/figures.py
+    (command, machine, date, commit), which then regenerates its block in
+    simd-notes.md."""
+    figures = os.path.join(ROOT, "scripts", "figures.py")
+    cmd = "python python/bench/peers.py " + " ".join(a for a in sys.argv[1:] if a != "--write-notes")
+    subprocess.run([sys.executable, figures, "record", "table", "-", "--name", "python_peers", "--command",
+                    cmd.strip()], input=table, text=True, check=True)
+    subprocess.run([sys.executable, figures], check=True)
 
 
 def main():
@@ -257,7 +240,7 @@ def main():
     table = "\n".join(lines + [""] + summary)
     print(table)
     if "--write-notes" in sys.argv:
-        write_notes(table, facts)
+        write_notes(table)
     for f in failures:
         print(f"CHECK FAILED: {f}", file=sys.stderr)
     sys.exit(1 if failures else 0)
