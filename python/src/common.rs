@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use rayon::ThreadPool;
 use std::sync::{Arc, Mutex};
-use widephase::voxel::VoxelError;
+use widephase::voxel::{MeshRef, VoxelError};
 
 /// Most worker threads a call accepts (`threads=0` or `None`: the global
 /// pool, one worker per core). A pool of more threads than this is almost
@@ -29,6 +29,17 @@ pub fn rows<'a, T: numpy::Element>(
     a.as_slice().map_err(|_| {
         PyValueError::new_err(format!("{what}: array is not C-contiguous and aligned"))
     })
+}
+
+/// The mesh of `(N, 3)` vertex and face arrays, borrowed and validated
+/// ([`MeshRef::from_slices`]: faces in range, referenced vertices finite).
+pub fn mesh_ref<'a>(
+    vertices: &'a PyReadonlyArray2<'_, f32>,
+    faces: &'a PyReadonlyArray2<'_, i32>,
+) -> PyResult<MeshRef<'a>> {
+    let v = rows(vertices, 3, "vertices")?;
+    let f = indices(rows(faces, 3, "faces")?, 3, "faces")?;
+    MeshRef::from_slices(v, f).map_err(voxel_err)
 }
 
 /// `int32` indices as `u32` without copying; a negative entry is an error

@@ -1,12 +1,11 @@
 //! `RayScene`: closest-hit and any-hit ray casting against a triangle mesh
 //! through the library's 8-wide BVH.
 
-use crate::common::{indices, rows, run, voxel_err};
+use crate::common::{mesh_ref, rows, run};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use widephase::bvh::MeshBvh;
-use widephase::voxel::MeshRef;
 use widephase::{Ray, Vec3};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -59,9 +58,7 @@ impl RayScene {
         faces: PyReadonlyArray2<'_, i32>,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        let v = rows(&vertices, 3, "vertices")?;
-        let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
-        let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        let mesh = mesh_ref(&vertices, &faces)?;
         Ok(RayScene { bvh: run(py, threads, || MeshBvh::from_mesh(mesh))? })
     }
 

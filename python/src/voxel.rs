@@ -1,14 +1,14 @@
 //! `voxelize`, `VoxelGrid` and `load_mesh`: the voxelizer on NumPy arrays.
 
-use crate::common::{indices, rows, run, voxel_err};
+use crate::common::{indices, mesh_ref, rows, run, voxel_err};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use widephase::voxel::{
-    self, builtin, formats, Grid, Mesh, MeshRef, Mode, Options, Storage, Tile, TileIndex,
-    TileVoxels, VoxelSet, Voxels, DENSE_MAX, MAX_RES,
+    self, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex, TileVoxels,
+    VoxelSet, Voxels, DENSE_MAX, MAX_RES,
 };
 use widephase::Vec3;
 
@@ -126,9 +126,7 @@ fn fit_grid(
     dims: Option<[i64; 3]>,
     pad: i64,
 ) -> PyResult<([f32; 3], f32, [u32; 3])> {
-    let v = rows(&vertices, 3, "vertices")?;
-    let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
-    let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+    let mesh = mesh_ref(&vertices, &faces)?;
     let g = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
     Ok((g.origin.to_array(), g.voxel, g.dims))
 }
@@ -152,9 +150,7 @@ fn voxelize(
 ) -> PyResult<VoxelGrid> {
     let mode = parse_mode(mode)?;
     let storage = parse_storage(storage)?;
-    let v = rows(&vertices, 3, "vertices")?;
-    let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
-    let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+    let mesh = mesh_ref(&vertices, &faces)?;
     let grid = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
     let opts = Options { mode, storage, progress: None, no_precull: false };
     let vox = run(py, threads, || voxel::voxelize(mesh, &grid, &opts))?.map_err(voxel_err)?;
@@ -164,6 +160,9 @@ fn voxelize(
         mesh: Some((vertices.as_unbound().clone_ref(py), faces.as_unbound().clone_ref(py))),
     })
 }
+
+/// The input arrays a `VoxelGrid` keeps for `triangle_lists`.
+type MeshArraysRef = (Py<PyArray2<f32>>, Py<PyArray2<i32>>);
 
 /// A mesh as `(vertices float32 (N, 3), faces int32 (M, 3))` arrays.
 type MeshArrays<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<i32>>);
@@ -200,7 +199,7 @@ pub struct VoxelGrid {
     mode: Mode,
     // the (normalized) input arrays, for `triangle_lists` (None for a grid
     // read back from a file or store)
-    mesh: Option<(Py<PyArray2<f32>>, Py<PyArray2<i32>>)>,
+    mesh: Option<MeshArraysRef>,
 }
 
 #[pymethods]
@@ -370,9 +369,7 @@ impl VoxelGrid {
             )
         })?;
         let (v, f) = (v.bind(py).readonly(), f.bind(py).readonly());
-        let v = rows(&v, 3, "vertices")?;
-        let f = indices(rows(&f, 3, "faces")?, 3, "faces")?;
-        let mesh = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        let mesh = mesh_ref(&v, &f)?;
         let grid = self.vox.grid;
         let lists = run(py, threads, || voxel::triangle_lists(mesh, &grid))?.map_err(voxel_err)?;
         let flat: Vec<u32> = lists
@@ -436,9 +433,7 @@ impl MeshIndex {
         faces: PyReadonlyArray2<'_, i32>,
         threads: Option<usize>,
     ) -> PyResult<Self> {
-        let v = rows(&vertices, 3, "vertices")?;
-        let f = indices(rows(&faces, 3, "faces")?, 3, "faces")?;
-        let r = MeshRef::from_slices(v, f).map_err(voxel_err)?;
+        let r = mesh_ref(&vertices, &faces)?;
         let mesh = Mesh { vertices: r.vertices.to_vec(), indices: r.indices.to_vec() };
         let index = run(py, threads, || TileIndex::new(mesh.as_ref()))?.map_err(voxel_err)?;
         Ok(MeshIndex { mesh, index })
