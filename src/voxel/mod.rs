@@ -40,13 +40,14 @@
 pub mod builtin;
 pub mod formats;
 pub mod grid;
+pub mod load;
 pub mod mesh;
 pub mod solid;
 pub mod storage;
 pub mod surface;
 
 pub use grid::{Grid, MAX_RES};
-pub use mesh::{Mesh, MeshRef};
+pub use mesh::{LoadReport, Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 
 use crate::math::Vec3;
