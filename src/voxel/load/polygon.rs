@@ -7,11 +7,15 @@
 //! plane most parallel to it (the largest component of its Newell normal,
 //! Newell 1972 / Sutherland et al. 1974, "A characterization of ten hidden
 //! surface algorithms", the usual robust normal of a non-planar polygon), then
-//! an ear is cut at a time (Meisters 1975, "Polygons have ears"). A polygon
-//! that is self-intersecting in that projection has no ear at some step and is
-//! rejected with an error, as are concave polygons above
-//! [`MAX_CLIPPED_CORNERS`] corners (ear clipping is quadratic to cubic in the
-//! corner count, and a file should not be able to stall the loader).
+//! an ear is cut at a time (Meisters 1975, "Polygons have ears": a simple
+//! polygon always has one). A concave polygon with two edges that cross in
+//! that projection is not simple, has no meaningful inside, and is rejected
+//! with an error naming its line; so are concave polygons above
+//! [`MAX_CLIPPED_CORNERS`] corners (ear clipping and the crossing test are
+//! quadratic to cubic in the corner count, and a file should not be able to
+//! stall the loader). Edges that only touch (a hole joined to the outline by
+//! a doubled edge) are allowed. Polygons without area (all corners on a
+//! line, or lobes whose areas cancel) are fanned.
 
 use crate::math::Vec3;
 
@@ -80,6 +84,13 @@ pub(crate) fn triangulate(
             "concave polygon with {n} corners: more than the {MAX_CLIPPED_CORNERS} corners the loader ear-clips"
         ));
     }
+    if let Some((i, j)) = crossing(&uv, cross) {
+        return Err(format!(
+            "polygon with {n} corners is self-intersecting (its edges {} and {} cross); split it into simple polygons",
+            i + 1,
+            j + 1
+        ));
+    }
     // ear clipping over a ring of the remaining corners
     let mut next: Vec<usize> = (0..n).map(|k| (k + 1) % n).collect();
     let mut prev: Vec<usize> = (0..n).map(|k| (k + n - 1) % n).collect();
@@ -97,8 +108,10 @@ pub(crate) fn triangulate(
         } else {
             since_cut += 1;
             if since_cut > left {
+                // (a polygon without crossing edges always has an ear; this
+                // is rounding in nearly degenerate ones)
                 return Err(format!(
-                    "polygon with {n} corners is self-intersecting (no ear to cut in its plane); split it into simple polygons"
+                    "polygon with {n} corners could not be triangulated (no ear to cut in its plane: nearly degenerate); split it into simple polygons"
                 ));
             }
             cur = b;
@@ -132,6 +145,30 @@ fn is_convex(uv: &[[f64; 2]], cross: impl Fn([f64; 2], [f64; 2], [f64; 2]) -> f6
     }
     // (the count misses the flip between the last edge seen and the first)
     flips.iter().all(|&f| f <= 2)
+}
+
+/// Two non-adjacent edges that cross properly (each separates the other's
+/// ends strictly): edge `k` runs from corner `k` to corner `k + 1`.
+fn crossing(
+    uv: &[[f64; 2]],
+    cross: impl Fn([f64; 2], [f64; 2], [f64; 2]) -> f64,
+) -> Option<(usize, usize)> {
+    let n = uv.len();
+    for i in 0..n {
+        let (a, b) = (uv[i], uv[(i + 1) % n]);
+        for j in i + 2..n {
+            if (j + 1) % n == i {
+                continue;
+            }
+            let (c, d) = (uv[j], uv[(j + 1) % n]);
+            let (s1, s2) = (cross(a, b, c), cross(a, b, d));
+            let (s3, s4) = (cross(c, d, a), cross(c, d, b));
+            if s1 * s2 < 0.0 && s3 * s4 < 0.0 {
+                return Some((i, j));
+            }
+        }
+    }
+    None
 }
 
 /// `b` is an ear between `a` and `c`: a strict left turn, and no other

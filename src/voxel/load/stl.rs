@@ -1,11 +1,19 @@
 //! STL, ASCII and binary.
+//!
+//! Binary files are read straight from the facet records after the 84-byte
+//! header (fixed offsets in 50-byte records, no per-facet reader calls); ASCII files by a one-pass line reader
+//! of `stl_io`'s grammar. Either way equal vertices (equal bit patterns) are
+//! merged in order of first appearance, as `stl_io`'s `read_stl` does, so the
+//! result is the one `stl_io` gave. When the line reader finds anything
+//! unusual (not ASCII, a grammar error, a non-finite number) the file goes
+//! through `stl_io` and the error scan as before, so messages are unchanged.
 
 use crate::math::Vec3;
 use crate::voxel::mesh::Mesh;
 use crate::voxel::VoxelError;
 
-/// Parses binary or ASCII STL (via `stl_io`); equal vertices are merged by the
-/// reader. Errors name the file and the line (ASCII) or facet (binary).
+/// Parses binary or ASCII STL; equal vertices are merged. Errors name the
+/// file and the line (ASCII) or facet (binary).
 ///
 /// `stl_io` reports neither: a truncated binary file comes back as "failed
 /// to fill whole buffer" and an ASCII error carries no position. So the
@@ -31,6 +39,18 @@ pub fn parse_stl(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
                 (bytes.len() as u64 - 84) / 50
             )));
         }
+    }
+    if !ascii {
+        let n = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as usize;
+        // (50-byte records: [u8; 50] is not `Pod` without bytemuck's
+        // const-generics feature, and exact chunks compile to the same loads)
+        return Ok(merge(bytes[84..84 + 50 * n].chunks_exact(50).map(|r| {
+            let f = |o: usize| f32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
+            [[f(12), f(16), f(20)], [f(24), f(28), f(32)], [f(36), f(40), f(44)]]
+        })));
+    }
+    if let Some(tris) = ascii_triangles(bytes) {
+        return Ok(merge(tris.into_iter()));
     }
     let mut cur = std::io::Cursor::new(bytes);
     let im = stl_io::read_stl(&mut cur).map_err(|e| {
@@ -64,7 +84,11 @@ fn ascii_stl_problem(bytes: &[u8]) -> Option<(usize, String)> {
     let floats = |it: &mut std::str::SplitAsciiWhitespace<'_>, what: &str| -> Result<(), String> {
         for k in 0..3 {
             let t = it.next().ok_or_else(|| format!("{what} has {k} coordinates, needs 3"))?;
-            t.parse::<f32>().map_err(|_| format!("bad {what} coordinate {t:?}"))?;
+            let x = t.parse::<f32>().map_err(|_| format!("bad {what} coordinate {t:?}"))?;
+            // (`stl_io` rejects these too, without saying where)
+            if !x.is_finite() {
+                return Err(format!("{what} coordinate {t:?} is not finite"));
+            }
         }
         Ok(())
     };
@@ -114,3 +138,125 @@ fn ascii_stl_problem(bytes: &[u8]) -> Option<(usize, String)> {
     (state != 4 && state != 0).then(|| (last, "file ends inside a facet".to_string()))
 }
 
+
+/// Merges equal vertices (equal bits) in order of first appearance, as
+/// `stl_io::read_stl` does.
+fn merge(tris: impl Iterator<Item = [[f32; 3]; 3]>) -> Mesh {
+    let mut slot: std::collections::HashMap<[u32; 3], u32, BuildBitsHasher> = Default::default();
+    let mut m = Mesh::default();
+    for t in tris {
+        let mut tri = [0u32; 3];
+        for (k, v) in t.iter().enumerate() {
+            let next = m.vertices.len() as u32;
+            tri[k] = *slot.entry(v.map(f32::to_bits)).or_insert_with(|| {
+                m.vertices.push(Vec3::from_array(*v));
+                next
+            });
+        }
+        m.indices.push(tri);
+    }
+    m
+}
+
+/// A multiply–rotate hash of three `u32` (the FxHash scheme of rustc): the
+/// keys are coordinates from the file, and a vertex map of a large STL is
+/// otherwise dominated by SipHash.
+#[derive(Default, Clone, Copy)]
+struct BuildBitsHasher;
+
+#[derive(Default)]
+struct BitsHasher(u64);
+
+impl std::hash::BuildHasher for BuildBitsHasher {
+    type Hasher = BitsHasher;
+    fn build_hasher(&self) -> BitsHasher {
+        BitsHasher(0)
+    }
+}
+
+impl std::hash::Hasher for BitsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// The facets of an ASCII STL in one pass over its lines, in `stl_io`'s
+/// grammar (after the `solid` line, blank lines skipped: `facet normal x y
+/// z`, `outer loop`, three `vertex x y z`, `endloop`, `endfacet`, … until a
+/// line starting `endsolid`; whatever follows it is not read). `None` for
+/// anything else, including non-ASCII text and non-finite numbers.
+fn ascii_triangles(bytes: &[u8]) -> Option<Vec<[[f32; 3]; 3]>> {
+    if !bytes.is_ascii() {
+        return None;
+    }
+    // (Unicode whitespace as `str::split_whitespace` sees it, in ASCII)
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+    let mut lines = bytes.split(|&b| b == b'\n').skip(1).filter_map(|l| {
+        let mut toks = [&l[..0]; 6];
+        let mut n = 0;
+        for t in l.split(|&b| space(b)).filter(|t| !t.is_empty()) {
+            if n == toks.len() {
+                n += 1;
+                break;
+            }
+            toks[n] = t;
+            n += 1;
+        }
+        (n > 0).then_some((toks, n))
+    });
+    let num = |t: &[u8]| -> Option<f32> {
+        let x = match fast_float2::parse::<f32, _>(t) {
+            Ok(x) => x,
+            Err(_) => std::str::from_utf8(t).ok()?.parse().ok()?,
+        };
+        x.is_finite().then_some(x)
+    };
+    let mut out = Vec::with_capacity(bytes.len() / 256);
+    loop {
+        let (t, n) = lines.next()?;
+        if t[0] == b"endsolid" {
+            return Some(out);
+        }
+        if n != 5 || t[0] != b"facet" || t[1] != b"normal" {
+            return None;
+        }
+        for x in &t[2..5] {
+            num(x)?;
+        }
+        let (t, n) = lines.next()?;
+        if n != 2 || t[0] != b"outer" || t[1] != b"loop" {
+            return None;
+        }
+        let mut tri = [[0f32; 3]; 3];
+        for v in &mut tri {
+            let (t, n) = lines.next()?;
+            if n != 4 || t[0] != b"vertex" {
+                return None;
+            }
+            for (c, x) in v.iter_mut().zip(&t[1..4]) {
+                *c = num(x)?;
+            }
+        }
+        for kw in [&b"endloop"[..], b"endfacet"] {
+            let (t, n) = lines.next()?;
+            if n != 1 || t[0] != kw {
+                return None;
+            }
+        }
+        out.push(tri);
+    }
+}
