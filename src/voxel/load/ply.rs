@@ -13,8 +13,9 @@ use crate::voxel::VoxelError;
 /// messages span several lines with debug output).
 pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     use ply_rs::parser::Parser;
-    use ply_rs::ply::{DefaultElement, Encoding, Property};
+    use ply_rs::ply::{DefaultElement, Encoding};
     use std::io::BufRead;
+    header_numbers_in_range(bytes, name)?;
     let mut cur = std::io::Cursor::new(bytes);
     let parser = Parser::<DefaultElement>::new();
     let header = parser.read_header(&mut cur).map_err(|e| {
@@ -28,10 +29,40 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
         })
     })?;
     let mut line_no = bytes[..cur.position() as usize].iter().filter(|&&b| b == b'\n').count();
-    let mut payload: std::collections::HashMap<String, Vec<DefaultElement>> = Default::default();
+    // Elements are turned into coordinates and index lists as they are read
+    // (not kept as `ply-rs` maps: memory stays proportional to the file). A
+    // problem converting one is kept and reported after the whole body has
+    // been read, in the order the body errors, then the vertices, then the
+    // faces would have been reported.
+    let mut verts: Option<(Vec<Vec3>, Option<String>)> = None;
+    // (corner lists flattened, with the corner count of each face)
+    let mut faces: Option<(Vec<i64>, Vec<u32>, Option<(usize, String)>)> = None;
     let mut line = String::new();
     for (ename, def) in &header.elements {
-        let mut elems = Vec::with_capacity(def.count.min(1 << 20));
+        let is_vertex = ename == "vertex";
+        let is_face = ename == "face";
+        if is_vertex {
+            // (a later element of the same name replaces an earlier one)
+            verts = Some((Vec::with_capacity(def.count.min(bytes.len() / 3)), None));
+        }
+        if is_face {
+            faces = Some((Vec::new(), Vec::with_capacity(def.count.min(bytes.len() / 4)), None));
+        }
+        let binary = header.encoding != Encoding::Ascii;
+        if binary && def.properties.is_empty() {
+            // nothing to read (and no end of file to stop a loop over a
+            // huge count): only the first element's missing data matters
+            if def.count > 0 {
+                let empty = DefaultElement::new();
+                if let Some((_, err)) = verts.as_mut().filter(|_| is_vertex) {
+                    *err = vertex_problem(&empty, 0, name).err();
+                }
+                if let Some((_, _, err)) = faces.as_mut().filter(|_| is_face) {
+                    *err = face_corners(&empty, 0, name).err().map(|e| (0, e));
+                }
+            }
+            continue;
+        }
         for i in 0..def.count {
             let r = match header.encoding {
                 Encoding::Ascii => {
@@ -75,61 +106,46 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
                     })
                 }
             };
-            elems.push(r.map_err(VoxelError::Mesh)?);
-        }
-        payload.insert(ename.clone(), elems);
-    }
-    let num = |p: Option<&Property>| -> Option<f64> {
-        match p? {
-            Property::Float(x) => Some(*x as f64),
-            Property::Double(x) => Some(*x),
-            Property::Int(x) => Some(*x as f64),
-            Property::UInt(x) => Some(*x as f64),
-            Property::Short(x) => Some(*x as f64),
-            Property::UShort(x) => Some(*x as f64),
-            Property::Char(x) => Some(*x as f64),
-            Property::UChar(x) => Some(*x as f64),
-            _ => None,
-        }
-    };
-    let mut m = Mesh::default();
-    let verts = payload
-        .get("vertex")
-        .ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no vertex element")))?;
-    for (i, v) in verts.iter().enumerate() {
-        let mut c = [0f32; 3];
-        for (k, key) in ["x", "y", "z"].iter().enumerate() {
-            c[k] = num(v.get(*key)).ok_or_else(|| {
-                VoxelError::Mesh(format!("{name}: vertex {i}: missing numeric property {key}"))
-            })? as f32;
-        }
-        m.vertices.push(Vec3::from_array(c));
-    }
-    let faces = payload
-        .get("face")
-        .ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no face element")))?;
-    for (t, f) in faces.iter().enumerate() {
-        let p = f.get("vertex_indices").or_else(|| f.get("vertex_index")).ok_or_else(|| {
-            VoxelError::Mesh(format!("{name}: face {t}: no vertex_indices property"))
-        })?;
-        let list: Vec<i64> = match p {
-            Property::ListInt(v) => v.iter().map(|&x| x as i64).collect(),
-            Property::ListUInt(v) => v.iter().map(|&x| x as i64).collect(),
-            Property::ListShort(v) => v.iter().map(|&x| x as i64).collect(),
-            Property::ListUShort(v) => v.iter().map(|&x| x as i64).collect(),
-            Property::ListChar(v) => v.iter().map(|&x| x as i64).collect(),
-            Property::ListUChar(v) => v.iter().map(|&x| x as i64).collect(),
-            _ => {
-                return Err(VoxelError::Mesh(format!(
-                    "{name}: face {t}: vertex_indices is not an integer list"
-                )))
+            let e = r.map_err(VoxelError::Mesh)?;
+            if is_vertex {
+                let (vs, err) = verts.as_mut().expect("set above");
+                if err.is_none() {
+                    match vertex_problem(&e, i, name) {
+                        Ok(v) => vs.push(v),
+                        Err(m) => *err = Some(m),
+                    }
+                }
+            } else if is_face {
+                let (corners, lens, err) = faces.as_mut().expect("set above");
+                if err.is_none() {
+                    match face_corners(&e, i, name) {
+                        Ok(list) => {
+                            corners.extend_from_slice(&list);
+                            lens.push(list.len() as u32);
+                        }
+                        Err(m) => *err = Some((i, m)),
+                    }
+                }
             }
-        };
+        }
+    }
+    let (vertices, verr) =
+        verts.ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no vertex element")))?;
+    if let Some(m) = verr {
+        return Err(VoxelError::Mesh(m));
+    }
+    let mut m = Mesh { vertices, indices: Vec::new() };
+    let (corners, lens, ferr) =
+        faces.ok_or_else(|| VoxelError::Mesh(format!("{name}: PLY has no face element")))?;
+    let n = m.vertices.len() as i64;
+    let mut at = 0;
+    for (t, &len) in lens.iter().enumerate() {
+        let list = &corners[at..at + len as usize];
+        at += len as usize;
         if list.len() < 3 {
             return Err(VoxelError::Mesh(format!("{name}: face {t}: {} corners", list.len())));
         }
-        let n = m.vertices.len() as i64;
-        for &i in &list {
+        for &i in list {
             if i < 0 || i >= n {
                 return Err(VoxelError::Mesh(format!(
                     "{name}: face {t}: vertex index {i} out of range (0..{n})"
@@ -140,7 +156,55 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
             m.indices.push([list[0] as u32, list[k] as u32, list[k + 1] as u32]);
         }
     }
+    // (faces after a face that could not be converted were not kept)
+    if let Some((_, msg)) = ferr {
+        return Err(VoxelError::Mesh(msg));
+    }
     Ok(m)
+}
+
+fn num(p: Option<&ply_rs::ply::Property>) -> Option<f64> {
+    use ply_rs::ply::Property;
+    match p? {
+        Property::Float(x) => Some(*x as f64),
+        Property::Double(x) => Some(*x),
+        Property::Int(x) => Some(*x as f64),
+        Property::UInt(x) => Some(*x as f64),
+        Property::Short(x) => Some(*x as f64),
+        Property::UShort(x) => Some(*x as f64),
+        Property::Char(x) => Some(*x as f64),
+        Property::UChar(x) => Some(*x as f64),
+        _ => None,
+    }
+}
+
+/// Vertex `i`'s position, or the message for a missing coordinate.
+fn vertex_problem(v: &ply_rs::ply::DefaultElement, i: usize, name: &str) -> Result<Vec3, String> {
+    let mut c = [0f32; 3];
+    for (k, key) in ["x", "y", "z"].iter().enumerate() {
+        c[k] = num(v.get(*key))
+            .ok_or_else(|| format!("{name}: vertex {i}: missing numeric property {key}"))?
+            as f32;
+    }
+    Ok(Vec3::from_array(c))
+}
+
+/// Face `t`'s corner list, or the message for a missing or non-integer one.
+fn face_corners(f: &ply_rs::ply::DefaultElement, t: usize, name: &str) -> Result<Vec<i64>, String> {
+    use ply_rs::ply::Property;
+    let p = f
+        .get("vertex_indices")
+        .or_else(|| f.get("vertex_index"))
+        .ok_or_else(|| format!("{name}: face {t}: no vertex_indices property"))?;
+    Ok(match p {
+        Property::ListInt(v) => v.iter().map(|&x| x as i64).collect(),
+        Property::ListUInt(v) => v.iter().map(|&x| x as i64).collect(),
+        Property::ListShort(v) => v.iter().map(|&x| x as i64).collect(),
+        Property::ListUShort(v) => v.iter().map(|&x| x as i64).collect(),
+        Property::ListChar(v) => v.iter().map(|&x| x as i64).collect(),
+        Property::ListUChar(v) => v.iter().map(|&x| x as i64).collect(),
+        _ => return Err(format!("{name}: face {t}: vertex_indices is not an integer list")),
+    })
 }
 
 /// One line from a `ply-rs` message: its lines joined, the `String: '…'`
@@ -155,4 +219,29 @@ fn ply_message(msg: &str) -> String {
         .filter(|l| !l.starts_with("String:") && !l.starts_with("Error:"))
         .collect();
     parts.join(" ").trim_end_matches([',', ' ']).to_string()
+}
+
+/// `ply-rs` panics on a header number (an element count, a version) beyond
+/// `u64` (its grammar unwraps the parse): such a number is an error here,
+/// naming its line, before the header reaches `ply-rs`.
+fn header_numbers_in_range(bytes: &[u8], name: &str) -> Result<(), VoxelError> {
+    for (k, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line == b"end_header" {
+            break;
+        }
+        if !(line.starts_with(b"element") || line.starts_with(b"format")) {
+            continue;
+        }
+        for run in line.split(|b| !b.is_ascii_digit()).filter(|r| !r.is_empty()) {
+            let digits = std::str::from_utf8(run).unwrap_or("");
+            if digits.parse::<u64>().is_err() {
+                return Err(VoxelError::Mesh(format!(
+                    "{name}:{}: invalid PLY header: number {digits} is out of range",
+                    k + 1
+                )));
+            }
+        }
+    }
+    Ok(())
 }
