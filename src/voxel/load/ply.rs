@@ -7,18 +7,19 @@ use crate::voxel::VoxelError;
 /// Parses ASCII or binary PLY (via `ply-rs`): `vertex` elements with `x y z`
 /// and `face` elements with a `vertex_indices` (or `vertex_index`) list.
 ///
-/// The header goes through `ply-rs`; the body is read here element by element
-/// with `ply-rs`'s per-element readers, so an error names the element and its
-/// index (and, in ASCII files, the line), on one line (`ply-rs`'s own
-/// messages span several lines with debug output).
+/// The header goes through `ply-rs`. A binary body of the usual layout
+/// (elements of scalar properties, and a face element of one integer list
+/// with an unsigned count) is read straight from the bytes at fixed offsets
+/// (`binary_fast`); anything else, and every error, goes through `ply-rs`'s
+/// per-element readers, so an error names the element and its index (and,
+/// in ASCII files, the line), on one line (`ply-rs`'s own messages span
+/// several lines with debug output).
 pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     use ply_rs::parser::Parser;
     use ply_rs::ply::{DefaultElement, Encoding};
     use std::io::BufRead;
-    header_numbers_in_range(bytes, name)?;
-    let mut cur = std::io::Cursor::new(bytes);
     let parser = Parser::<DefaultElement>::new();
-    let header = parser.read_header(&mut cur).map_err(|e| {
+    let header_error = |e: std::io::Error| {
         let msg = ply_message(&e.to_string());
         // ply-rs counts header lines from 1 and says "Line N: …"
         VoxelError::Mesh(match msg.strip_prefix("Line ").and_then(|r| r.split_once(": ")) {
@@ -27,7 +28,31 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
             }
             _ => format!("{name}: invalid PLY header: {msg}"),
         })
-    })?;
+    };
+    if let Some((line, at, digits)) = header_number_out_of_range(bytes) {
+        // the header up to that line: an earlier error is the one to report
+        // (`ply-rs` would stop there); else the number
+        let e = parser.read_header(&mut std::io::Cursor::new(&bytes[..at])).map(|_| ());
+        let earlier = e.err().map(header_error).filter(|e| {
+            let VoxelError::Mesh(m) = e else { return false };
+            let n = m.strip_prefix(name).and_then(|r| r.strip_prefix(':'));
+            let n = n.and_then(|r| r.split(':').next()).and_then(|n| n.parse::<usize>().ok());
+            n.is_some_and(|n| n < line)
+        });
+        return Err(earlier.unwrap_or_else(|| {
+            VoxelError::Mesh(format!(
+                "{name}:{line}: invalid PLY header: number {digits} is out of range"
+            ))
+        }));
+    }
+    let mut cur = std::io::Cursor::new(bytes);
+    let header = parser.read_header(&mut cur).map_err(header_error)?;
+    if header.encoding != Encoding::Ascii {
+        let big = header.encoding == Encoding::BinaryBigEndian;
+        if let Some(m) = binary_fast(&bytes[cur.position() as usize..], &header.elements, big) {
+            return Ok(m);
+        }
+    }
     let mut line_no = bytes[..cur.position() as usize].iter().filter(|&&b| b == b'\n').count();
     // Elements are turned into coordinates and index lists as they are read
     // (not kept as `ply-rs` maps: memory stays proportional to the file). A
@@ -221,27 +246,189 @@ fn ply_message(msg: &str) -> String {
     parts.join(" ").trim_end_matches([',', ' ']).to_string()
 }
 
-/// `ply-rs` panics on a header number (an element count, a version) beyond
-/// `u64` (its grammar unwraps the parse): such a number is an error here,
-/// naming its line, before the header reaches `ply-rs`.
-fn header_numbers_in_range(bytes: &[u8], name: &str) -> Result<(), VoxelError> {
+/// `ply-rs` panics on a header number beyond `u64` (an element count or a
+/// format version: its grammar unwraps the parse as soon as the number
+/// matches). The first such number: its line (1-based), the byte offset
+/// where that line starts, and its digits.
+fn header_number_out_of_range(bytes: &[u8]) -> Option<(usize, usize, String)> {
+    let mut start = 0;
     for (k, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line == b"end_header" {
+        let at = start;
+        start += line.len() + 1;
+        if line.starts_with(b"end_header") || std::str::from_utf8(line).is_err() {
+            // (the header ends; or ply-rs stops at a line that is not text)
             break;
         }
-        if !(line.starts_with(b"element") || line.starts_with(b"format")) {
-            continue;
-        }
-        for run in line.split(|b| !b.is_ascii_digit()).filter(|r| !r.is_empty()) {
-            let digits = std::str::from_utf8(run).unwrap_or("");
-            if digits.parse::<u64>().is_err() {
-                return Err(VoxelError::Mesh(format!(
-                    "{name}:{}: invalid PLY header: number {digits} is out of range",
-                    k + 1
-                )));
-            }
+        if let Some(d) = grammar_uint_overflow(line) {
+            return Some((k + 1, at, d));
         }
     }
-    Ok(())
+    None
+}
+
+/// The `uint`s of `ply-rs`'s grammar on one header line (`format ENC
+/// MAJ.MIN`, `element NAME COUNT`, spaces being runs of ' ' and '\t'): the
+/// first one that does not fit a `u64`.
+fn grammar_uint_overflow(line: &[u8]) -> Option<String> {
+    fn spaces(l: &[u8]) -> Option<&[u8]> {
+        let n = l.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        (n > 0).then(|| &l[n..])
+    }
+    fn uint(l: &[u8]) -> (&[u8], &[u8]) {
+        let n = l.iter().take_while(|b| b.is_ascii_digit()).count();
+        (&l[..n], &l[n..])
+    }
+    let big = |run: &[u8]| {
+        let d = std::str::from_utf8(run).unwrap_or("");
+        (!run.is_empty() && d.parse::<u64>().is_err()).then(|| d.to_string())
+    };
+    if let Some(r) = line.strip_prefix(b"format") {
+        let r = spaces(r)?;
+        let enc = [&b"ascii"[..], b"binary_big_endian", b"binary_little_endian"];
+        let r = enc.iter().find_map(|e| r.strip_prefix(*e))?;
+        let (maj, r) = uint(spaces(r)?);
+        if maj.is_empty() {
+            return None;
+        }
+        return big(maj).or_else(|| big(uint(r.strip_prefix(b".")?).0));
+    }
+    let r = spaces(line.strip_prefix(b"element")?)?;
+    r.first().filter(|b| b.is_ascii_alphabetic() || **b == b'_')?;
+    let n = r.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
+    big(uint(spaces(&r[n..])?).0)
+}
+
+/// Bytes of one scalar.
+fn scalar_size(t: &ply_rs::ply::ScalarType) -> usize {
+    use ply_rs::ply::ScalarType::*;
+    match t {
+        Char | UChar => 1,
+        Short | UShort => 2,
+        Int | UInt | Float => 4,
+        Double => 8,
+    }
+}
+
+/// The scalar at the start of `b` as `f64` (as `ply-rs` reads it, then the
+/// slow path converts it: integers exactly, floats widened).
+#[inline]
+fn scalar(b: &[u8], t: &ply_rs::ply::ScalarType, big: bool) -> f64 {
+    use ply_rs::ply::ScalarType::*;
+    let w2 = [b[0], b[1 % b.len()]];
+    let w4 = |b: &[u8]| {
+        let a = [b[0], b[1], b[2], b[3]];
+        if big {
+            u32::from_be_bytes(a)
+        } else {
+            u32::from_le_bytes(a)
+        }
+    };
+    let s2 = if big { u16::from_be_bytes(w2) } else { u16::from_le_bytes(w2) };
+    match t {
+        Char => b[0] as i8 as f64,
+        UChar => b[0] as f64,
+        Short => s2 as i16 as f64,
+        UShort => s2 as f64,
+        Int => w4(b) as i32 as f64,
+        UInt => w4(b) as f64,
+        Float => f32::from_bits(w4(b)) as f64,
+        Double => {
+            let a = [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]];
+            f64::from_bits(if big { u64::from_be_bytes(a) } else { u64::from_le_bytes(a) })
+        }
+    }
+}
+
+/// A binary body read from fixed offsets; `None` when its layout is not the
+/// usual one or anything is wrong (the caller then reads it element by
+/// element for the exact message). Equal to that reading when `Some`.
+fn binary_fast(
+    body: &[u8],
+    elements: &ply_rs::ply::KeyMap<ply_rs::ply::ElementDef>,
+    big: bool,
+) -> Option<Mesh> {
+    use ply_rs::ply::{PropertyType, ScalarType};
+    let mut at = 0usize;
+    let mut vertices: Option<Vec<Vec3>> = None;
+    let mut faces: Option<Vec<[u32; 3]>> = None;
+    let int = |t: &ScalarType| !matches!(t, ScalarType::Float | ScalarType::Double);
+    for (ename, def) in elements {
+        let props: Vec<_> = def.properties.values().collect();
+        let scalars: Option<Vec<&ScalarType>> = props
+            .iter()
+            .map(|p| match &p.data_type {
+                PropertyType::Scalar(t) => Some(t),
+                PropertyType::List(..) => None,
+            })
+            .collect();
+        if let Some(types) = scalars {
+            let stride: usize = types.iter().map(|t| scalar_size(t)).sum();
+            let len = stride.checked_mul(def.count)?;
+            let data = body.get(at..at.checked_add(len)?)?;
+            at += len;
+            if ename == "vertex" {
+                // (offsets of x, y, z; a missing one is the slow path's error)
+                let mut off = [None; 3];
+                let mut o = 0;
+                for (p, t) in props.iter().zip(&types) {
+                    if let Some(k) = ["x", "y", "z"].iter().position(|&n| n == p.name) {
+                        off[k] = Some((o, *t));
+                    }
+                    o += scalar_size(t);
+                }
+                let [Some(x), Some(y), Some(z)] = off else { return None };
+                let mut v = Vec::with_capacity(data.len() / stride.max(1));
+                if stride > 0 {
+                    for r in data.chunks_exact(stride) {
+                        let c = |(o, t): (usize, &ScalarType)| scalar(&r[o..], t, big) as f32;
+                        v.push(Vec3::new(c(x), c(y), c(z)));
+                    }
+                }
+                vertices = Some(v);
+            } else if ename == "face" {
+                return None;
+            }
+            continue;
+        }
+        // a face element of exactly one integer list with an unsigned count
+        let [p] = props[..] else { return None };
+        let PropertyType::List(ct, it) = &p.data_type else { return None };
+        let unsigned = matches!(ct, ScalarType::UChar | ScalarType::UShort | ScalarType::UInt);
+        let named = p.name == "vertex_indices" || p.name == "vertex_index";
+        if ename != "face" || !named || !unsigned || !int(it) {
+            return None;
+        }
+        let (cs, is) = (scalar_size(ct), scalar_size(it));
+        let mut corners = Vec::new();
+        let mut tris = Vec::with_capacity(def.count.min(body.len() / 4));
+        for _ in 0..def.count {
+            let n = scalar(body.get(at..at + cs)?, ct, big) as usize;
+            at += cs;
+            let list = body.get(at..at.checked_add(n.checked_mul(is)?)?)?;
+            at += list.len();
+            if n < 3 {
+                return None;
+            }
+            corners.clear();
+            for b in list.chunks_exact(is) {
+                let i = scalar(b, it, big);
+                // (range against the vertex count after the loop)
+                if !(0.0..u32::MAX as f64).contains(&i) {
+                    return None;
+                }
+                corners.push(i as u32);
+            }
+            for k in 1..n - 1 {
+                tris.push([corners[0], corners[k], corners[k + 1]]);
+            }
+        }
+        faces = Some(tris);
+    }
+    let vertices = vertices?;
+    let indices = faces?;
+    let n = vertices.len() as u32;
+    if indices.iter().flatten().any(|&i| i >= n) {
+        return None;
+    }
+    Some(Mesh { vertices, indices })
 }
