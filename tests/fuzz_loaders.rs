@@ -78,10 +78,44 @@ fn corpus() -> Vec<Vec<u8>> {
 }
 
 const NUMBERS: &[&str] = &[
-    "0", "-0", "1", "-1", "2", "3", "-3", "7", "255", "256", "65535", "4294967295", "4294967296",
-    "2147483647", "-2147483648", "9223372036854775807", "-9223372036854775808",
-    "99999999999999999999", "1000000000000", "1e38", "3.4028236e38", "1e-45", "1e-46", "nan",
-    "inf", "-inf", "NaN", "+1", ".5", "5.", "1e", "0x10", "1_0", "", "-", "+", "1/2/3", "//",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "-3",
+    "7",
+    "255",
+    "256",
+    "65535",
+    "4294967295",
+    "4294967296",
+    "2147483647",
+    "-2147483648",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "99999999999999999999",
+    "1000000000000",
+    "1e38",
+    "3.4028236e38",
+    "1e-45",
+    "1e-46",
+    "nan",
+    "inf",
+    "-inf",
+    "NaN",
+    "+1",
+    ".5",
+    "5.",
+    "1e",
+    "0x10",
+    "1_0",
+    "",
+    "-",
+    "+",
+    "1/2/3",
+    "//",
 ];
 const BYTES: &[u8] = b" \t\r\n\x0b\x0c#/-+.e0123456789vfl\xff\xef\xbb\xbf\x00";
 
@@ -123,8 +157,9 @@ fn mutate(rng: &mut fastrand::Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
             }
             6 | 7 => {
                 // replace a number (a run of digits, signs, dots, e)
-                let starts: Vec<usize> =
-                    (0..len).filter(|&i| d[i].is_ascii_digit() && (i == 0 || !d[i - 1].is_ascii_digit())).collect();
+                let starts: Vec<usize> = (0..len)
+                    .filter(|&i| d[i].is_ascii_digit() && (i == 0 || !d[i - 1].is_ascii_digit()))
+                    .collect();
                 if let Some(&s) = starts.get(rng.usize(0..starts.len().max(1))) {
                     let mut e = s;
                     while e < len && (d[e].is_ascii_digit() || b".eE+-".contains(&d[e])) {
@@ -176,9 +211,9 @@ fn mesh_eq(a: &Result<Mesh, VoxelError>, b: &Result<Mesh, VoxelError>) -> bool {
 fn old_ply_terminates(d: &[u8]) -> bool {
     d.split(|&b| b == b'\n').take_while(|l| !l.starts_with(b"end_header")).all(|l| {
         !l.starts_with(b"element")
-            || l.split(|b| !b.is_ascii_digit())
-                .filter(|r| !r.is_empty())
-                .all(|r| std::str::from_utf8(r).unwrap().parse::<u64>().map_or(true, |n| n < 100_000))
+            || l.split(|b| !b.is_ascii_digit()).filter(|r| !r.is_empty()).all(|r| {
+                std::str::from_utf8(r).unwrap().parse::<u64>().map_or(true, |n| n < 100_000)
+            })
     })
 }
 

@@ -25,7 +25,11 @@ fn same(a: &Parsed, b: &Parsed) -> Result<(), String> {
                 m.vertices.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
             };
             if bits(x) != bits(y) {
-                return Err(format!("vertices differ ({} vs {})", x.vertices.len(), y.vertices.len()));
+                return Err(format!(
+                    "vertices differ ({} vs {})",
+                    x.vertices.len(),
+                    y.vertices.len()
+                ));
             }
             if x.indices != y.indices {
                 let k = x.indices.iter().zip(&y.indices).position(|(p, q)| p != q);

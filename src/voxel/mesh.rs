@@ -157,4 +157,3 @@ impl Mesh {
         Ok((mesh, report))
     }
 }
-

@@ -8,9 +8,9 @@ mod ply;
 mod polygon;
 mod stl;
 
-pub use obj::{parse_obj, parse_obj_with_report};
 #[doc(hidden)]
 pub use obj::parse_obj_chunked;
+pub use obj::{parse_obj, parse_obj_with_report};
 pub use ply::parse_ply;
 pub use polygon::MAX_CLIPPED_CORNERS;
 pub use stl::parse_stl;
@@ -98,9 +98,10 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
         let len = file.metadata()?.len();
         if len >= 2 * PIECE as u64 && len < isize::MAX as u64 {
             let mut buf = vec![0u8; len as usize];
-            let read = buf.par_chunks_mut(PIECE).enumerate().try_for_each(|(k, piece)| {
-                file.read_exact_at(piece, (k * PIECE) as u64)
-            });
+            let read = buf
+                .par_chunks_mut(PIECE)
+                .enumerate()
+                .try_for_each(|(k, piece)| file.read_exact_at(piece, (k * PIECE) as u64));
             // (a file that changed size meanwhile is read again in one go)
             if read.is_ok() && file.metadata()?.len() == len {
                 return Ok(buf);

@@ -29,17 +29,35 @@ use rayon::prelude::*;
 /// the loader skips silently: attributes and grouping that do not change the
 /// surface.
 const SKIPPED: &[&[u8]] = &[
-    b"vt", b"vn", b"vp", b"o", b"g", b"s", b"mg", b"mtllib", b"usemtl", b"usemap", b"maplib",
-    b"lod", b"shadow_obj", b"trace_obj", b"ctech", b"stech", b"bevel", b"c_interp", b"d_interp",
-    b"call", b"csh",
+    b"vt",
+    b"vn",
+    b"vp",
+    b"o",
+    b"g",
+    b"s",
+    b"mg",
+    b"mtllib",
+    b"usemtl",
+    b"usemap",
+    b"maplib",
+    b"lod",
+    b"shadow_obj",
+    b"trace_obj",
+    b"ctech",
+    b"stech",
+    b"bevel",
+    b"c_interp",
+    b"d_interp",
+    b"call",
+    b"csh",
 ];
 
 /// Elements of the specification that describe geometry the loader does not
 /// voxelize (points, lines, free-form curves and surfaces): counted and
 /// reported.
 const UNSUPPORTED: &[&[u8]] = &[
-    b"p", b"l", b"cstype", b"deg", b"bmat", b"step", b"curv", b"curv2", b"surf", b"parm",
-    b"trim", b"hole", b"scrv", b"sp", b"end", b"con",
+    b"p", b"l", b"cstype", b"deg", b"bmat", b"step", b"curv", b"curv2", b"surf", b"parm", b"trim",
+    b"hole", b"scrv", b"sp", b"end", b"con",
 ];
 
 /// Files at least this large are parsed in parallel chunks.
@@ -331,7 +349,10 @@ fn parse_chunk(bytes: &[u8], first: bool) -> Result<ChunkOut, (usize, String)> {
                     face.push(index(&mut o, i, first, n_local).map_err(|m| (line_no, m))?);
                 }
                 if face.len() < 3 {
-                    return Err((line_no, format!("face has {} corners, needs at least 3", face.len())));
+                    return Err((
+                        line_no,
+                        format!("face has {} corners, needs at least 3", face.len()),
+                    ));
                 }
                 push_face(&mut o, &face, first).map_err(|m| (line_no, m))?;
             }
@@ -553,9 +574,9 @@ fn parallel(bytes: &[u8], chunk_bytes: usize) -> Option<(Mesh, Stats)> {
     for (k, o) in outs.iter().enumerate() {
         for d in &o.deferred {
             corners.clear();
-            corners.extend(d.corners.iter().map(|&(rel, c)| {
-                (if rel { c + voff[k] as i64 } else { c }) as u32
-            }));
+            corners.extend(
+                d.corners.iter().map(|&(rel, c)| (if rel { c + voff[k] as i64 } else { c }) as u32),
+            );
             let at = toff[k] + d.at;
             match triangulate(&vertices, &corners, &mut tris[at..at + corners.len() - 2]) {
                 Ok(Split::EarClipped) => stats.concave += 1,

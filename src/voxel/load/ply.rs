@@ -60,8 +60,7 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     // been read, in the order the body errors, then the vertices, then the
     // faces would have been reported.
     let mut verts: Option<(Vec<Vec3>, Option<String>)> = None;
-    // (corner lists flattened, with the corner count of each face)
-    let mut faces: Option<(Vec<i64>, Vec<u32>, Option<(usize, String)>)> = None;
+    let mut faces: Option<FaceLists> = None;
     let mut line = String::new();
     for (ename, def) in &header.elements {
         let is_vertex = ename == "vertex";
@@ -297,6 +296,10 @@ fn grammar_uint_overflow(line: &[u8]) -> Option<String> {
     let n = r.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
     big(uint(spaces(&r[n..])?).0)
 }
+
+/// Face corner lists flattened, the corner count of each face, and the first
+/// face that could not be converted (its index and message).
+type FaceLists = (Vec<i64>, Vec<u32>, Option<(usize, String)>);
 
 /// Bytes of one scalar.
 fn scalar_size(t: &ply_rs::ply::ScalarType) -> usize {

@@ -138,7 +138,6 @@ fn ascii_stl_problem(bytes: &[u8]) -> Option<(usize, String)> {
     (state != 4 && state != 0).then(|| (last, "file ends inside a facet".to_string()))
 }
 
-
 /// Merges equal vertices (equal bits) in order of first appearance, as
 /// `stl_io::read_stl` does.
 fn merge(tris: impl Iterator<Item = [[f32; 3]; 3]>) -> Mesh {
