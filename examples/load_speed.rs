@@ -4,7 +4,9 @@
 //! best run is the figure to compare; the CLI's `--json` `load_ms` also
 //! includes reading the file and validation.
 //!
-//! `cargo run --release --example load_speed -- FILE [RUNS]`
+//! `cargo run --release --example load_speed -- FILE [RUNS] [new|old|seq]`
+//! (the last argument runs one reader only, e.g. under `perf stat` to count
+//! its cycles, which a busy machine does not inflate as it does times)
 
 #[path = "../tests/loaders/oracle.rs"]
 mod oracle;
@@ -16,6 +18,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let path = args.get(1).expect("usage: load_speed FILE [RUNS]");
     let runs: usize = args.get(2).map_or(15, |r| r.parse().expect("RUNS is a number"));
+    let only = args.get(3).map(String::as_str);
     let t = Instant::now();
     let bytes = std::fs::read(path).expect("readable file");
     let read_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -30,14 +33,17 @@ fn main() {
     let mb = bytes.len() as f64 / 1e6;
     let (mut tn, mut to, mut ts) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        if ext == "obj" {
+        if ext == "obj" && only.is_none_or(|o| o == "seq") {
             // one sequential chunk: the per-core rate
             let t = Instant::now();
             let m = widephase::voxel::load::parse_obj_chunked(&bytes, path, 0).expect("parses");
             ts.push(t.elapsed().as_secs_f64() * 1e3);
             std::hint::black_box(m);
         }
-        for (f, times) in [(new, &mut tn), (old, &mut to)] {
+        for (f, times, label) in [(new, &mut tn, "new"), (old, &mut to, "old")] {
+            if only.is_some_and(|o| o != label) {
+                continue;
+            }
             let t = Instant::now();
             let m = f(&bytes, path).expect("mesh parses");
             times.push(t.elapsed().as_secs_f64() * 1e3);

@@ -274,9 +274,13 @@ fn malformed_files_give_the_previous_errors() {
 fn obj_byte_order_mark_keeps_the_first_vertex() {
     // (the previous reader read "\u{feff}v" as an unknown statement: every
     // face then named the vertex after the intended one)
-    let m = parse_obj(b"\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "bom.obj").unwrap();
-    assert_eq!(m.vertices.len(), 3);
+    let text = b"\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\n";
+    let m = parse_obj(text, "bom.obj").unwrap();
+    assert_eq!(m.vertices.len(), 4);
     assert_eq!(m.indices, vec![[0, 1, 2]]);
+    // (what the previous reader did)
+    let old = old_parse_obj(text, "bom.obj").unwrap();
+    assert_eq!((old.vertices.len(), old.indices), (3, vec![[0, 1, 2]]));
 }
 
 #[test]
@@ -303,6 +307,8 @@ fn ascii_stl_named_obj_says_so() {
     let stl = b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
     let e = parse_obj(stl, "t.obj").unwrap_err().to_string();
     assert!(e.contains("t.obj") && e.contains("ASCII STL") && e.contains("line 1"), "{e}");
+    // (the previous reader: an empty mesh, then "mesh has no triangles")
+    assert!(old_parse_obj(stl, "t.obj").unwrap().indices.is_empty());
     let dir = std::env::temp_dir().join(format!("wp-loaders-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("t.obj"), stl).unwrap();
@@ -341,6 +347,9 @@ fn concave_obj_polygons_are_ear_clipped() {
         s(a, b) >= 0.0 && s(b, c) >= 0.0 && s(c, a) >= 0.0
     };
     assert!(!m.indices.iter().any(|&t| inside(t)));
+    // (the previous reader's fan has a flipped triangle)
+    let old = old_parse_obj(l.as_bytes(), "l.obj").unwrap();
+    assert!(old.indices.iter().any(|&t| area2(&old, t) < 0.0));
     // the same in another plane and orientation (x = 5, clockwise seen from +x)
     let rot: String = l
         .lines()
@@ -378,6 +387,9 @@ fn ascii_stl_non_finite_numbers_name_the_line() {
     let s = b"solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 nan 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
     let e = parse_stl(s, "n.stl").unwrap_err().to_string();
     assert!(e.contains("n.stl:5") && e.contains("not finite"), "{e}");
+    // (the previous reader: stl_io's message, no line)
+    let old = old_parse_stl(s, "n.stl").unwrap_err().to_string();
+    assert!(!old.contains("n.stl:5"), "{old}");
     let s = b"solid t\nfacet normal inf 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
     let e = parse_stl(s, "n.stl").unwrap_err().to_string();
     assert!(e.contains("n.stl:2") && e.contains("not finite"), "{e}");

@@ -238,8 +238,10 @@ fn parse_i64(tok: &[u8]) -> Option<i64> {
 /// message).
 fn parse_chunk(bytes: &[u8], first: bool) -> Result<ChunkOut, (usize, String)> {
     let mut o = ChunkOut {
-        vertices: Vec::with_capacity(bytes.len() / 40),
-        tris: Vec::with_capacity(bytes.len() / 30),
+        // (enough for the usual line lengths, so the vectors rarely grow;
+        // untouched capacity costs address space, not memory)
+        vertices: Vec::with_capacity(bytes.len() / 24),
+        tris: Vec::with_capacity(bytes.len() / 16),
         relative: Vec::new(),
         max_shortfall: i64::MIN,
         min_relative: i64::MAX,
@@ -271,7 +273,11 @@ fn parse_chunk(bytes: &[u8], first: bool) -> Result<ChunkOut, (usize, String)> {
                             for c in face.iter_mut() {
                                 ok &= index(&mut o, *c, first, n_local).map(|r| *c = r).is_ok();
                             }
-                            if ok {
+                            if ok && face.len() == 3 && face.iter().all(|&c| c >= 0) {
+                                // (a triangle of absolute corners: the common case)
+                                o.tris.push([face[0] as u32, face[1] as u32, face[2] as u32]);
+                                Some(end)
+                            } else if ok {
                                 push_face(&mut o, &face, first).map_err(|m| (line_no, m))?;
                                 Some(end)
                             } else {
