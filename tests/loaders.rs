@@ -394,3 +394,22 @@ fn ascii_stl_non_finite_numbers_name_the_line() {
     let e = parse_stl(s, "n.stl").unwrap_err().to_string();
     assert!(e.contains("n.stl:2") && e.contains("not finite"), "{e}");
 }
+
+#[test]
+fn obj_errors_in_large_files_name_the_line() {
+    // large enough for the parallel reader; the bad line is in the last chunk
+    let Some(mut bytes) = shared("dragon.obj") else { return };
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + !bytes.ends_with(b"\n") as usize;
+    if !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(b"f 1 2 999999999\nv 0 0 x\n");
+    let e = parse_obj(&bytes, "d.obj").unwrap_err().to_string();
+    assert!(e.contains(&format!("d.obj:{}: face index 999999999", lines + 1)), "{e}");
+    same(&Err(parse_obj(&bytes, "d.obj").unwrap_err()), &old_parse_obj(&bytes, "d.obj")).unwrap();
+    // and a bad coordinate near the start, with a bad face later
+    let mut early = b"v 0 0 0\nv 1 x 0\n".to_vec();
+    early.extend_from_slice(&bytes);
+    let e = parse_obj(&early, "d.obj").unwrap_err().to_string();
+    assert!(e.contains("d.obj:2: bad vertex coordinate \"x\""), "{e}");
+}
