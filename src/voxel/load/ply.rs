@@ -7,10 +7,11 @@ use crate::voxel::VoxelError;
 /// Parses ASCII or binary PLY (via `ply-rs`): `vertex` elements with `x y z`
 /// and `face` elements with a `vertex_indices` (or `vertex_index`) list.
 ///
-/// The header goes through `ply-rs`. A binary body of the usual layout
-/// (elements of scalar properties, and a face element of one integer list
-/// with an unsigned count) is read straight from the bytes at fixed offsets
-/// (`binary_fast`); anything else, and every error, goes through `ply-rs`'s
+/// The header goes through `ply-rs`. A body of the usual layout (elements of
+/// scalar properties, and a face element of one integer list, with an
+/// unsigned count in binary files) is read straight from the bytes: binary at
+/// fixed offsets (`binary_fast`), ASCII line by line in `ply-rs`'s data-line
+/// grammar (`ascii_fast`); anything else, and every error, goes through `ply-rs`'s
 /// per-element readers, so an error names the element and its index (and,
 /// in ASCII files, the line), on one line (`ply-rs`'s own messages span
 /// several lines with debug output).
@@ -47,11 +48,13 @@ pub fn parse_ply(bytes: &[u8], name: &str) -> Result<Mesh, VoxelError> {
     }
     let mut cur = std::io::Cursor::new(bytes);
     let header = parser.read_header(&mut cur).map_err(header_error)?;
-    if header.encoding != Encoding::Ascii {
-        let big = header.encoding == Encoding::BinaryBigEndian;
-        if let Some(m) = binary_fast(&bytes[cur.position() as usize..], &header.elements, big) {
-            return Ok(m);
-        }
+    let body = &bytes[cur.position() as usize..];
+    let fast = match header.encoding {
+        Encoding::Ascii => ascii_fast(body, &header.elements),
+        e => binary_fast(body, &header.elements, e == Encoding::BinaryBigEndian),
+    };
+    if let Some(m) = fast {
+        return Ok(m);
     }
     let mut line_no = bytes[..cur.position() as usize].iter().filter(|&&b| b == b'\n').count();
     // Elements are turned into coordinates and index lists as they are read
@@ -426,6 +429,159 @@ fn binary_fast(
             }
         }
         faces = Some(tris);
+    }
+    let vertices = vertices?;
+    let indices = faces?;
+    let n = vertices.len() as u32;
+    if indices.iter().flatten().any(|&i| i >= n) {
+        return None;
+    }
+    Some(Mesh { vertices, indices })
+}
+
+/// One ASCII data line in `ply-rs`'s grammar (`data_line`: numbers
+/// `[-+]?[0-9]+(.[0-9]+)?(e[-+]?[0-9]+)?` separated by runs of ' ' and '\t',
+/// optional spaces around, an optional line break): its tokens into `out`,
+/// or `false` when the grammar rejects the line.
+fn data_line<'a>(line: &'a [u8], out: &mut Vec<&'a [u8]>) -> bool {
+    out.clear();
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    for t in line.split(|&b| b == b' ' || b == b'\t').filter(|t| !t.is_empty()) {
+        let digits = |t: &[u8]| t.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut r = t.strip_prefix(b"-").or_else(|| t.strip_prefix(b"+")).unwrap_or(t);
+        let n = digits(r);
+        if n == 0 {
+            return false;
+        }
+        r = &r[n..];
+        if let Some(f) = r.strip_prefix(b".") {
+            let n = digits(f);
+            if n == 0 {
+                return false;
+            }
+            r = &f[n..];
+        }
+        if let Some(e) = r.strip_prefix(b"e") {
+            let e = e.strip_prefix(b"-").or_else(|| e.strip_prefix(b"+")).unwrap_or(e);
+            let n = digits(e);
+            if n == 0 {
+                return false;
+            }
+            r = &e[n..];
+        }
+        if !r.is_empty() {
+            return false;
+        }
+        out.push(t);
+    }
+    true
+}
+
+/// An ASCII token as `ply-rs` reads a scalar of type `t` (`FromStr` of
+/// the Rust type), widened to `f64` as the slow path converts it.
+fn ascii_scalar(tok: &[u8], t: &ply_rs::ply::ScalarType) -> Option<f64> {
+    use ply_rs::ply::ScalarType::*;
+    let s = std::str::from_utf8(tok).ok()?;
+    Some(match t {
+        Char => s.parse::<i8>().ok()? as f64,
+        UChar => s.parse::<u8>().ok()? as f64,
+        Short => s.parse::<i16>().ok()? as f64,
+        UShort => s.parse::<u16>().ok()? as f64,
+        Int => s.parse::<i32>().ok()? as f64,
+        UInt => s.parse::<u32>().ok()? as f64,
+        Float => match fast_float2::parse::<f32, _>(tok) {
+            Ok(x) => x as f64,
+            Err(_) => s.parse::<f32>().ok()? as f64,
+        },
+        Double => match fast_float2::parse::<f64, _>(tok) {
+            Ok(x) => x,
+            Err(_) => s.parse::<f64>().ok()?,
+        },
+    })
+}
+
+/// An ASCII body read line by line; `None` as for [`binary_fast`].
+fn ascii_fast(
+    body: &[u8],
+    elements: &ply_rs::ply::KeyMap<ply_rs::ply::ElementDef>,
+) -> Option<Mesh> {
+    use ply_rs::ply::PropertyType;
+    let mut lines = body.split_inclusive(|&b| b == b'\n');
+    let mut vertices: Option<Vec<Vec3>> = None;
+    let mut faces: Option<Vec<[u32; 3]>> = None;
+    let mut toks = Vec::new();
+    let mut corners = Vec::new();
+    for (ename, def) in elements {
+        let props: Vec<_> = def.properties.values().collect();
+        let is_vertex = ename == "vertex";
+        let is_face = ename == "face";
+        let lists = props.iter().filter(|p| matches!(p.data_type, PropertyType::List(..))).count();
+        // a list only as the face's one property
+        if lists > 0 && !(is_face && props.len() == 1) || is_face && lists == 0 {
+            return None;
+        }
+        let xyz = if is_vertex {
+            let at = |n: &str| props.iter().position(|p| p.name == n);
+            Some([at("x")?, at("y")?, at("z")?])
+        } else {
+            None
+        };
+        if is_face {
+            let p = props[0];
+            let PropertyType::List(_, it) = &p.data_type else { return None };
+            let int =
+                !matches!(it, ply_rs::ply::ScalarType::Float | ply_rs::ply::ScalarType::Double);
+            if !(int && (p.name == "vertex_indices" || p.name == "vertex_index")) {
+                return None;
+            }
+        }
+        let mut vs = Vec::with_capacity(if is_vertex { def.count.min(body.len() / 6) } else { 0 });
+        let mut ts = Vec::with_capacity(if is_face { def.count.min(body.len() / 8) } else { 0 });
+        for _ in 0..def.count {
+            if !data_line(lines.next()?, &mut toks) {
+                return None;
+            }
+            if is_face {
+                let PropertyType::List(_, it) = &props[0].data_type else { return None };
+                let n: usize = std::str::from_utf8(toks.first()?).ok()?.parse().ok()?;
+                if n < 3 || toks.len() < 1 + n {
+                    return None;
+                }
+                corners.clear();
+                for t in &toks[1..1 + n] {
+                    let i = ascii_scalar(t, it)?;
+                    if !(0.0..u32::MAX as f64).contains(&i) {
+                        return None;
+                    }
+                    corners.push(i as u32);
+                }
+                for k in 1..n - 1 {
+                    ts.push([corners[0], corners[k], corners[k + 1]]);
+                }
+                continue;
+            }
+            // every scalar must parse (the slow path reads them all)
+            if toks.len() < props.len() {
+                return None;
+            }
+            let mut vals = [0f64; 3];
+            for (k, p) in props.iter().enumerate() {
+                let PropertyType::Scalar(t) = &p.data_type else { return None };
+                let x = ascii_scalar(toks[k], t)?;
+                if let Some(j) = xyz.and_then(|xyz| xyz.iter().position(|&q| q == k)) {
+                    vals[j] = x;
+                }
+            }
+            if is_vertex {
+                vs.push(Vec3::new(vals[0] as f32, vals[1] as f32, vals[2] as f32));
+            }
+        }
+        if is_vertex {
+            vertices = Some(vs);
+        } else if is_face {
+            faces = Some(ts);
+        }
     }
     let vertices = vertices?;
     let indices = faces?;
