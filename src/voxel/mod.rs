@@ -40,6 +40,8 @@
 pub mod builtin;
 pub mod formats;
 pub mod grid;
+#[cfg(feature = "loaders")]
+pub mod load;
 pub mod mesh;
 pub mod solid;
 pub mod storage;
@@ -47,7 +49,7 @@ pub mod surface;
 pub mod tile;
 
 pub use grid::{Grid, MAX_RES};
-pub use mesh::{Mesh, MeshRef};
+pub use mesh::{LoadReport, Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 pub use tile::{voxelize_tile, Tile, TileIndex, TileVoxels};
 
