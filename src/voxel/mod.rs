@@ -49,7 +49,9 @@ pub mod surface;
 pub mod tile;
 
 pub use grid::{Grid, MAX_RES};
-pub use mesh::{LoadReport, Mesh, MeshRef};
+#[cfg(feature = "loaders")]
+pub use mesh::LoadReport;
+pub use mesh::{Mesh, MeshRef};
 pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 pub use tile::{voxelize_tile, Tile, TileIndex, TileVoxels};
 
