@@ -20,6 +20,9 @@
 //! axes `d × box axis` (the complete set for a segment against a box), with
 //! the box_box tie rule: an edge axis must beat the best face axis by more
 //! than [`OBB_EDGE_AXIS_BIAS`]` · |face depth|`; lowest index wins ties.
+//! The point is on B and `point + depth·normal` on A: for a cross axis the
+//! closest points of the segment and B's edge along that box axis, for a face
+//! axis the deepest point of the segment over the face.
 //!
 //! # Two points
 //! Only when the normal already is a face normal (see [`capsule_box`]): then
@@ -32,7 +35,7 @@
 //! manifolds do the same).
 
 use super::capsule_capsule::CAPSULE_PARALLEL_SIN;
-use super::util::{capsule_ok, clamp01, fallback, manifold2, margin_ok, unit_or};
+use super::util::{capsule_ok, clamp01, closest_segments, fallback, manifold2, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::lane::{Lane, LaneMask};
 use crate::math::V3;
@@ -71,8 +74,13 @@ const SORT6: [(usize, usize); 12] = [
 /// gap > 0: n = -Σ e_i·axis_i / gap, depth = r - gap, point = box point
 ///          c + Σ clamp(x_i)·axis_i
 /// gap = 0: SAT (face axes ±axis_k: depth = r + min(hi_k + h_k, h_k - lo_k);
-///          cross axes d × axis_k likewise), point = the capsule's support
-///          point along n moved back by depth (on B's supporting plane)
+///          cross axes d × axis_k likewise);
+///          cross axis: point = closest point of the segment on B's edge
+///          along axis_k farthest along -n, depth = r + overlap;
+///          face axis: point = the deeper end of the segment clipped to the
+///          face's side slabs, projected on the face, depth = r + its depth
+///          below the face (the SAT overlap when the support end is over the
+///          face)
 /// contact iff depth >= -margin
 /// two points when n is a face normal of the box (the closest box point is
 ///   inside a face, or the deep SAT chose a face axis), the capsule axis is
@@ -222,11 +230,27 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let use_edge = edge_depth.lt(face_depth - L::splat(OBB_EDGE_AXIS_BIAS) * face_depth.abs());
     let n_in = V3::select(use_edge, edge_n, face_n);
     let ov = L::select(use_edge, edge_depth, face_depth);
-    // the capsule's support point along n (the midpoint when d ⊥ n)
-    let sd = seg.dot(n_in);
-    let ts = L::select(sd.gt(zero), one, L::select(sd.lt(zero), zero, half));
-    let in_point = a.a + seg * ts - n_in * ov;
     let in_id = L::splat(81.0) + L::select(use_edge, edge_id, face_id);
+    // The deep point of a cross axis `d × axis_k` is the closest point of
+    // the axis segment and B's edge along `axis_k` farthest along `-n` (the
+    // edge–edge point of box_box): the two points differ by `ov` along `n`,
+    // so `position + depth·n` is on A. (The capsule's support point along n
+    // would not do: `d ⊥ n`, so which end supports is decided by rounding, and
+    // moved back by `ov` it lands on B's supporting plane, up to the segment's
+    // length away from the box.)
+    let cross_deep = inside & use_edge;
+    let mut edge_point = b.center;
+    if cross_deep.any() {
+        let mut e_mid = b.center;
+        let mut e_dir = V3::splat(zero);
+        for i in 0..3 {
+            let along = edge_id.eq(L::splat(6.0 + i as f32));
+            let side = L::select(ax[i].dot(n_in).gt(zero), -h[i], h[i]);
+            e_mid += ax[i] * L::select(along, zero, side);
+            e_dir += ax[i] * L::select(along, h[i], zero);
+        }
+        edge_point = closest_segments(a.a, a.b, e_mid - e_dir, e_mid + e_dir).point2;
+    }
 
     let n = V3::select(inside, n_in, n_out);
     let depth = L::select(inside, a.radius + ov, a.radius - gap);
@@ -234,7 +258,6 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     if hit.none() {
         return Manifold::empty();
     }
-    let position = V3::select(inside, in_point, q);
     let id = L::select(inside, in_id, out_id);
 
     // Two points: the capsule lying along a face.
@@ -275,6 +298,19 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     };
     let (q0, d0) = face_point(t0);
     let (q1, d1) = face_point(t1);
+    // The deep point of a face axis: the deeper end of the segment clipped to
+    // the face's side slabs (non-empty: the segment meets the box), projected
+    // on the face, with its own depth. That is the capsule's support point
+    // moved back onto the face when the support lies over the face; when it
+    // lies beyond a side of the box, the SAT overlap along `n` overstates the
+    // depth any point of B reaches, and a point moved back by it would be off
+    // B.
+    let deeper_end = d1.gt(d0);
+    let face_deep_point = V3::select(deeper_end, q1, q0);
+    let face_deep_depth = L::select(deeper_end, d1, d0);
+    let face_deep = inside.and_not(use_edge);
+    let position = V3::select(inside, V3::select(use_edge, edge_point, face_deep_point), q);
+    let depth = L::select(face_deep, face_deep_depth, depth);
     // the normal is a face normal: the closest box point is on a face's
     // interior (one axis out of its slab), or a deep face axis won
     let face_normal = L::select(inside, L::select(use_edge, zero, one), out_axes).eq(one);
