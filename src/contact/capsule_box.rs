@@ -7,12 +7,10 @@
 //! (up to rounding), not by treating the segment as a flat box: in the box's
 //! frame the squared distance of `p(t) = p0 + t·d` to the box is the convex,
 //! piecewise quadratic `f(t) = Σ_i (x_i(t) - clamp(x_i(t), -h_i, h_i))²`,
-//! whose pieces change only where some `x_i(t) = ±h_i` (6 breakpoints). The
-//! breakpoints are sorted (a 12-comparator network) and on each of the 7
-//! pieces the quadratic's minimiser, clamped to the piece, is a candidate; the
-//! best candidate is the global minimiser (a convex function restricted to the
-//! piece holding its minimiser is that piece's quadratic). Every lane does the
-//! same fixed work. This gives the right normal near box edges and corners: a
+//! minimised piece by piece between its 6 breakpoints `x_i(t) = ±h_i` (see
+//! `segment_box_param` in `src/contact/closest_pair.rs`, shared with the
+//! box–box and box–triangle closest pairs). Every lane does the same fixed
+//! work. This gives the right normal near box edges and corners: a
 //! capsule near a corner that is separated reports a positive gap.
 //!
 //! When the segment meets the box (distance 0) the capsule is deep: the normal
@@ -35,7 +33,8 @@
 //! manifolds do the same).
 
 use super::capsule_capsule::CAPSULE_PARALLEL_SIN;
-use super::util::{capsule_ok, clamp01, closest_segments, fallback, manifold2, margin_ok, unit_or};
+use super::closest_pair::segment_box_param;
+use super::util::{capsule_ok, closest_segments, fallback, manifold2, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::lane::{Lane, LaneMask};
 use crate::math::V3;
@@ -45,23 +44,6 @@ use crate::shapes::{Capsule, Obb};
 /// Base of the two-point (capsule lying on a face) feature ids:
 /// `CAPSULE_FACE_ID_BASE + 2·face + end`.
 pub const CAPSULE_FACE_ID_BASE: f32 = 128.0;
-
-/// Sorting network for 6 values (12 comparators; checked exhaustively with the
-/// 0-1 principle).
-const SORT6: [(usize, usize); 12] = [
-    (0, 5),
-    (1, 3),
-    (2, 4),
-    (1, 2),
-    (3, 4),
-    (0, 3),
-    (2, 5),
-    (0, 1),
-    (2, 3),
-    (4, 5),
-    (1, 2),
-    (3, 4),
-];
 
 /// Contact of capsule `a` and box `b` with speculative `margin` (the method
 /// is described at the top of `src/contact/capsule_box.rs`; see the
@@ -111,7 +93,6 @@ const SORT6: [(usize, usize); 12] = [
 pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
-    let half = L::splat(0.5);
     let inf = L::splat(f32::INFINITY);
     let valid = capsule_ok(a) & b.is_valid() & margin_ok(margin);
     let ax = b.axes;
@@ -122,55 +103,7 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let d = [seg.dot(ax[0]), seg.dot(ax[1]), seg.dot(ax[2])];
     let x_at = |i: usize, t: L| p[i] + t * d[i];
     let clamp_h = |i: usize, x: L| x.max(-h[i]).min(h[i]);
-    let f_at = |t: L| {
-        let mut f = zero;
-        for i in 0..3 {
-            let x = x_at(i, t);
-            let e = x - clamp_h(i, x);
-            f = f + e * e;
-        }
-        f
-    };
-
-    // Breakpoints x_i(t) = ±h_i in [0, 1] (d_i = 0 gives ±∞ or NaN -> 0 or 1,
-    // a harmless extra knot), sorted.
-    let mut k = [zero; 6];
-    for i in 0..3 {
-        let inv = one / d[i];
-        k[2 * i] = clamp01((-h[i] - p[i]) * inv);
-        k[2 * i + 1] = clamp01((h[i] - p[i]) * inv);
-    }
-    for (i, j) in SORT6 {
-        let (lo, hi) = (k[i].min(k[j]), k[i].max(k[j]));
-        k[i] = lo;
-        k[j] = hi;
-    }
-    let knots = [zero, k[0], k[1], k[2], k[3], k[4], k[5], one];
-    let mut best = inf;
-    let mut t_best = zero;
-    for w in knots.windows(2) {
-        let (lo, hi) = (w[0], w[1]);
-        let mid = (lo + hi) * half;
-        let mut num = zero;
-        let mut den = zero;
-        for i in 0..3 {
-            let x = x_at(i, mid);
-            let above = x.gt(h[i]);
-            let below = x.lt(-h[i]);
-            let target = L::select(above, h[i], -h[i]);
-            let active = above | below;
-            num = num + L::select(active, d[i] * (target - p[i]), zero);
-            den = den + L::select(active, d[i] * d[i], zero);
-        }
-        // no active axis: the piece lies inside the box; its midpoint (just
-        // classified inside, so f(mid) is exactly 0) rather than a knot,
-        // where rounding can put x_i a hair outside
-        let t = L::select(den.gt(zero), num / den, mid).max(lo).min(hi);
-        let f = f_at(t);
-        let take = f.lt(best);
-        best = L::select(take, f, best);
-        t_best = L::select(take, t, t_best);
-    }
+    let (t_best, _) = segment_box_param(p, d, h);
 
     // Outside: the closest points.
     let mut excess = V3::splat(zero);
