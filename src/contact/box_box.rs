@@ -17,12 +17,13 @@
 //! allowance on edge axes instead of world-space cross products: the axis of
 //! least overlap, where an edge
 //! axis must beat the best face axis by more than
-//! [`OBB_EDGE_AXIS_BIAS`]` · |face depth| + `[`FACE_AXIS_ABS_TOL`]` · (max h_A
-//! + max h_B)` (the relative tolerance of Box2D's `k_relativeTol`, ODE's
-//! fudge factor, plus an absolute one as Box2D v3's `0.1·b2_linearSlop`, so
-//! that the preference does not vanish at exact touching), so resting stacks
-//! keep a face normal and a stable manifold instead of flipping to a
-//! near-equivalent edge axis. Among face axes, A's win ties (lowest index).
+//! [`OBB_EDGE_AXIS_BIAS`]` · |face depth|` plus
+//! [`FACE_AXIS_ABS_TOL`]` · (max h_A + max h_B)` (the relative tolerance of
+//! Box2D's `k_relativeTol`, ODE's fudge factor, and an absolute one as Box2D
+//! v3's `0.1·b2_linearSlop`, so that the preference does not vanish at exact
+//! touching), so resting stacks keep a face normal and a stable manifold
+//! instead of flipping to a near-equivalent edge axis. Among face axes, A's
+//! win ties (lowest index).
 //!
 //! # Speculative margin
 //! A lane gets a manifold when the SAT gap along the chosen axis is at most

@@ -99,9 +99,9 @@ pub(super) fn segment_box_param<L: Lane>(p: [L; 3], d: [L; 3], h: [L; 3]) -> (L,
     let x_at = |i: usize, t: L| p[i] + t * d[i];
     let f_at = |t: L| {
         let mut f = zero;
-        for i in 0..3 {
+        for (i, &hi) in h.iter().enumerate() {
             let x = x_at(i, t);
-            let e = x - x.max(-h[i]).min(h[i]);
+            let e = x - x.max(-hi).min(hi);
             f = f + e * e;
         }
         f
@@ -219,8 +219,8 @@ fn segment_box<L: Lane>(o: &Obb<L>, s: V3<L>, d: V3<L>) -> (V3<L>, V3<L>, L) {
 fn vertex<L: Lane>(o: &Obb<L>, v: usize) -> V3<L> {
     let h = [o.half.x, o.half.y, o.half.z];
     let mut p = o.center;
-    for i in 0..3 {
-        p += o.axes[i] * if v >> i & 1 == 1 { -h[i] } else { h[i] };
+    for (i, (&axis, &hi)) in o.axes.iter().zip(&h).enumerate() {
+        p += axis * if v >> i & 1 == 1 { -hi } else { hi };
     }
     p
 }
