@@ -17,22 +17,29 @@
 //! allowance on edge axes instead of world-space cross products: the axis of
 //! least overlap, where an edge
 //! axis must beat the best face axis by more than
-//! [`OBB_EDGE_AXIS_BIAS`]` · |face depth|`
-//! (the relative tolerance of Box2D's `k_relativeTol`, ODE's fudge factor), so
-//! resting stacks keep a face normal and a stable manifold instead of flipping
-//! to a near-equivalent edge axis. Among face axes, A's win ties (lowest index).
+//! [`OBB_EDGE_AXIS_BIAS`]` · |face depth|` plus
+//! [`FACE_AXIS_ABS_TOL`]` · (max h_A + max h_B)` (the relative tolerance of
+//! Box2D's `k_relativeTol`, ODE's fudge factor, and an absolute one as Box2D
+//! v3's `0.1·b2_linearSlop`, so that the preference does not vanish at exact
+//! touching), so resting stacks keep a face normal and a stable manifold
+//! instead of flipping to a near-equivalent edge axis. Among face axes, A's
+//! win ties (lowest index).
 //!
 //! # Speculative margin
-//! A lane reports a contact when the SAT gap along the chosen axis is at most
+//! A lane gets a manifold when the SAT gap along the chosen axis is at most
 //! `margin` (`depth >= -margin`). The SAT gap is a lower bound on the distance
 //! (equal to it for face–face and edge–edge configurations), so a pair at most
-//! `margin` apart always gets a contact (never a miss), and a pair farther
-//! apart diagonally may also get one, up to `√3·(1 + 2^-7)·margin` (a vertex
-//! facing a vertex along the diagonal; see the [margin contract](super)), as
-//! in bepu.
+//! `margin` apart always gets a contact (never a miss).
 //! Face-clipped points deeper than `-margin` are kept; if clipping leaves
 //! none (a strongly tilted box near the reference face's rim), the incident
 //! box's support vertex is reported alone, whose depth is the SAT depth.
+//! A speculative or touching manifold whose deepest point is not a closest
+//! pair of the boxes (clipping dropped the support vertex, the lone support
+//! vertex is off A along the normal, an edge–edge pair was clamped, or the
+//! pair is farther apart diagonally than along any SAT axis) is replaced by
+//! the exact closest pair, or dropped when that is beyond the margin
+//! (`src/contact/closest_pair.rs`): every point lies on both boxes and the
+//! deepest speculative depth is minus the distance.
 //!
 //! # Feature ids
 //! Face contacts: `(ref_face · 6 + inc_face) · 32 + local`, where `ref_face`
@@ -41,8 +48,9 @@
 //! names the point: `0..4` incident vertex `k`, `4 + 4k + s` incident edge `k`
 //! crossing reference side `s` (`+u, -u, +v, -v`), `20 + m` reference corner
 //! `m`, `24 + v` the fallback support vertex. Edge contacts:
-//! `4096 + 16·edge_A + edge_B` with `edge = 4·axis + sign bits`. Ids depend only
-//! on features, so they are stable under small motions.
+//! `4096 + 16·edge_A + edge_B` with `edge = 4·axis + sign bits`. A replaced
+//! speculative manifold: [`BOX_BOX_CLOSEST_ID_BASE`]` + f` (`8192..8212`). Ids
+//! depend only on features, so they are stable under small motions.
 //!
 //! # Batches
 //! [`box_box_packs`] tests a slice of packs with the same results as
@@ -50,6 +58,8 @@
 //! dense packs between the SAT and the clipping (the pipeline and the benches
 //! use it).
 
+pub use super::closest_pair::BOX_BOX_CLOSEST_ID_BASE;
+use super::closest_pair::{box_box_closest, keep_closest_pair};
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::overlap::{ObbContact, OBB_EDGE_AXIS_BIAS};
 use crate::pack::LanePod;
@@ -229,23 +239,63 @@ pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
 /// the fallback runs only for packs that hold one.
 #[inline(always)]
 fn sat_with_fallback<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> ObbContact<L> {
-    let (fast, unsure) = rotation_matrix_sat(a, b, margin);
+    let (fast, unsure, face) = rotation_matrix_sat(a, b, margin);
     if unsure.none() {
         return fast;
     }
     let exact = crate::overlap::obb_obb_contact(a, b);
+    // `obb_obb_contact` has only the relative face bias: its edge axis
+    // replaces the best face here only by more than the face tolerance
+    let edge_wins = exact.depth.lt(face.depth - face_tolerance(a, b, face.depth));
+    let keep_face = unsure & exact.axis.ge(L::splat(6.0)) & !edge_wins;
+    let take_exact = unsure.and_not(keep_face);
     ObbContact {
         hit: (unsure & exact.hit) | fast.hit.and_not(unsure),
-        axis: L::select(unsure, exact.axis, fast.axis),
-        normal: V3::select(unsure, exact.normal, fast.normal),
-        depth: L::select(unsure, exact.depth, fast.depth),
+        axis: L::select(take_exact, exact.axis, L::select(keep_face, face.axis, fast.axis)),
+        normal: V3::select(
+            take_exact,
+            exact.normal,
+            V3::select(keep_face, face.normal, fast.normal),
+        ),
+        depth: L::select(take_exact, exact.depth, L::select(keep_face, face.depth, fast.depth)),
     }
+}
+
+/// Absolute part of the face preference, per unit of `max h_A + max h_B`
+/// (`2^-12`). A relative bias alone (`OBB_EDGE_AXIS_BIAS · |face depth|`)
+/// vanishes for boxes resting at exact touching, where a near-equivalent edge
+/// axis of a stack (`A_x × B_z ≈ ±A_y` for a small twist) then wins or loses
+/// by rounding and the manifold flips between four face points and one edge
+/// point. Box2D v3 (`b2CollidePolygons`) prefers A's face unless B's
+/// separation is larger by `0.1·b2_linearSlop`, an absolute tolerance of
+/// about `5·10^-4` of a metre-sized body; this is the scale-free analogue.
+pub const FACE_AXIS_ABS_TOL: f32 = 1.0 / 4096.0;
+
+/// How much an edge axis must beat the best face depth `face_depth` by:
+/// `OBB_EDGE_AXIS_BIAS·|face_depth| + FACE_AXIS_ABS_TOL·(max h_A + max h_B)`.
+#[inline(always)]
+pub(super) fn face_tolerance<L: Lane>(a: &Obb<L>, b: &Obb<L>, face_depth: L) -> L {
+    let size = a.half.max_element() + b.half.max_element();
+    L::splat(OBB_EDGE_AXIS_BIAS) * face_depth.abs() + L::splat(FACE_AXIS_ABS_TOL) * size
+}
+
+/// The best face axis of [`rotation_matrix_sat`] (axis index, unit normal
+/// from A to B, depth).
+#[derive(Clone, Copy)]
+struct FaceAxis<L: Lane> {
+    axis: L,
+    normal: V3<L>,
+    depth: L,
 }
 
 /// The rotation-matrix SAT of [`box_box_sat`], and the lanes whose contact
 /// decision at `margin` is not certain (see [`sat_with_fallback`]).
 #[inline(always)]
-fn rotation_matrix_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> (ObbContact<L>, L::Mask) {
+fn rotation_matrix_sat<L: Lane>(
+    a: &Obb<L>,
+    b: &Obb<L>,
+    margin: L,
+) -> (ObbContact<L>, L::Mask, FaceAxis<L>) {
     let valid = a.is_valid() & b.is_valid();
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
     let inf = L::splat(f32::INFINITY);
@@ -314,8 +364,8 @@ fn rotation_matrix_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> (ObbContac
         }
     }
     let e_depth = e_o / e_len;
-    // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
-    let use_edge = e_depth.lt(f_o - L::splat(OBB_EDGE_AXIS_BIAS) * f_o.abs());
+    // if (edge.depth < face.depth - face_tolerance) use the edge axis;
+    let use_edge = e_depth.lt(f_o - face_tolerance(a, b, f_o));
     let depth = L::select(use_edge, e_depth, f_o);
     let axis = L::select(use_edge, e_k, f_k);
     let tl = L::select(use_edge, e_tl, f_tl);
@@ -334,15 +384,22 @@ fn rotation_matrix_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> (ObbContac
     // normal = L/|L|, flipped to point from A to B (t·L >= 0)
     let s = L::select(tl.lt(zero), L::splat(-1.0), one) / l.length();
     let normal = l * s;
+    let face = FaceAxis {
+        axis: f_k,
+        normal: face_l * L::select(f_tl.lt(zero), L::splat(-1.0), one),
+        depth: f_o,
+    };
     let contact = ObbContact {
-        hit: valid & depth.ge(zero),
+        // the least overlap, not the chosen one: the face tolerance may keep
+        // a face whose overlap is >= 0 while an edge axis separates
+        hit: valid & f_o.min(e_depth).ge(zero),
         axis: L::select(valid, axis, nan),
         normal: V3::select(valid, normal, V3::splat(nan)),
         depth: L::select(valid, depth, nan),
     };
     // a lane reported separated is certain (edge overlaps are never below
     // exact); one reported within the margin may owe it to an allowance
-    (contact, unsure & valid & depth.ge(-margin))
+    (contact, unsure & valid & depth.ge(-margin), face)
 }
 
 /// Box–box contact manifold (see the [module docs](self) and the
@@ -504,7 +561,7 @@ impl<L: LanePod> Stage<L> {
             let need = lanes_below::<L>(self.n);
             face_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
         } else {
-            edge_manifold(&self.a, &self.b, self.axis, self.normal)
+            edge_manifold(&self.a, &self.b, self.axis, self.normal, self.margin)
         };
         for (k, &(c, j)) in self.dst[..self.n].iter().enumerate() {
             copy_lane::<L, _>(&mut out[c as usize], j as usize, &m, k);
@@ -561,7 +618,7 @@ fn finish<L: Lane>(
         out = face_manifold(a, b, sat.axis, sat.normal, margin, face);
     }
     if edge.any() {
-        let e = edge_manifold(a, b, sat.axis, sat.normal);
+        let e = edge_manifold(a, b, sat.axis, sat.normal, margin);
         out = select_manifold(edge, &e, &out);
     }
     select_manifold(face | edge, &out, &empty)
@@ -825,7 +882,9 @@ fn face_manifold<L: Lane>(
         corners[3],
     ];
     let mut chosen = reduce4(&cand);
-    // The incident box's support vertex along -n, the only point of a lane
+    // The incident box's support vertex along -n: its depth is the SAT depth
+    // along n (checked against the deepest point by `keep_closest_pair`), and
+    // it is the only point of a lane
     // whose clipping left nothing (its depth is the SAT depth). Patched in
     // only when some lane of `need` has no candidate (rare: speculative rim
     // pairs), so it is not a 13th candidate in every reduction pass.
@@ -833,9 +892,10 @@ fn face_manifold<L: Lane>(
     for c in &cand {
         any = any | c.valid;
     }
+    let sv = inc_f.support;
+    let sv_depth = -(rel(sv).dot(n));
     if need.and_not(any).any() {
-        let sv = inc_f.support;
-        let (svx, svy, sv_depth) = (rel(sv).dot(u), rel(sv).dot(v), -(rel(sv).dot(n)));
+        let (svx, svy) = (rel(sv).dot(u), rel(sv).dot(v));
         // When B is the reference box, the reported point must lie on B: clamp
         // the vertex's projection into the reference face (the pair is then not
         // a true face contact; the depth stays the SAT depth, a lower bound of
@@ -852,10 +912,11 @@ fn face_manifold<L: Lane>(
     }
     // the point on B: the incident point itself when A is the reference box,
     // else its projection on the reference face
-    manifold_of_chosen(&chosen, normal, id_base, |c| {
+    let m = manifold_of_chosen(&chosen, normal, id_base, |c| {
         let on_ref = c_r + u * c.x + v * c.y;
         V3::select(ref_is_a, on_ref - n * c.depth, on_ref)
-    })
+    });
+    keep_closest_pair(m, a, sv_depth, margin, BOX_BOX_CLOSEST_ID_BASE, || box_box_closest(a, b))
 }
 
 /// The manifold of the candidates reduced to at most 4 (see [`reduce4`]),
@@ -1008,7 +1069,13 @@ pub(super) fn support_edge<L: Lane>(o: &Obb<L>, dir: V3<L>, e: L) -> (V3<L>, V3<
 /// Manifold for an edge axis `axis = 6 + 3i + j` (edge of A along `A_i`, of B
 /// along `B_j`): one point at the closest points of the two support edges.
 #[inline(always)]
-fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Manifold<L> {
+fn edge_manifold<L: Lane>(
+    a: &Obb<L>,
+    b: &Obb<L>,
+    axis: L,
+    normal: V3<L>,
+    margin: L,
+) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let k = axis - L::splat(6.0);
@@ -1036,13 +1103,16 @@ fn edge_manifold<L: Lane>(a: &Obb<L>, b: &Obb<L>, axis: L, normal: V3<L>) -> Man
     let s = L::select(aa.gt(zero), clamp((bb * t - c) / aa, ha), zero);
     let qa = pa + da * s;
     let qb = pb + db * t;
+    let depth = (qa - qb).dot(normal);
     let mut m = Manifold::empty();
     m.normal = normal;
     m.count = one;
     m.points[0] = ContactPoint {
         position: qb,
-        depth: (qa - qb).dot(normal),
+        depth,
         feature_id: L::splat(EDGE_EDGE_ID_BASE) + ida * L::splat(16.0) + idb,
     };
-    m
+    // the support edges' gap along the normal is the SAT gap: only a point
+    // pair clamped to an edge's end (not along the normal) is replaced
+    keep_closest_pair(m, a, depth, margin, BOX_BOX_CLOSEST_ID_BASE, || box_box_closest(a, b))
 }

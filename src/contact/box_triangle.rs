@@ -21,11 +21,12 @@
 //! the axis length; on the triangle normal only `-N` is used (the box is in
 //! front, see below). The chosen axis has the least depth, **favouring
 //! faces**: a box axis must beat the triangle normal by more than
-//! [`OBB_EDGE_AXIS_BIAS`]` · |depth|` (the lowest box axis on equal depths),
-//! and an edge axis the best face axis by the same relative bias (as
-//! [`obb_obb_contact`](crate::overlap::obb_obb_contact)), so a box resting on
-//! a mesh keeps the triangle's exact normal instead of flickering to a box
-//! axis rounded a few ulps differently. Cross products of (nearly) parallel
+//! [`OBB_EDGE_AXIS_BIAS`]` · |depth| + 2·`[`FACE_AXIS_ABS_TOL`]` · max h`
+//! (the lowest box axis on equal depths), and an edge axis the best face
+//! axis by the same tolerance (as [`box_box`](fn@super::box_box), whose
+//! absolute part keeps it from vanishing at exact touching), so a box
+//! resting on a mesh keeps the triangle's exact normal instead of
+//! flickering to a box axis or an edge axis rounded a few ulps differently. Cross products of (nearly) parallel
 //! edges are skipped ([`is_noise_axis`]).
 //!
 //! # One-sided rule, degenerate triangles
@@ -38,11 +39,13 @@
 //! # Speculative margin
 //! As in [`box_box`](fn@super::box_box): contact when the depth on the chosen
 //! axis is `>= -margin` (the SAT gap is a lower bound of the distance, so no
-//! pair within the margin is missed, and pairs up to `√3·(1 + 2^-7)·margin`
-//! apart may get a speculative contact: the [margin contract](super));
-//! clipped points deeper than `-margin`
+//! pair within the margin is missed); clipped points deeper than `-margin`
 //! are kept, and if clipping leaves none the incident shape's support point
-//! is reported alone with the SAT depth.
+//! is reported alone with the SAT depth. A speculative or touching manifold
+//! whose deepest point is not a closest pair of the two shapes is then
+//! replaced by the exact closest pair, or dropped beyond the margin
+//! (`src/contact/closest_pair.rs`), so every point lies on both shapes and
+//! the deepest depth is minus the distance.
 //!
 //! # Manifolds
 //! - Triangle normal: reference = the triangle, incident = the box face most
@@ -70,11 +73,16 @@
 //!   triangle vertex — ids `192..384`.
 //! - Edge: [`EDGE_ID_BASE`]` + 6·box_edge + t`, `box_edge` as in box_box
 //!   (`0..12`), `t` triangle edge `0..3` or vertex `3..6` — ids `512..584`.
+//! - Closest pair (a replaced speculative manifold):
+//!   [`BOX_TRIANGLE_CLOSEST_ID_BASE`]` + f` — ids `1024..1035`.
 
+use super::box_box::FACE_AXIS_ABS_TOL;
 use super::box_box::{
     clip_edge_rect, incident_face, manifold_of, ref_face, select_manifold, support_edge, Candidate,
     FaceEdge,
 };
+pub use super::closest_pair::BOX_TRIANGLE_CLOSEST_ID_BASE;
+use super::closest_pair::{box_triangle_closest, keep_closest_pair};
 use super::util::{closest_segments, fallback, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::closest::closest_point_triangle;
@@ -160,8 +168,12 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
         box_axis = L::select(take, L::splat(1.0 + k as f32), box_axis);
         box_n = V3::select(take, sl / len, box_n);
     }
-    // if (!proper || box < tri - bias·|tri|) face = box axis else triangle normal
-    let use_box = !proper | box_depth.lt(tri_depth - bias * tri_depth.abs());
+    // Face tolerance `bias·|depth| + FACE_AXIS_ABS_TOL·2·max h` (box_box's
+    // for two boxes of this size: the relative part alone vanishes at exact
+    // touching, where rounding then picks the axis).
+    let abs_tol = L::splat(2.0 * FACE_AXIS_ABS_TOL) * a.half.max_element();
+    // if (!proper || box < tri - tolerance) face = box axis else triangle normal
+    let use_box = !proper | box_depth.lt(tri_depth - bias * tri_depth.abs() - abs_tol);
     let face_depth = L::select(use_box, box_depth, tri_depth);
     let face_axis = L::select(use_box, box_axis, zero);
     let face_n = V3::select(use_box, box_n, -nf);
@@ -182,8 +194,8 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
             edge_len = L::select(take, len, edge_len);
         }
     }
-    // if (edge < face - bias·|face|) use the edge axis;
-    let use_edge = edge_depth.lt(face_depth - bias * face_depth.abs());
+    // if (edge < face - tolerance) use the edge axis;
+    let use_edge = edge_depth.lt(face_depth - bias * face_depth.abs() - abs_tol);
     let depth = L::select(use_edge, edge_depth, face_depth);
     let axis = L::select(use_edge, edge_axis, face_axis);
     let normal = V3::select(use_edge, edge_l / edge_len, face_n);
@@ -209,7 +221,12 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
         let m = edge_manifold(a, b, axis, normal);
         out = select_manifold(on_edge, &m, &out);
     }
-    select_manifold(hit, &out, &empty)
+    let out = select_manifold(hit, &out, &empty);
+    // a speculative or touching manifold must hold a closest pair (see
+    // `src/contact/closest_pair.rs`); `depth` is the SAT depth along `normal`
+    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, || {
+        box_triangle_closest(a, b)
+    })
 }
 
 /// Inward normals `N × e_j` of the triangle's edge side planes (unnormalised):

@@ -7,12 +7,10 @@
 //! (up to rounding), not by treating the segment as a flat box: in the box's
 //! frame the squared distance of `p(t) = p0 + t·d` to the box is the convex,
 //! piecewise quadratic `f(t) = Σ_i (x_i(t) - clamp(x_i(t), -h_i, h_i))²`,
-//! whose pieces change only where some `x_i(t) = ±h_i` (6 breakpoints). The
-//! breakpoints are sorted (a 12-comparator network) and on each of the 7
-//! pieces the quadratic's minimiser, clamped to the piece, is a candidate; the
-//! best candidate is the global minimiser (a convex function restricted to the
-//! piece holding its minimiser is that piece's quadratic). Every lane does the
-//! same fixed work. This gives the right normal near box edges and corners: a
+//! minimised piece by piece between its 6 breakpoints `x_i(t) = ±h_i` (see
+//! `segment_box_param` in `src/contact/closest_pair.rs`, shared with the
+//! box–box and box–triangle closest pairs). Every lane does the same fixed
+//! work. This gives the right normal near box edges and corners: a
 //! capsule near a corner that is separated reports a positive gap.
 //!
 //! When the segment meets the box (distance 0) the capsule is deep: the normal
@@ -20,6 +18,9 @@
 //! axes `d × box axis` (the complete set for a segment against a box), with
 //! the box_box tie rule: an edge axis must beat the best face axis by more
 //! than [`OBB_EDGE_AXIS_BIAS`]` · |face depth|`; lowest index wins ties.
+//! The point is on B and `point + depth·normal` on A: for a cross axis the
+//! closest points of the segment and B's edge along that box axis, for a face
+//! axis the deepest point of the segment over the face.
 //!
 //! # Two points
 //! Only when the normal already is a face normal (see [`capsule_box`]): then
@@ -32,7 +33,8 @@
 //! manifolds do the same).
 
 use super::capsule_capsule::CAPSULE_PARALLEL_SIN;
-use super::util::{capsule_ok, clamp01, fallback, manifold2, margin_ok, unit_or};
+use super::closest_pair::segment_box_param;
+use super::util::{capsule_ok, closest_segments, fallback, manifold2, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::lane::{Lane, LaneMask};
 use crate::math::V3;
@@ -42,23 +44,6 @@ use crate::shapes::{Capsule, Obb};
 /// Base of the two-point (capsule lying on a face) feature ids:
 /// `CAPSULE_FACE_ID_BASE + 2·face + end`.
 pub const CAPSULE_FACE_ID_BASE: f32 = 128.0;
-
-/// Sorting network for 6 values (12 comparators; checked exhaustively with the
-/// 0-1 principle).
-const SORT6: [(usize, usize); 12] = [
-    (0, 5),
-    (1, 3),
-    (2, 4),
-    (1, 2),
-    (3, 4),
-    (0, 3),
-    (2, 5),
-    (0, 1),
-    (2, 3),
-    (4, 5),
-    (1, 2),
-    (3, 4),
-];
 
 /// Contact of capsule `a` and box `b` with speculative `margin` (the method
 /// is described at the top of `src/contact/capsule_box.rs`; see the
@@ -71,8 +56,13 @@ const SORT6: [(usize, usize); 12] = [
 /// gap > 0: n = -Σ e_i·axis_i / gap, depth = r - gap, point = box point
 ///          c + Σ clamp(x_i)·axis_i
 /// gap = 0: SAT (face axes ±axis_k: depth = r + min(hi_k + h_k, h_k - lo_k);
-///          cross axes d × axis_k likewise), point = the capsule's support
-///          point along n moved back by depth (on B's supporting plane)
+///          cross axes d × axis_k likewise);
+///          cross axis: point = closest point of the segment on B's edge
+///          along axis_k farthest along -n, depth = r + overlap;
+///          face axis: point = the deeper end of the segment clipped to the
+///          face's side slabs, projected on the face, depth = r + its depth
+///          below the face (the SAT overlap when the support end is over the
+///          face)
 /// contact iff depth >= -margin
 /// two points when n is a face normal of the box (the closest box point is
 ///   inside a face, or the deep SAT chose a face axis), the capsule axis is
@@ -103,7 +93,6 @@ const SORT6: [(usize, usize); 12] = [
 pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
-    let half = L::splat(0.5);
     let inf = L::splat(f32::INFINITY);
     let valid = capsule_ok(a) & b.is_valid() & margin_ok(margin);
     let ax = b.axes;
@@ -114,55 +103,7 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let d = [seg.dot(ax[0]), seg.dot(ax[1]), seg.dot(ax[2])];
     let x_at = |i: usize, t: L| p[i] + t * d[i];
     let clamp_h = |i: usize, x: L| x.max(-h[i]).min(h[i]);
-    let f_at = |t: L| {
-        let mut f = zero;
-        for i in 0..3 {
-            let x = x_at(i, t);
-            let e = x - clamp_h(i, x);
-            f = f + e * e;
-        }
-        f
-    };
-
-    // Breakpoints x_i(t) = ±h_i in [0, 1] (d_i = 0 gives ±∞ or NaN -> 0 or 1,
-    // a harmless extra knot), sorted.
-    let mut k = [zero; 6];
-    for i in 0..3 {
-        let inv = one / d[i];
-        k[2 * i] = clamp01((-h[i] - p[i]) * inv);
-        k[2 * i + 1] = clamp01((h[i] - p[i]) * inv);
-    }
-    for (i, j) in SORT6 {
-        let (lo, hi) = (k[i].min(k[j]), k[i].max(k[j]));
-        k[i] = lo;
-        k[j] = hi;
-    }
-    let knots = [zero, k[0], k[1], k[2], k[3], k[4], k[5], one];
-    let mut best = inf;
-    let mut t_best = zero;
-    for w in knots.windows(2) {
-        let (lo, hi) = (w[0], w[1]);
-        let mid = (lo + hi) * half;
-        let mut num = zero;
-        let mut den = zero;
-        for i in 0..3 {
-            let x = x_at(i, mid);
-            let above = x.gt(h[i]);
-            let below = x.lt(-h[i]);
-            let target = L::select(above, h[i], -h[i]);
-            let active = above | below;
-            num = num + L::select(active, d[i] * (target - p[i]), zero);
-            den = den + L::select(active, d[i] * d[i], zero);
-        }
-        // no active axis: the piece lies inside the box; its midpoint (just
-        // classified inside, so f(mid) is exactly 0) rather than a knot,
-        // where rounding can put x_i a hair outside
-        let t = L::select(den.gt(zero), num / den, mid).max(lo).min(hi);
-        let f = f_at(t);
-        let take = f.lt(best);
-        best = L::select(take, f, best);
-        t_best = L::select(take, t, t_best);
-    }
+    let (t_best, _) = segment_box_param(p, d, h);
 
     // Outside: the closest points.
     let mut excess = V3::splat(zero);
@@ -222,11 +163,27 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let use_edge = edge_depth.lt(face_depth - L::splat(OBB_EDGE_AXIS_BIAS) * face_depth.abs());
     let n_in = V3::select(use_edge, edge_n, face_n);
     let ov = L::select(use_edge, edge_depth, face_depth);
-    // the capsule's support point along n (the midpoint when d ⊥ n)
-    let sd = seg.dot(n_in);
-    let ts = L::select(sd.gt(zero), one, L::select(sd.lt(zero), zero, half));
-    let in_point = a.a + seg * ts - n_in * ov;
     let in_id = L::splat(81.0) + L::select(use_edge, edge_id, face_id);
+    // The deep point of a cross axis `d × axis_k` is the closest point of
+    // the axis segment and B's edge along `axis_k` farthest along `-n` (the
+    // edge–edge point of box_box): the two points differ by `ov` along `n`,
+    // so `position + depth·n` is on A. (The capsule's support point along n
+    // would not do: `d ⊥ n`, so which end supports is decided by rounding, and
+    // moved back by `ov` it lands on B's supporting plane, up to the segment's
+    // length away from the box.)
+    let cross_deep = inside & use_edge;
+    let mut edge_point = b.center;
+    if cross_deep.any() {
+        let mut e_mid = b.center;
+        let mut e_dir = V3::splat(zero);
+        for i in 0..3 {
+            let along = edge_id.eq(L::splat(6.0 + i as f32));
+            let side = L::select(ax[i].dot(n_in).gt(zero), -h[i], h[i]);
+            e_mid += ax[i] * L::select(along, zero, side);
+            e_dir += ax[i] * L::select(along, h[i], zero);
+        }
+        edge_point = closest_segments(a.a, a.b, e_mid - e_dir, e_mid + e_dir).point2;
+    }
 
     let n = V3::select(inside, n_in, n_out);
     let depth = L::select(inside, a.radius + ov, a.radius - gap);
@@ -234,7 +191,6 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     if hit.none() {
         return Manifold::empty();
     }
-    let position = V3::select(inside, in_point, q);
     let id = L::select(inside, in_id, out_id);
 
     // Two points: the capsule lying along a face.
@@ -275,6 +231,19 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     };
     let (q0, d0) = face_point(t0);
     let (q1, d1) = face_point(t1);
+    // The deep point of a face axis: the deeper end of the segment clipped to
+    // the face's side slabs (non-empty: the segment meets the box), projected
+    // on the face, with its own depth. That is the capsule's support point
+    // moved back onto the face when the support lies over the face; when it
+    // lies beyond a side of the box, the SAT overlap along `n` overstates the
+    // depth any point of B reaches, and a point moved back by it would be off
+    // B.
+    let deeper_end = d1.gt(d0);
+    let face_deep_point = V3::select(deeper_end, q1, q0);
+    let face_deep_depth = L::select(deeper_end, d1, d0);
+    let face_deep = inside.and_not(use_edge);
+    let position = V3::select(inside, V3::select(use_edge, edge_point, face_deep_point), q);
+    let depth = L::select(face_deep, face_deep_depth, depth);
     // the normal is a face normal: the closest box point is on a face's
     // interior (one axis out of its slab), or a deep face axis won
     let face_normal = L::select(inside, L::select(use_edge, zero, one), out_axes).eq(one);

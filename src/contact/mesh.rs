@@ -31,8 +31,10 @@
 //!   `margin·(1 + b)` overlaps the triangle on all 13 axes, which (a complete
 //!   SAT set for a box and a triangle; the cross axes of parallel edges it
 //!   skips are covered by the face axes) means it intersects the triangle, so
-//!   the triangle meets that grown box's AABB (`tests/contact_mesh.rs` has a
-//!   triangle beyond `margin` that the box tester accepts).
+//!   the triangle meets that grown box's AABB. (Since a speculative box
+//!   manifold must also hold a closest pair, the box tester in fact accepts
+//!   only triangles within about `margin`; the growth stays a bound that does
+//!   not depend on that check.)
 //!
 //! In floating point each tester decides within a few ulps of these
 //! magnitudes, so the growth is `g = margin·(1 + 2b) + 2^-12·s`, with `s` the

@@ -26,15 +26,18 @@
 //!     [`capsule_triangle`] compute the distance (closest points) and report
 //!     exactly the pairs at most `margin` apart, up to the rounding of that
 //!     distance (a few ulps of the coordinates);
-//!   - **conservative**: [`box_box()`] and [`box_triangle()`] compare the
-//!     separation along their chosen SAT axis with the margin. That is a
-//!     lower bound of the distance, so pairs up to `√3·(1 + 2^-7)·margin`
-//!     apart may also get a (speculative, negative-depth) contact: the
-//!     direction of the distance lies in an octant of the box's axes, so some
-//!     SAT axis separates the pair by at least `distance/√3` (a box vertex
-//!     facing a vertex along the box's diagonal reaches it), and the face
-//!     bias lets a face axis decide whose separation is up to `2^-7` smaller
-//!     than an edge axis's.
+//!   - **SAT, then the distance**: [`box_box()`] and [`box_triangle()`]
+//!     compare the separation along their chosen SAT axis with the margin.
+//!     That is a lower bound of the distance, so no pair within the margin is
+//!     missed. A speculative or touching manifold whose deepest point is not
+//!     a closest pair of the two shapes (the SAT axis does not see the
+//!     closest features, e.g. a box vertex facing a vertex along the box's
+//!     diagonal, where every axis sees only `distance/√3`) is replaced by the
+//!     exact closest pair, or dropped when that is farther than the margin
+//!     (see `src/contact/closest_pair.rs`). So these report the pairs at most
+//!     `margin` apart too, up to a tolerance of `2^-18` of the coordinates'
+//!     and the box's magnitudes, and a speculative depth is minus the
+//!     distance.
 //!
 //!   The triangle testers are also one-sided (no contact from behind, see
 //!   each). Both sides are checked against exact distances:
@@ -56,6 +59,7 @@ pub mod box_triangle;
 mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
+mod closest_pair;
 pub mod mesh;
 pub mod pipeline;
 mod sphere_box;

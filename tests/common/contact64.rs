@@ -50,6 +50,19 @@ pub fn rot_axes(axis: D3, angle: f64) -> [Vec3; 3] {
 
 pub const I3: [Vec3; 3] = [Vec3::X, Vec3::Y, Vec3::Z];
 
+/// Box axes (the columns of the rotation matrix) of the quaternion
+/// `(x, y, z, w)`, normalised in f64 and rounded once.
+pub fn quat_axes(q: [f64; 4]) -> [Vec3; 3] {
+    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let [x, y, z, w] = q.map(|c| c / n);
+    let col = |c: D3| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
+    [
+        col([1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)]),
+        col([2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)]),
+        col([2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)]),
+    ]
+}
+
 pub fn obb(c: [f32; 3], axes: [Vec3; 3], h: [f32; 3]) -> Obb {
     Obb::new(Vec3::from_array(c), axes, Vec3::from_array(h))
 }
