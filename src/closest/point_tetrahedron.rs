@@ -64,8 +64,10 @@ fn closest_point_tetrahedron_scaled(p: Vec3, v: [Vec3; 4]) -> Vec3 {
     let (ab, ac, ad) = (b - a, c - a, d - a);
     let volume = ad.dot(ab.cross(ac));
     let perm = ad.abs().dot(cross_abs(ab.abs(), ac.abs()));
-    let noise = 8.0 * crate::UNIT_ROUNDOFF * perm + 7.174_648_7e-43; // 2^-140
-    let flat = !(volume.abs() > noise);
+    // f32::from_bits(512) = 2^-140, the floor for products that underflow
+    let noise = 8.0 * crate::UNIT_ROUNDOFF * perm + f32::from_bits(512);
+    // NaN (an overflowed volume, inputs beyond the coordinate range) is "may be 0"
+    let flat = volume.abs() <= noise || volume.is_nan();
     let faces = [(a, b, c), (a, c, d), (a, d, b), (b, d, c)];
     let mut outside = false;
     let mut best = p;

@@ -144,7 +144,7 @@ fn segment_segment_scaled(s1: &Segment, s2: &Segment) -> ClosestPair {
             let k = pow2_scale(a.max(e).max(b.abs()).max(c.abs()).max(f.abs()));
             let (as_, bs, cs, es, fs) = (a * k, b * k, c * k, e * k, f * k);
             let denom = as_ * es - bs * bs;
-            let parallel = exactly_parallel(d1, d2) || !(denom > 0.0);
+            let parallel = exactly_parallel(d1, d2) || denom <= 0.0 || denom.is_nan();
             let s0 = if parallel { 0.0 } else { clamp01((bs * fs - cs * es) / denom) };
             let t0 = (b * s0 + f) / e;
             if t0 < 0.0 {

@@ -64,6 +64,6 @@ pub fn sphere_sphere_conservative<L: Lane>(a: &Sphere<L>, b: &Sphere<L>) -> L::M
     let r = a.radius + b.radius;
     let (lhs, rhs) = (d.dot(d), r * r);
     let k = L::splat(16.0 * crate::UNIT_ROUNDOFF);
-    let floor = L::splat(7.174_648e-43); // 2^-140
+    let floor = L::splat(f32::from_bits(512)); // 2^-140
     lhs.le(rhs + k * (lhs + rhs) + floor) & a.is_valid() & b.is_valid()
 }
