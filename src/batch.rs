@@ -290,7 +290,7 @@ pub mod kernels {
     use crate::lane::Lane;
     use crate::math::V3;
     use crate::pack::{LanePod, Packable};
-    use crate::shapes::{pod_generic, Aabb, Obb, Ray, Sphere, Triangle};
+    use crate::shapes::{pod_generic, Aabb, Obb, Ray, Segment, Sphere, Triangle};
     use crate::{dynamic, overlap, ray};
 
     macro_rules! pair_kernel {
@@ -326,11 +326,17 @@ pub mod kernels {
         /// [`overlap::aabb_aabb`].
         AabbAabb, Aabb, Aabb, "aabb_aabb", overlap::aabb_aabb);
     pair_kernel!(
+        /// [`overlap::aabb_aabb_conservative`] (the exact test: it rounds nothing).
+        AabbAabbConservative, Aabb, Aabb, "aabb_aabb_conservative", overlap::aabb_aabb_conservative);
+    pair_kernel!(
         /// [`overlap::sphere_triangle`].
         SphereTriangle, Sphere, Triangle, "sphere_triangle", overlap::sphere_triangle);
     pair_kernel!(
         /// [`overlap::sphere_sphere`].
         SphereSphere, Sphere, Sphere, "sphere_sphere", overlap::sphere_sphere);
+    pair_kernel!(
+        /// [`overlap::sphere_sphere_conservative`].
+        SphereSphereConservative, Sphere, Sphere, "sphere_sphere_conservative", overlap::sphere_sphere_conservative);
     pair_kernel!(
         /// [`overlap::obb_obb`].
         ObbObb, Obb, Obb, "obb_obb", overlap::obb_obb);
@@ -348,6 +354,9 @@ pub mod kernels {
     pair_kernel!(
         /// Hit/miss of [`ray::ray_aabb`] (use [`RayAabb`] for the entry `t`).
         RayAabbTest, Ray, Aabb, "ray_aabb", ray_slab_hit);
+    pair_kernel!(
+        /// [`ray::segment_aabb`].
+        SegmentAabb, Segment, Aabb, "segment_aabb", ray::segment_aabb);
 
     /// A parameter along a ray (entry time), one `f32` per pair.
     #[repr(C)]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::cases::boxes::{sphere_aabb_cases, triangle_aabb_cases};
+use common::cases::boxes::{aabb_aabb_cases, sphere_aabb_cases, triangle_aabb_cases};
 use common::rng;
 use wide::{f32x16, f32x4, f32x8};
 use widephase::batch::kernels::*;
@@ -320,6 +320,12 @@ fn convex_tables_replay_through_drivers() {
     let want: Vec<bool> =
         a.iter().zip(&b).map(|(x, y)| widephase::overlap::sphere_sphere(x, y)).collect();
     all_widths::<SphereSphere>(&a, &b, &want);
+    let want: Vec<bool> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| widephase::overlap::sphere_sphere_conservative(x, y))
+        .collect();
+    all_widths::<SphereSphereConservative>(&a, &b, &want);
 }
 
 #[test]
@@ -462,4 +468,46 @@ fn par_many_vs_many_map_matches_brute_force() {
     }
     go::<f32x4>(&rays, &tris, &want);
     go::<f32x16>(&rays, &tris, &want);
+}
+
+/// The AABB–AABB table through the default and the conservative pair kernels,
+/// at every width and lane offset: both give the exact answer of every row
+/// (the test rounds nothing), including the touching ones.
+#[test]
+fn aabb_aabb_kernels_replay_the_table() {
+    let c = aabb_aabb_cases();
+    let a: Vec<Aabb> = c.iter().map(|k| k.a).collect();
+    let b: Vec<Aabb> = c.iter().map(|k| k.b).collect();
+    let want: Vec<bool> = c.iter().map(|k| k.expect).collect();
+    all_widths::<AabbAabb>(&a, &b, &want);
+    all_widths::<AabbAabbConservative>(&a, &b, &want);
+    assert!(c.iter().any(|k| k.expect) && c.iter().any(|k| !k.expect));
+}
+
+/// Segment–AABB through its pair kernel at every width and lane offset: the
+/// table's answers (exact expectations) and random near-box segments, against
+/// the scalar `segment_aabb`.
+#[test]
+fn segment_aabb_kernel_matches_scalar() {
+    use common::cases::rays::segment_aabb_cases;
+    use widephase::ray::segment_aabb;
+    use widephase::Segment;
+    let c = segment_aabb_cases();
+    let mut segs: Vec<Segment> = c.iter().map(|k| k.seg).collect();
+    let mut boxes: Vec<Aabb> = c.iter().map(|k| k.bx).collect();
+    for k in &c {
+        assert_eq!(segment_aabb(&k.seg, &k.bx), k.hit, "{}", k.label);
+    }
+    let mut r = rng::rng(0x5E6A);
+    for _ in 0..3000 {
+        let lo = rng::grid_point(&mut r, 4, 1);
+        let hi = lo + Vec3::new(r.f32(), r.f32(), r.f32()) * 2.0;
+        boxes.push(Aabb::new(lo, hi));
+        let a = lo + rng::point(&mut r, -0.5, 2.0);
+        segs.push(Segment::new(a, a + rng::point(&mut r, -1.0, 1.0)));
+    }
+    let want: Vec<bool> = segs.iter().zip(&boxes).map(|(s, b)| segment_aabb(s, b)).collect();
+    let hits = want.iter().filter(|&&w| w).count();
+    assert!(hits > 300 && want.len() - hits > 300, "{hits} hits of {}", want.len());
+    all_widths::<SegmentAabb>(&segs, &boxes, &want);
 }

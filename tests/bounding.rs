@@ -292,3 +292,36 @@ fn kdop_bounds_are_tight_when_representable() {
         }
     }
 }
+
+/// `f32` spacing at the largest coordinate of `c`.
+fn ulp_at(c: Vec3) -> f64 {
+    let m = c.x.abs().max(c.y.abs()).max(c.z.abs());
+    (m.next_up() - m) as f64
+}
+
+/// Tiny clouds far from the origin: the `f32` rounding of the center then
+/// dominates the radius. The documented bound `r*·(1 + 2^-38) + √3·ulp(c)`
+/// holds, and Welzl's radius is never above Ritter's (the fitted Welzl
+/// sphere can be the larger one when the centers round differently).
+#[test]
+fn tiny_radius_far_from_origin() {
+    let mut r = rng::rng(0xB0B3);
+    for i in 0..2000 {
+        let n = r.usize(2..8);
+        let far = 10f32.powi(r.i32(3..=9)) * if i % 2 == 0 { 1.0 } else { -1.0 };
+        let spread = far * 10f32.powi(-r.i32(5..=8));
+        let base = Vec3::new(far, far * 0.7, -far * 0.3);
+        let pts: Vec<Vec3> = (0..n).map(|_| base + rng::point(&mut r, -spread, spread)).collect();
+        let w = minimal_sphere(&pts).unwrap();
+        let rt = ritter_sphere(&pts).unwrap();
+        let bf = brute_force_radius(&pts);
+        let bound = bf * (1.0 + 2f64.powi(-38)) + 3f64.sqrt() * ulp_at(w.center);
+        assert!((w.radius as f64) <= bound, "{pts:?}: welzl {} > bound {bound}", w.radius);
+        assert!(w.radius <= rt.radius, "{pts:?}: welzl {} > ritter {}", w.radius, rt.radius);
+        for p in &pts {
+            let (q, c) = (QV3::f(*p), QV3::f(w.center));
+            let r = Q::f(w.radius);
+            assert!((&q - &c).len2() <= r.clone() * r, "{p:?} outside {w:?}");
+        }
+    }
+}

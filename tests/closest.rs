@@ -140,7 +140,7 @@ fn check_point_triangle(p: Vec3, t: &Triangle, ex: &reference::QPoint, worst: &m
     // barycentrics are weights in [0, 1] and the region code is a region
     assert!(TriangleRegion::from_code(got.region).is_some(), "region {:?}", got.region);
     for w in [got.bary.x, got.bary.y, got.bary.z] {
-        assert!((-1e-6..=1.0 + 1e-6).contains(&w), "weight {w} for {p:?} {t:?}");
+        assert!((0.0..=1.0).contains(&w), "weight {w} for {p:?} {t:?}");
     }
     within(s, &ex.sq, b)
 }
@@ -860,7 +860,10 @@ fn line_line_cond(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f64 {
     let den = qd1.cross(&qd2).len2().to_f64();
     let rr = r.length() as f64;
     if den > 0.0 && (den_f32.is_nan() || den_f32 <= 0.0) {
-        return rr * rr;
+        // the parallel answer projects p1 on L2: |r|² plus the rounding of
+        // the projected point (32u·M, M the largest input coordinate)
+        let m = maxabs(&[p1, q1, p2, q2]);
+        return (rr + 32.0 * U * m).powi(2);
     }
     let (a, e) = (qd1.len2().to_f64(), qd2.len2().to_f64());
     if a == 0.0 || e == 0.0 || den == 0.0 {
@@ -1383,4 +1386,359 @@ fn segment_segment_reference_agrees_with_hull_test() {
         zeros += meet as usize;
     }
     assert!(zeros > 500, "too few touching cases: {zeros}");
+}
+
+// ---------------------------------------------------------------- hard inputs
+
+/// Exact squared distance of `q` to the infinite line through `p` and `p + d`
+/// (to `p` itself when `d = 0`).
+fn sq_dist_to_line(q: Vec3, p: Vec3, d: Vec3) -> Q {
+    let (qq, pq) = (QV3::f(q), QV3::f(p));
+    let dq = &QV3::f(p + d) - &pq;
+    let rel = &qq - &pq;
+    if dq.is_zero() {
+        return rel.len2();
+    }
+    rel.cross(&dq).len2() / dq.len2()
+}
+
+/// Exact squared distance of `q` to the closed segment.
+fn sq_dist_to_segment(q: Vec3, s: &Segment) -> Q {
+    reference::point_segment_q(&QV3::f(q), &QV3::f(s.a), &QV3::f(s.b)).sq
+}
+
+/// How far a returned point may lie off its shape: the rounding of its formula
+/// (`a + s·d` and the like, `ρ = 32u·M`, notes "pairs").
+fn on_shape_bound(m: f64) -> f64 {
+    (32.0 * U * m).powi(2) + TINY
+}
+
+fn assert_on_shape(label: &str, sq_off: &Q, m: f64) {
+    assert!(
+        sq_off.to_f64() <= on_shape_bound(m),
+        "{label}: returned point is {} off its shape (bound {})",
+        sq_off.to_f64().sqrt(),
+        on_shape_bound(m).sqrt()
+    );
+}
+
+/// A tetrahedron whose fourth vertex lies on (`nudge = 0`) or within a few ulps
+/// of the plane of the first three: an affine combination of them, nudged.
+fn nearly_flat_tetrahedron(r: &mut Rng, kind: u32) -> Tetrahedron {
+    let (a, b, c) = (gen_point(r, kind), gen_point(r, kind), gen_point(r, kind));
+    let (u, v) = (r.f32() * 2.0 - 0.5, r.f32() * 2.0 - 0.5);
+    let mut d = a + (b - a) * u + (c - a) * v;
+    let n = r.i32(-3..=3);
+    d.z = rng::nudge(d.z, n);
+    Tetrahedron { v: [a, b, c, d] }
+}
+
+/// Two exactly parallel lines (the directions' difference vectors are exact
+/// scalar multiples): small integer `d1`, a multiplier with a 20-bit
+/// significand, base points on a quarter grid, so that `q2 - p2 = λ·d1`
+/// exactly. With `nudge`, one coordinate of `q2` moves by that many ulps.
+fn parallel_lines(r: &mut Rng, nudge: i32) -> (Vec3, Vec3, Vec3, Vec3) {
+    let int = |r: &mut Rng| r.i32(-4..=4) as f32;
+    let quarter = |r: &mut Rng| rng::grid_point(r, 16, 2);
+    let mut d1 = Vec3::new(int(r), int(r), int(r));
+    if d1 == Vec3::ZERO {
+        d1 = Vec3::X;
+    }
+    // λ ∈ [-2, 2], a multiple of 2^-19: λ·d1 and p2 + λ·d1 are exact
+    let lambda = r.i32(-(1 << 20)..=(1 << 20)) as f32 / (1 << 19) as f32;
+    let (p1, p2) = (quarter(r), quarter(r));
+    let mut q2 = p2 + d1 * lambda;
+    q2.y = rng::nudge(q2.y, nudge);
+    (p1, p1 + d1, p2, q2)
+}
+
+/// The two nearly flat tetrahedra of the issue: the seed's sign test read the
+/// rounding noise of the opposite vertex's side and answered "inside" (the
+/// query point itself) for points far outside.
+#[test]
+fn point_tetrahedron_nearly_flat_examples() {
+    let v = Vec3::new;
+    let cases = [
+        (
+            Tetrahedron {
+                v: [
+                    v(-11.61912, 5.9507995, -5.828109),
+                    v(-11.2239685, 6.903178, -7.4267235),
+                    v(-4.867281, 3.6355186, 4.7028217),
+                    v(-5.6815205, 4.939694, 1.3460045),
+                ],
+            },
+            v(-14.941378, 17.68377, 2.3350413),
+            207.04,
+        ),
+        (
+            Tetrahedron {
+                v: [
+                    v(-0.8333897, -0.07530272, 0.082325704),
+                    v(-0.28959507, -0.3762199, 0.13875782),
+                    v(0.2804222, -1.7971427, -0.20469454),
+                    v(0.07782404, -1.8459278, -0.28431514),
+                ],
+            },
+            v(-0.30854023, -0.44924223, -0.3370865),
+            0.1604,
+        ),
+    ];
+    for (tet, p, approx) in cases {
+        let ex = reference::point_tetrahedron(p, &tet);
+        assert!((ex.to_f64() - approx).abs() < 1e-3 * approx, "exact {}", ex.to_f64());
+        let q = closest_point_tetrahedron(p, &tet);
+        let s = sq_dist_point_tetrahedron(p, &tet);
+        assert!(within(s, &ex, tet_bound(p, &tet, ex.to_f64())), "{s} exact {}", ex.to_f64());
+        let m = maxabs(&[p, tet.v[0], tet.v[1], tet.v[2], tet.v[3]]);
+        assert_on_shape("tetrahedron", &reference::point_tetrahedron(q, &tet), m);
+    }
+}
+
+/// Nearly flat tetrahedra (fourth vertex within a few ulps of the plane of the
+/// other three, or on it) against the exact reference; the returned point lies
+/// in the solid.
+#[test]
+fn point_tetrahedron_nearly_flat_property() {
+    let mut r = rng::rng(31);
+    let mut tally = Tally::default();
+    let n = rng::cases() / 25;
+    for i in 0..n {
+        let kind = (i % 2) as u32;
+        let tet = nearly_flat_tetrahedron(&mut r, kind);
+        let p = if i % 3 == 0 {
+            near_point(&mut r, &Triangle::new(tet.v[0], tet.v[1], tet.v[2]))
+        } else {
+            rng::point(&mut r, -4.0, 4.0)
+        };
+        let q = closest_point_tetrahedron(p, &tet);
+        let s = sq_dist_point_tetrahedron(p, &tet);
+        let ex = reference::point_tetrahedron(p, &tet);
+        tally.cases += 1;
+        tally.exact_hits += ex.is_zero() as usize;
+        let m = maxabs(&[p, tet.v[0], tet.v[1], tet.v[2], tet.v[3]]);
+        assert_on_shape("tetrahedron", &reference::point_tetrahedron(q, &tet), m);
+        if !within(s, &ex, tet_bound(p, &tet, ex.to_f64())) {
+            tally.default_out_of_band += 1;
+            eprintln!("out of bound: {p:?} {tet:?} {s} exact {}", ex.to_f64());
+        }
+    }
+    tally.report("sq_dist_point_tetrahedron (nearly flat)");
+    assert_eq!(tally.default_out_of_band, 0);
+}
+
+/// The issue's exactly parallel lines (`d2 = 1.1713165·d1` exactly), for which
+/// `a·e - b²` rounds to a positive number: the parallel branch (`s = 0`,
+/// `t = f/e`) must be taken, as the docs promise.
+#[test]
+fn line_line_exactly_parallel_example() {
+    let v = Vec3::new;
+    let (p1, q1) = (v(1.0, 2.0, -3.0), v(-3.0, 1.0, 1.0));
+    let (p2, q2) = (v(1.0, 0.0, -1.0), v(-3.685266, -1.1713165, 3.685266));
+    let (d1, d2) = (QV3::f(q1 - p1), QV3::f(q2 - p2));
+    assert!(d1.cross(&d2).is_zero(), "the example is exactly parallel");
+    let got = closest_points_line_line(p1, q1, p2, q2);
+    let (d2f, r) = (q2 - p2, p1 - p2);
+    assert_eq!((got.s, got.t), (0.0, d2f.dot(r) / d2f.dot(d2f)));
+    let ex = reference::line_line_sq(p1, q1, p2, q2);
+    assert!((ex.to_f64() - 4.9697).abs() < 1e-3);
+    let m = maxabs(&[p1, q1, p2, q2, got.point1, got.point2]);
+    assert!(check_pair("issue example", &got, &ex, m, line_line_cond(p1, q1, p2, q2)));
+}
+
+/// Exactly and nearly parallel lines and segments with non-power-of-two
+/// ratios, against the exact references; exactly parallel lines take the
+/// parallel branch (`s = 0`), and every returned point lies on its line or
+/// segment.
+#[test]
+fn parallel_lines_and_segments_property() {
+    let mut r = rng::rng(32);
+    let n = rng::cases() / 4;
+    let (mut out, mut exact_parallel) = (0, 0);
+    for i in 0..n {
+        let nudge = [0, 0, 1, -1, 3][i % 5];
+        let (p1, q1, p2, q2) = parallel_lines(&mut r, nudge);
+        let m = maxabs(&[p1, q1, p2, q2]);
+        let exactly = QV3::f(q1 - p1).cross(&QV3::f(q2 - p2)).is_zero();
+        exact_parallel += exactly as usize;
+        let got = closest_points_line_line(p1, q1, p2, q2);
+        if exactly {
+            assert_eq!(got.s, 0.0, "exactly parallel lines: {p1:?} {q1:?} {p2:?} {q2:?}");
+        }
+        let mm = maxabs(&[p1, q1, p2, q2, got.point1, got.point2]);
+        assert_on_shape("line 1", &sq_dist_to_line(got.point1, p1, q1 - p1), mm);
+        assert_on_shape("line 2", &sq_dist_to_line(got.point2, p2, q2 - p2), mm);
+        let ex = reference::line_line_sq(p1, q1, p2, q2);
+        if !check_pair("", &got, &ex, mm, line_line_cond(p1, q1, p2, q2)) {
+            out += 1;
+            eprintln!(
+                "line-line out of bound: {p1:?} {q1:?} {p2:?} {q2:?} {got:?} exact {}",
+                ex.to_f64()
+            );
+        }
+        let (s1, s2) = (Segment::new(p1, q1), Segment::new(p2, q2));
+        let got = closest_points_segment_segment(&s1, &s2);
+        assert_on_shape("segment 1", &sq_dist_to_segment(got.point1, &s1), m);
+        assert_on_shape("segment 2", &sq_dist_to_segment(got.point2, &s2), m);
+        let ex = reference::segment_segment(&s1, &s2);
+        if !check_pair("", &got, &ex.sq, m, seg_seg_cond(p1, q1, p2, q2)) {
+            out += 1;
+            eprintln!(
+                "segment-segment out of bound: {s1:?} {s2:?} {got:?} exact {}",
+                ex.sq.to_f64()
+            );
+        }
+    }
+    assert_eq!(out, 0);
+    assert!(exact_parallel > n / 3, "too few exactly parallel cases: {exact_parallel}");
+}
+
+/// Binary exponents of the tiny-scale replays: coordinates near 2^-60 … 2^-120
+/// (all normal `f32`, but squared lengths and degree-3 products underflow).
+const TINY_EXPONENTS: [i32; 5] = [-60, -75, -90, -105, -120];
+
+/// `M` for a replay at `2^e` mapped back to unit scale: the points may have been
+/// rounded once as subnormals (`2^-150` per coordinate at the tiny scale, so
+/// `2^(-150-e)` here), folded into `M` through `ρ = 32u·M`.
+fn replay_m(m: f64, e: i32) -> f64 {
+    m + 2f64.powi(-150 - e) * 4.0 / (32.0 * U)
+}
+
+fn unscale_pair(got: &ClosestPair, e: i32) -> ClosestPair {
+    let (p1, p2) = (rng::scale_pow2(got.point1, -e), rng::scale_pow2(got.point2, -e));
+    ClosestPair { s: got.s, t: got.t, point1: p1, point2: p2, sq_dist: (p1 - p2).length_squared() }
+}
+
+/// Segment–segment, segment–triangle, triangle–triangle, line–line and
+/// point–tetrahedron on inputs scaled by `2^e`, `e = -60 … -120`: the answers,
+/// scaled back by `2^-e` (exact), meet the unit-scale bounds against the exact
+/// reference of the unit-scale inputs (the distances are scale-invariant), and
+/// every point lies on its shape. Without the rescaling, squared lengths and
+/// plane heights underflow and segments turn into points, crossings are missed
+/// and solids become flat.
+#[test]
+fn tiny_scale_replays() {
+    let mut r = rng::rng(33);
+    let n = rng::cases() / 100;
+    let mut out = 0usize;
+    let mut report = |label: &str, ok: bool, what: String| {
+        if !ok {
+            out += 1;
+            eprintln!("{label} out of bound: {what}");
+        }
+    };
+    for i in 0..n {
+        let kind = (i % 2) as u32;
+        let e = TINY_EXPONENTS[i % TINY_EXPONENTS.len()];
+        let sv = |v: Vec3| rng::scale_pow2(v, e);
+        let ss = |s: &Segment| Segment::new(sv(s.a), sv(s.b));
+        let st = |t: &Triangle| Triangle::new(sv(t.a), sv(t.b), sv(t.c));
+
+        // segment–segment (touching every 7th case, parallel every 5th)
+        let s1 = gen_segment(&mut r, kind);
+        let mut s2 = gen_segment(&mut r, kind);
+        if i % 7 == 0 {
+            s2.a = s1.a + (s1.b - s1.a) * 0.5;
+        } else if i % 5 == 0 {
+            s2.b = s2.a + (s1.b - s1.a) * 0.5;
+        }
+        let got = unscale_pair(&closest_points_segment_segment(&ss(&s1), &ss(&s2)), e);
+        let m = replay_m(maxabs(&[s1.a, s1.b, s2.a, s2.b]), e);
+        assert_on_shape("segment 1", &sq_dist_to_segment(got.point1, &s1), m);
+        assert_on_shape("segment 2", &sq_dist_to_segment(got.point2, &s2), m);
+        let ex = reference::segment_segment(&s1, &s2).sq;
+        let ok = check_pair("", &got, &ex, m, seg_seg_cond(s1.a, s1.b, s2.a, s2.b));
+        report(
+            "segment-segment",
+            ok,
+            format!("2^{e}: {s1:?} {s2:?} {got:?} exact {}", ex.to_f64()),
+        );
+
+        // line–line
+        let (p1, q1, p2, q2) = (s1.a, s1.b, s2.a, s2.b);
+        let got = unscale_pair(&closest_points_line_line(sv(p1), sv(q1), sv(p2), sv(q2)), e);
+        let mm = replay_m(maxabs(&[p1, q1, p2, q2, got.point1, got.point2]), e);
+        assert_on_shape("line 1", &sq_dist_to_line(got.point1, p1, q1 - p1), mm);
+        assert_on_shape("line 2", &sq_dist_to_line(got.point2, p2, q2 - p2), mm);
+        let ex = reference::line_line_sq(p1, q1, p2, q2);
+        let ok = check_pair("", &got, &ex, mm, line_line_cond(p1, q1, p2, q2));
+        report("line-line", ok, format!("2^{e}: {p1:?} {q1:?} {p2:?} {q2:?} {got:?}"));
+
+        // segment–triangle (half the segments near the triangle, so crossings are common)
+        let t = gen_triangle(&mut r, kind);
+        let s = if i % 2 == 0 {
+            gen_segment(&mut r, kind)
+        } else {
+            Segment::new(near_point(&mut r, &t), near_point(&mut r, &t))
+        };
+        let got = unscale_pair(&closest_points_segment_triangle(&ss(&s), &st(&t)), e);
+        let m = replay_m(maxabs(&[s.a, s.b, t.a, t.b, t.c]), e);
+        assert_on_shape("segment", &sq_dist_to_segment(got.point1, &s), m);
+        assert_on_shape("triangle", &reference::point_triangle(got.point2, &t).sq, m);
+        let ex = reference::segment_triangle(&s, &t);
+        let ok = check_pair("", &got, &ex, m, seg_tri_cond(&s, &t, ex.to_f64()));
+        report("segment-triangle", ok, format!("2^{e}: {s:?} {t:?} {got:?} exact {}", ex.to_f64()));
+
+        // triangle–triangle
+        if i % 4 == 0 {
+            let t2 = if i % 8 == 0 {
+                gen_triangle(&mut r, kind)
+            } else {
+                Triangle::new(
+                    near_point(&mut r, &t),
+                    near_point(&mut r, &t),
+                    near_point(&mut r, &t),
+                )
+            };
+            let got = unscale_pair(&closest_points_triangle_triangle(&st(&t), &st(&t2)), e);
+            let m = replay_m(maxabs(&[t.a, t.b, t.c, t2.a, t2.b, t2.c]), e);
+            assert_on_shape("triangle 1", &reference::point_triangle(got.point1, &t).sq, m);
+            assert_on_shape("triangle 2", &reference::point_triangle(got.point2, &t2).sq, m);
+            let ex = reference::triangle_triangle(&t, &t2);
+            let ok = check_pair("", &got, &ex, m, tri_tri_cond(&t, &t2, ex.to_f64()));
+            report("triangle-triangle", ok, format!("2^{e}: {t:?} {t2:?} {got:?}"));
+        }
+
+        // point–tetrahedron (solid and nearly flat)
+        let tet = if i % 3 == 0 {
+            nearly_flat_tetrahedron(&mut r, kind)
+        } else {
+            Tetrahedron { v: core::array::from_fn(|_| gen_point(&mut r, kind)) }
+        };
+        let p = if i % 2 == 0 { gen_point(&mut r, kind) } else { near_point(&mut r, &t) };
+        let q = rng::scale_pow2(
+            closest_point_tetrahedron(sv(p), &Tetrahedron { v: tet.v.map(sv) }),
+            -e,
+        );
+        let m = replay_m(maxabs(&[p, tet.v[0], tet.v[1], tet.v[2], tet.v[3]]), e);
+        assert_on_shape("tetrahedron", &reference::point_tetrahedron(q, &tet), m);
+        let ex = reference::point_tetrahedron(p, &tet);
+        let s = (q - p).length_squared();
+        let ok = within(s, &ex, tet_bound(p, &tet, ex.to_f64()) + pair_first_order(m, ex.to_f64()));
+        report("point-tetrahedron", ok, format!("2^{e}: {p:?} {tet:?} {s} exact {}", ex.to_f64()));
+    }
+    assert_eq!(out, 0, "{out} answers out of bound at tiny scales");
+}
+
+/// Barycentric weights stay in `[0, 1]` for points over the face close to edge
+/// `bc`, where `u = 1 - v - w` is the difference of nearly equal numbers and
+/// rounded below 0 (by up to an ulp, `-5.2e-8` seen) before it was clamped.
+#[test]
+fn point_triangle_weights_in_unit_interval_near_edges() {
+    let mut r = rng::rng(34);
+    let mut near_zero = 0;
+    for i in 0..rng::cases() {
+        let t = gen_triangle(&mut r, 0);
+        let (b, c) = [(t.b, t.c), (t.c, t.a), (t.a, t.b)][i % 3];
+        let n = (t.b - t.a).cross(t.c - t.a);
+        let lam = r.f32();
+        let inward = (t.a + t.b + t.c) * (1.0 / 3.0) - b;
+        let p = b + (c - b) * lam + inward * (r.f32() * 1e-6) + n * rng::uniform(&mut r, -1.0, 1.0);
+        let got = closest_point_triangle(p, &t);
+        for w in [got.bary.x, got.bary.y, got.bary.z] {
+            assert!((0.0..=1.0).contains(&w), "weight {w} for {p:?} {t:?}");
+            near_zero += (w < 1e-6) as usize;
+        }
+    }
+    assert!(near_zero > 1000);
 }

@@ -10,6 +10,7 @@
 mod common;
 
 use common::cases::convex::{self as cases, Expect};
+use common::exact::{Q, QV3};
 use common::reference::convex as exact;
 use common::{lanes, rng, Tally};
 use rng::Rng;
@@ -196,6 +197,66 @@ fn sphere_sphere_matches_exact() {
     t.report("sphere_sphere");
     assert_eq!(t.default_out_of_band, 0);
     assert_rate("sphere_sphere", &t, 0.2, 0.8);
+}
+
+/// `D² - R²` and `D² + R²` exactly, for the conservative band.
+fn sphere_gap_q(a: &Sphere, b: &Sphere) -> (Q, Q) {
+    let d = &QV3::f(b.center) - &QV3::f(a.center);
+    let r = Q::f(a.radius) + Q::f(b.radius);
+    let (d2, r2) = (d.len2(), r.clone() * r);
+    (d2.clone() - r2.clone(), d2 + r2)
+}
+
+/// The conservative sphere–sphere never misses a touching pair (exact
+/// reference), its false positives stay within the documented band
+/// `D² - R² <= 22u·(D² + R²) + 2^-139`, and it agrees with the default test
+/// outside that band; packs of every width give the scalar answers at every
+/// lane position.
+#[test]
+fn sphere_sphere_conservative_never_misses() {
+    let mut r = rng::rng(0x5e5f);
+    let (mut touching, mut widened) = (0usize, 0usize);
+    let mut pairs = Vec::new();
+    for i in 0..rng::cases() {
+        let (a, b) = sphere_pair(&mut r, i);
+        let want = exact::sphere_sphere(&a, &b);
+        let got = overlap::sphere_sphere_conservative(&a, &b);
+        if want {
+            assert!(got, "conservative missed a touching pair: {a:?} {b:?}");
+            touching += 1;
+        } else if got {
+            widened += 1;
+            let (gap, sum) = sphere_gap_q(&a, &b);
+            let band = Q::f(22.0 * f32::EPSILON / 2.0) * sum + Q::f(2f32.powi(-139));
+            assert!(gap <= band, "false positive outside the band: {a:?} {b:?}");
+        }
+        if i < 4096 {
+            pairs.push((a, b));
+        }
+    }
+    assert!(touching > 1000 && widened > 0, "{touching} touching, {widened} widened");
+    for c in cases::sphere_sphere_cases() {
+        if exact::sphere_sphere(&c.a, &c.b) {
+            assert!(overlap::sphere_sphere_conservative(&c.a, &c.b), "{}", c.label);
+        }
+    }
+    fn lanes_match<L: Lane>(a: &[Sphere], b: &[Sphere]) {
+        for i in 0..a.len() {
+            let want = overlap::sphere_sphere_conservative(&a[i], &b[i]);
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(a.len(), i, pos);
+                let got = overlap::sphere_sphere_conservative(
+                    &sphere_pack::<L>(a, &idx),
+                    &sphere_pack::<L>(b, &idx),
+                );
+                assert_eq!(bit(got, pos), want, "pair {i} at lane {pos} of {}", L::WIDTH);
+            }
+        }
+    }
+    let (a, b): (Vec<Sphere>, Vec<Sphere>) = pairs.into_iter().unzip();
+    lanes_match::<f32x4>(&a, &b);
+    lanes_match::<f32x8>(&a, &b);
+    lanes_match::<f32x16>(&a, &b);
 }
 
 // ------------------------------------------------------- triangle–triangle --

@@ -1182,6 +1182,29 @@ fn frustum_from_matrix_known_planes() {
         overlap::frustum_sphere(&f, &Sphere::new(Vec3::new(0.0, 0.0, -5.0), 1.0)),
         Classification::Outside
     );
+    // an infinite entry in the w column (m[3][3] = +∞) used to give finite
+    // normals with d = ±∞, planes every point passes: contains_point was true
+    // for every point. The NaN rule: such a frustum contains nothing.
+    for (col, row) in [(3, 3), (3, 0), (0, 3), (2, 2)] {
+        for x in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            let mut bad = to_f32(&inf);
+            bad[col][row] = x;
+            let f = Frustum::from_view_projection(&bad, DepthRange::NegativeOneToOne);
+            assert!(
+                f.planes.iter().all(|p| p.d.is_nan() && p.normal.x.is_nan()),
+                "m[{col}][{row}] = {x}"
+            );
+            for p in [Vec3::ZERO, Vec3::new(0.0, 0.0, -5.0), Vec3::new(1e9, -1e9, 3.0)] {
+                assert!(!f.contains_point(p), "m[{col}][{row}] = {x}: contains {p:?}");
+            }
+            let s = Sphere::new(Vec3::new(0.0, 0.0, -5.0), 1.0);
+            assert_eq!(overlap::frustum_sphere(&f, &s), Classification::Outside);
+        }
+    }
+    // a hand-built frustum with an infinite d contains nothing either
+    let mut open = Frustum::from_view_projection(&to_f32(&inf), DepthRange::ZeroToOne);
+    open.planes[0].d = f32::INFINITY;
+    assert!(!open.contains_point(Vec3::new(0.0, 0.0, -1e9)));
 }
 
 /// Inside and Outside are never both reported, and every invalid lane is

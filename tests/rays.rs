@@ -1698,3 +1698,109 @@ fn ray_triangle_edge_on_exact_shear() {
     replay_chunks::<f32x8>(n, |idx| tri_lanes::<f32x8>(&rays, &tris, idx));
     replay_chunks::<f32x16>(n, |idx| tri_lanes::<f32x16>(&rays, &tris, idx));
 }
+
+/// Cylinder `a = 0, b = (0, 0, 2s)`, radius `s`; ray from `(-3s, y·s, s)` along
+/// `(s, 0, 0)`: the example at every scale from `2^-60` to `2^40`.
+/// Unscaled, the degree-4 coefficients and the degree-8 discriminant overflow
+/// for `s >= 2^16` and underflow for `s <= 2^-19`, giving `t = 3` (the cap
+/// slab's entry) instead of `3 - √0.75`, and a hit for a ray missing the side
+/// by `0.5r` at `s >= 2^32`.
+#[test]
+fn cylinder_and_capsule_at_every_scale() {
+    use widephase::{Capsule, Cylinder};
+    let exact = 3.0 - 0.75f64.sqrt();
+    for e in -60..=40 {
+        let s = 2f32.powi(e);
+        let cyl = Cylinder::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0 * s), s);
+        let cap = Capsule::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0 * s), s);
+        let through = Ray::new(Vec3::new(-3.0 * s, 0.5 * s, s), Vec3::new(s, 0.0, 0.0));
+        for (label, t) in
+            [("cylinder", ray_cylinder(&through, &cyl)), ("capsule", ray_capsule(&through, &cap))]
+        {
+            let t = t.unwrap_or_else(|| panic!("{label} at 2^{e}: missed"));
+            assert!(
+                (t as f64 - exact).abs() <= 8.0 * exact * f32::EPSILON as f64,
+                "{label} at 2^{e}: t = {t}, exact {exact}"
+            );
+        }
+        let past = Ray::new(Vec3::new(-3.0 * s, 1.5 * s, s), Vec3::new(s, 0.0, 0.0));
+        assert_eq!(ray_cylinder(&past, &cyl), None, "cylinder at 2^{e}: the ray misses by 0.5r");
+        assert_eq!(ray_capsule(&past, &cap), None, "capsule at 2^{e}: the ray misses by 0.5r");
+        // direction and coordinates on different scales (t = 2^20 times larger)
+        let slow = Ray::new(through.origin, through.dir * 2f32.powi(-20));
+        let t = ray_cylinder(&slow, &cyl).unwrap();
+        assert!(
+            (t as f64 / 2f64.powi(20) - exact).abs() <= 8.0 * exact * f32::EPSILON as f64,
+            "slow ray at 2^{e}: {t}"
+        );
+    }
+}
+
+/// `three_planes` with exactly dependent normals (`n2 = 2·n1`, the issue's
+/// example, and `n3 = n1 + n2` on a grid) returns `None`; the `f64` evaluation
+/// of `n1·(n2 × n3)` alone leaves rounding noise there and returned a point
+/// near `1e15`. Independent normals with a tiny determinant still intersect.
+#[test]
+fn three_planes_decides_dependence_exactly() {
+    let n1 = Vec3::new(-20.214544, -15.071756, -11.654622);
+    let n3 = Vec3::new(-1.0855922, 0.21035832, 1.4972724);
+    let p1 = Plane::new(n1, -2.5472217);
+    let p2 = Plane::new(n1 * 2.0, 4.343178);
+    let p3 = Plane::new(n3, -4.940506);
+    assert_eq!(three_planes(&p1, &p2, &p3), None);
+    assert_eq!(three_planes(&p3, &p1, &p2), None);
+    let mut r = rng::rng(0x3D1A);
+    let mut dependent = 0;
+    for i in 0..20_000 {
+        // grid normals: c = 2a - 3b is exact, so dependent; random ones: the
+        // rounded fl(a + b) is dependent on a, b only when the sum is exact
+        let (a, b, c) = if i % 2 == 0 {
+            let (a, b) = (grid_point(&mut r, 8, 2), grid_point(&mut r, 8, 2));
+            (a, b, a * 2.0 - b * 3.0)
+        } else {
+            let (a, b) = (rng::point(&mut r, -4.0, 4.0), rng::point(&mut r, -4.0, 4.0));
+            (a, b, a + b)
+        };
+        let det = QV3::f(a).dot(&QV3::f(b).cross(&QV3::f(c)));
+        let got = three_planes(&Plane::new(a, 1.0), &Plane::new(b, -2.0), &Plane::new(c, 0.5));
+        if det.is_zero() {
+            dependent += 1;
+            assert_eq!(got, None, "dependent normals {a:?} {b:?} {c:?}");
+        }
+    }
+    assert!(dependent > 5000, "too few dependent cases: {dependent}");
+    // independent by 2^-100: the planes through the origin meet at the origin
+    let tiny = Plane::new(Vec3::new(1.0, 1.0, 2f32.powi(-100)), 0.0);
+    let got = three_planes(&Plane::new(Vec3::X, 0.0), &Plane::new(Vec3::Y, 0.0), &tiny);
+    assert_eq!(got, Some(Vec3::ZERO));
+}
+
+/// Cylinder and capsule answers are unchanged, bit for bit, when every input
+/// coordinate (origin, direction, axis ends, radius) is multiplied by `2^e`,
+/// `e = -60 … 40`: the queries scale their inputs and their degree-4/8
+/// intermediates by powers of two, so no intermediate overflows or underflows
+/// anywhere in that range and the unit-scale accuracy holds at every scale.
+#[test]
+fn cylinder_and_capsule_are_scale_invariant() {
+    use widephase::{Capsule, Cylinder};
+    let mut r = rng::rng(0x5CA1E);
+    let mut hits = 0;
+    for i in 0..20_000 {
+        let a = grid_point(&mut r, 4, 1);
+        let b = if i % 10 == 0 { a } else { grid_point(&mut r, 4, 1) };
+        let rad = grid(&mut r, 4, 2).abs();
+        let o = rng::point(&mut r, -5.0, 5.0);
+        let target = a + (b - a) * r.f32() + rng::point(&mut r, -1.0, 1.0);
+        let ray = Ray::with_interval(o, target - o, 0.0, 2.0);
+        let cyl = |s: f32| Cylinder::new(a * s, b * s, rad * s);
+        let cap = |s: f32| Capsule::new(a * s, b * s, rad * s);
+        let ray_at = |s: f32| Ray::with_interval(ray.origin * s, ray.dir * s, 0.0, 2.0);
+        let unit = (ray_cylinder(&ray, &cyl(1.0)), ray_capsule(&ray, &cap(1.0)));
+        hits += unit.0.is_some() as usize;
+        let e = [-60, -40, -19, -7, 7, 16, 32, 40][i % 8];
+        let s = 2f32.powi(e);
+        let scaled = (ray_cylinder(&ray_at(s), &cyl(s)), ray_capsule(&ray_at(s), &cap(s)));
+        assert_eq!(unit, scaled, "2^{e}: {ray:?} a {a:?} b {b:?} r {rad}");
+    }
+    assert!(hits > 2000, "too few hits: {hits}");
+}

@@ -129,11 +129,17 @@ fn fit(points: &[Vec3], center: P) -> Sphere {
 /// Ritter's bounding sphere: start from the farthest pair among the extreme
 /// points along x, y and z, then grow the sphere just enough to take in each
 /// point outside it (center moved towards the point by `(d - r)/2`, radius
-/// `(d + r)/2`). Within about 5–20% of the minimal sphere; `O(n)`.
+/// `(d + r)/2`). In `f64` within about 5–20% of the minimal sphere; `O(n)`.
 ///
 /// Computed in `f64`, then fitted: the center is rounded to `f32` and the radius
 /// is the largest distance from that center, inflated and rounded up, so every
-/// point is contained exactly. `None` for an empty slice or a NaN/∞ coordinate
+/// point is contained exactly. The rounding of the center moves it by up to
+/// `(√3/2)·ulp(c)` (`ulp(c)` the `f32` spacing at the center's largest
+/// coordinate), which the fitted radius absorbs: the radius is at most the
+/// `f64` one times `1 + 2^-38` plus `√3·ulp(c)`, so a ball whose radius is
+/// tiny against its center's magnitude (radius `1e-3` at center `1e6`, where
+/// `ulp(c) = 0.0625`) is as large as that rounding, not 5–20% above the
+/// minimum. `None` for an empty slice or a NaN/∞ coordinate
 /// (see the [module docs](crate::bounding)).
 ///
 /// Source: seed 003 ("Ritter的近似最优包围盒方法"); Ritter, "An efficient bounding
@@ -197,8 +203,13 @@ pub fn ritter_sphere(points: &[Vec3]) -> Option<Sphere> {
 /// Computed in `f64` with a `2^-40` relative membership tolerance; (nearly)
 /// collinear or coplanar boundary sets fall back to the lower-dimensional
 /// ball. Then fitted like [`ritter_sphere`], so every point is contained
-/// exactly; the radius is within `1e-6` (relative) of the true minimum (tested
-/// against a brute-force search on small sets) and never above Ritter's.
+/// exactly; the radius is at most the true minimum `r*` times `1 + 2^-38` plus
+/// `√3·ulp(c)`, the rounding of the center to `f32` (`ulp(c)` the `f32`
+/// spacing at its largest coordinate): within `1e-6` relative of `r*` when
+/// `r*` is not tiny against the center's magnitude (tested against a
+/// brute-force search), and for a tiny `r*` dominated by that rounding term.
+/// Never above Ritter's radius: when the rounding of the two centers makes
+/// the fitted Welzl sphere the larger one, Ritter's fitted sphere is returned.
 /// `None` for an empty slice or a NaN/∞ coordinate.
 ///
 /// Source: seed 003 ("Welzl的方法"); Welzl, "Smallest enclosing disks (balls
@@ -223,7 +234,13 @@ pub fn minimal_sphere(points: &[Vec3]) -> Option<Sphere> {
             ball = with1(&pts[..i], pts[i]);
         }
     }
-    Some(fit(points, ball.c))
+    let welzl = fit(points, ball.c);
+    // Both fits contain every point exactly; the f32 rounding of the centers
+    // (which can dominate a tiny radius) may favour either one.
+    match ritter_sphere(points) {
+        Some(ritter) if ritter.radius < welzl.radius => Some(ritter),
+        _ => Some(welzl),
+    }
 }
 
 fn with1(pts: &[P], q: P) -> Ball {

@@ -1,8 +1,8 @@
 //! Closest points of two infinite lines (Ericson §5.1.8; seed `000` §5.1.8).
 
-use super::finite;
-use super::segment_segment::pow2_scale;
 use super::segment_segment::ClosestPair;
+use super::segment_segment::{exactly_parallel, pow2_scale};
+use super::{finite, max_abs, tiny_input_scale};
 use crate::math::Vec3;
 
 /// Closest points of the infinite lines `L1(s) = p1 + s·(q1 - p1)` and
@@ -20,14 +20,20 @@ use crate::math::Vec3;
 /// `1/max(a, e, |b|, |c|, |f|)`
 /// so that they neither overflow nor underflow in the coordinate range.
 ///
-/// * Parallel lines (`d <= 0` in `f32`, including exactly parallel): `s = 0`
-///   and `t` is the projection of `p1` on `L2`, `t = f / e` — deterministic.
-///   Lines within rounding of parallel (`d` rounds to 0) take this branch too;
-///   the band for that case is in `simd-notes.md`.
+/// * Parallel lines: `s = 0` and `t` is the projection of `p1` on `L2`,
+///   `t = f / e` — deterministic. Exactly parallel lines (`d1 × d2 = 0`,
+///   decided exactly for the `f32` differences `d1 = q1 - p1`,
+///   `d2 = q2 - p2`: each component's two products are exact in `f64` and
+///   compared) always take this branch, whatever `d` rounds to. Lines within
+///   rounding of parallel (`d <= 0` in `f32`) take it too; the band for that
+///   case is in `simd-notes.md`.
 /// * A line given by two equal points is the single point `p`, parameter 0:
 ///   `q1 == p1` gives `s = 0`, `t = f / e`; both degenerate gives `s = t = 0`.
 ///
-/// `s`, `t` are not clamped. NaN in every field for non-finite input.
+/// Inputs whose largest coordinate magnitude is below 1 are first multiplied by
+/// the power of two that brings it into `[1, 2)` (exact), so that tiny lines
+/// do not underflow; the points are divided back. `s`, `t` are not clamped.
+/// NaN in every field for non-finite input.
 ///
 /// ```
 /// use widephase::closest::closest_points_line_line;
@@ -43,6 +49,15 @@ pub fn closest_points_line_line(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> Close
     if !(finite(p1) && finite(q1) && finite(p2) && finite(q2)) {
         return ClosestPair::NAN;
     }
+    let k = tiny_input_scale(max_abs(&[p1, q1, p2, q2]));
+    if k == 1.0 {
+        return line_line_scaled(p1, q1, p2, q2);
+    }
+    line_line_scaled(p1 * k, q1 * k, p2 * k, q2 * k).unscaled(k)
+}
+
+/// The body of [`closest_points_line_line`] on inputs already scaled.
+fn line_line_scaled(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> ClosestPair {
     let d1 = q1 - p1;
     let d2 = q2 - p2;
     let r = p1 - p2;
@@ -65,7 +80,7 @@ pub fn closest_points_line_line(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> Close
         let k = pow2_scale(a.max(e).max(b.abs()).max(c.abs()).max(f.abs()));
         let (a, b, c, e, f) = (a * k, b * k, c * k, e * k, f * k);
         let d = a * e - b * b;
-        if d > 0.0 {
+        if d > 0.0 && !exactly_parallel(d1, d2) {
             ((b * f - c * e) / d, (a * f - b * c) / d)
         } else {
             (0.0, f_unscaled / e_unscaled)

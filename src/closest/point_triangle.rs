@@ -51,7 +51,8 @@ pub struct TriangleClosest<L: Lane> {
     /// The point of the triangle nearest to the query point.
     pub point: V3<L>,
     /// Barycentric weights `(u, v, w)` of `point` on `(a, b, c)`:
-    /// `point ≈ u·a + v·b + w·c`, each in `[0, 1]`, summing to 1 up to rounding.
+    /// `point ≈ u·a + v·b + w·c`, each in `[0, 1]` (exactly: in the face region
+    /// `u = max(1 - v - w, 0)`), summing to 1 up to rounding.
     pub bary: V3<L>,
     /// The [`TriangleRegion`] code of the feature `point` lies on.
     pub region: L,
@@ -191,7 +192,10 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
         & denom.gt(zero)
         & s_face.le(s_ab.min(s_ac).min(s_bc));
     point = V3::select(in_face, q_face, point);
-    bary = V3::select(in_face, V3::new(one - v - w, v, w), bary);
+    // v, w ∈ [0, 1]: vb, vc >= 0 and the rounded sum denom >= each of them
+    // (rounding is monotonic). 1 - v - w can round below 0 by an ulp; the
+    // weights are promised in [0, 1], so that one is clamped.
+    bary = V3::select(in_face, V3::new((one - v - w).max(zero), v, w), bary);
     region = L::select(in_face, L::splat(TriangleRegion::Face.code()), region);
 
     // Regions in reverse priority, so that the first match in Ericson's order wins.

@@ -1,7 +1,7 @@
 //! Closest points of two segments (Ericson §5.1.9, `ClosestPtSegmentSegment`;
 //! seed `000` §5.1.9), with every degenerate case.
 
-use super::{clamp01, finite, NAN3};
+use super::{clamp01, finite, max_abs, tiny_input_scale, NAN3};
 use crate::math::Vec3;
 
 /// A power of two `k` with `x·k ∈ [1, 4)` for `x > 0` normal (`2^-126 ≤ x`),
@@ -39,6 +39,24 @@ impl ClosestPair {
     pub(crate) fn new(s: f32, t: f32, point1: Vec3, point2: Vec3) -> ClosestPair {
         ClosestPair { s, t, point1, point2, sq_dist: (point1 - point2).length_squared() }
     }
+
+    /// The pair of a query evaluated on inputs multiplied by `k`
+    /// ([`tiny_input_scale`]), mapped back: points divided by `k` (exact unless
+    /// subnormal), parameters unchanged, `sq_dist` recomputed from the points.
+    pub(crate) fn unscaled(self, k: f32) -> ClosestPair {
+        ClosestPair::new(self.s, self.t, self.point1 / k, self.point2 / k)
+    }
+}
+
+/// Whether `d1 × d2 = 0` exactly (the two directions are parallel, or one of
+/// them is zero). Each product of two `f32` is exact in `f64` (24 + 24
+/// significant bits), so comparing the two products of every cross-product
+/// component decides the sign of that component without rounding.
+pub(crate) fn exactly_parallel(d1: Vec3, d2: Vec3) -> bool {
+    let m = |x: f32, y: f32| x as f64 * y as f64;
+    m(d1.y, d2.z) == m(d1.z, d2.y)
+        && m(d1.z, d2.x) == m(d1.x, d2.z)
+        && m(d1.x, d2.y) == m(d1.y, d2.x)
 }
 
 /// Closest points of the closed segments `s1 = [p1, q1]` and `s2 = [p2, q2]`,
@@ -52,7 +70,8 @@ impl ClosestPair {
 /// a == 0 && e == 0: both are points          -> s = t = 0
 /// a == 0:          s1 is a point             -> s = 0, t = clamp(f / e)
 /// e == 0:          s2 is a point             -> t = 0, s = clamp(-c / a)
-/// otherwise: s = clamp((b·f - c·e) / (a·e - b²)), or s = 0 if a·e - b² <= 0 (parallel)
+/// otherwise: s = 0 if d1 × d2 = 0 exactly or a·e - b² <= 0 (parallel),
+///            else s = clamp((b·f - c·e) / (a·e - b²))
 ///            (both degree-4 terms formed from a..f scaled by a power of two ≈ 1/max(a, e, |b|, |c|, |f|))
 ///            t = (b·s + f) / e; if t is outside [0, 1], clamp it and
 ///            recompute s = clamp((b·t - c) / a)
@@ -61,11 +80,15 @@ impl ClosestPair {
 /// Degenerate segments are tested exactly (`a == 0`, not `a <= ε`: any
 /// non-zero `a` is a usable direction, and every quotient is clamped, so a
 /// tiny `a` cannot produce anything outside the segment). Parallel segments
-/// (`a·e - b² <= 0` in `f32`, which includes exactly parallel ones) start at
-/// `s = 0`: the result is the closest pair with the smallest `s` reachable by
+/// (`d1 × d2 = 0`, decided exactly for the `f32` differences `d1`, `d2`, or
+/// `a·e - b² <= 0` in `f32` for nearly parallel ones) start at `s = 0`: the result is the closest pair with the smallest `s` reachable by
 /// that rule — deterministic, and at the exact minimal distance, since for
 /// parallel segments the one clamp-and-reproject round solves the 1-D interval
-/// problem. NaN in every field for non-finite input.
+/// problem. Inputs whose largest coordinate magnitude is below 1 are first
+/// multiplied by the power of two that brings it into `[1, 2)` (exact), so that
+/// `a`, `e` and the degree-4 terms do not underflow for tiny segments; the
+/// points are divided back (exact unless subnormal). NaN in every field for
+/// non-finite input.
 ///
 /// ```
 /// use widephase::closest::closest_points_segment_segment;
@@ -82,6 +105,16 @@ pub fn closest_points_segment_segment(s1: &Segment, s2: &Segment) -> ClosestPair
     if !(finite(s1.a) && finite(s1.b) && finite(s2.a) && finite(s2.b)) {
         return ClosestPair::NAN;
     }
+    let k = tiny_input_scale(max_abs(&[s1.a, s1.b, s2.a, s2.b]));
+    if k == 1.0 {
+        return segment_segment_scaled(s1, s2);
+    }
+    let scale = |s: &Segment| Segment::new(s.a * k, s.b * k);
+    segment_segment_scaled(&scale(s1), &scale(s2)).unscaled(k)
+}
+
+/// The body of [`closest_points_segment_segment`] on inputs already scaled.
+fn segment_segment_scaled(s1: &Segment, s2: &Segment) -> ClosestPair {
     let (p1, p2) = (s1.a, s2.a);
     let d1 = s1.b - p1;
     let d2 = s2.b - p2;
@@ -111,7 +144,8 @@ pub fn closest_points_segment_segment(s1: &Segment, s2: &Segment) -> ClosestPair
             let k = pow2_scale(a.max(e).max(b.abs()).max(c.abs()).max(f.abs()));
             let (as_, bs, cs, es, fs) = (a * k, b * k, c * k, e * k, f * k);
             let denom = as_ * es - bs * bs;
-            let s0 = if denom > 0.0 { clamp01((bs * fs - cs * es) / denom) } else { 0.0 };
+            let parallel = exactly_parallel(d1, d2) || denom <= 0.0 || denom.is_nan();
+            let s0 = if parallel { 0.0 } else { clamp01((bs * fs - cs * es) / denom) };
             let t0 = (b * s0 + f) / e;
             if t0 < 0.0 {
                 t = 0.0;

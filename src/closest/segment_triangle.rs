@@ -3,7 +3,7 @@
 
 use super::point_triangle::closest_point_triangle;
 use super::segment_segment::{closest_points_segment_segment, ClosestPair};
-use super::{finite, NAN3};
+use super::{finite, max_abs, tiny_input_scale, NAN3};
 use crate::math::Vec3;
 use crate::shapes::{Segment, Triangle};
 
@@ -19,7 +19,10 @@ use crate::shapes::{Segment, Triangle};
 /// is the answer; ties go to the earliest candidate in the order: edges `ab`,
 /// `bc`, `ca`, endpoint `a`, endpoint `b`, crossing point. Degenerate
 /// segments and triangles need no special case: every sub-query handles them.
-/// NaN in every field for non-finite input.
+/// Inputs whose largest coordinate magnitude is below 1 are first multiplied by
+/// the power of two that brings it into `[1, 2)` (exact), so that the degree-3
+/// plane heights and the sub-queries do not underflow for tiny shapes; the
+/// points are divided back. NaN in every field for non-finite input.
 ///
 /// ```
 /// use widephase::closest::closest_points_segment_triangle;
@@ -37,6 +40,17 @@ pub fn closest_points_segment_triangle(seg: &Segment, tri: &Triangle) -> Closest
     if !(finite(seg.a) && finite(seg.b) && finite(tri.a) && finite(tri.b) && finite(tri.c)) {
         return ClosestPair::NAN;
     }
+    let k = tiny_input_scale(max_abs(&[seg.a, seg.b, tri.a, tri.b, tri.c]));
+    if k == 1.0 {
+        return segment_triangle_scaled(seg, tri);
+    }
+    let seg = Segment::new(seg.a * k, seg.b * k);
+    let tri = Triangle::new(tri.a * k, tri.b * k, tri.c * k);
+    segment_triangle_scaled(&seg, &tri).unscaled(k)
+}
+
+/// The body of [`closest_points_segment_triangle`] on inputs already scaled.
+fn segment_triangle_scaled(seg: &Segment, tri: &Triangle) -> ClosestPair {
     let mut best =
         ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
     let mut consider = |s: f32, point1: Vec3, point2: Vec3| {

@@ -2,7 +2,7 @@
 
 use super::segment_segment::ClosestPair;
 use super::segment_triangle::closest_points_segment_triangle;
-use super::{finite, NAN3};
+use super::{finite, max_abs, tiny_input_scale, NAN3};
 use crate::shapes::{Segment, Triangle};
 
 /// Closest points of the closed triangles `t1` and `t2`: `point1` on `t1`,
@@ -15,7 +15,10 @@ use crate::shapes::{Segment, Triangle};
 /// intersecting triangles too: if the triangles meet, an edge of one meets the
 /// other, and the segment–triangle query reports that crossing at distance 0.
 /// Ties go to the first candidate in the order `t1.ab, t1.bc, t1.ca, t2.ab,
-/// t2.bc, t2.ca`. NaN in every field for non-finite input.
+/// t2.bc, t2.ca`. Inputs whose largest coordinate magnitude is below 1 are
+/// first multiplied by the power of two that brings it into `[1, 2)` (exact),
+/// so that tiny triangles do not underflow; the points are divided back. NaN
+/// in every field for non-finite input.
 ///
 /// ```
 /// use widephase::closest::closest_points_triangle_triangle;
@@ -39,6 +42,16 @@ pub fn closest_points_triangle_triangle(t1: &Triangle, t2: &Triangle) -> Closest
     {
         return ClosestPair::NAN;
     }
+    let k = tiny_input_scale(max_abs(&[t1.a, t1.b, t1.c, t2.a, t2.b, t2.c]));
+    if k == 1.0 {
+        return triangle_triangle_scaled(t1, t2);
+    }
+    let scale = |t: &Triangle| Triangle::new(t.a * k, t.b * k, t.c * k);
+    triangle_triangle_scaled(&scale(t1), &scale(t2)).unscaled(k)
+}
+
+/// The body of [`closest_points_triangle_triangle`] on inputs already scaled.
+fn triangle_triangle_scaled(t1: &Triangle, t2: &Triangle) -> ClosestPair {
     let mut best =
         ClosestPair { s: 0.0, t: 0.0, point1: NAN3, point2: NAN3, sq_dist: f32::INFINITY };
     for (u, v) in [(t1.a, t1.b), (t1.b, t1.c), (t1.c, t1.a)] {

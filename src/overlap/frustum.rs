@@ -106,8 +106,11 @@ impl Frustum {
     /// combination whose `xyz` part is zero — the far plane of an
     /// infinite-far-plane projection — is the constraint `0 <= w`: it is stored
     /// as normal `0` with `d = 1` (everything passes) when `w >= 0`, and `d = -1`
-    /// (nothing passes) when `w < 0`. Non-finite matrix entries give NaN planes,
-    /// against which every shape classifies Outside.
+    /// (nothing passes) when `w < 0`. A matrix with any NaN or ±∞ entry gives
+    /// six NaN planes (the [NaN rule](crate#contracts): such a frustum contains
+    /// nothing, and every shape classifies Outside) — not only the planes whose
+    /// rows hold the entry, since an infinite `w` entry would otherwise give a
+    /// finite normal with `d = ±∞`, a plane every point passes.
     ///
     /// ```
     /// use widephase::overlap::DepthRange;
@@ -127,6 +130,9 @@ impl Frustum {
     /// assert_eq!(fr.planes[4].d, -1.0);
     /// ```
     pub fn from_view_projection(m: &[[f32; 4]; 4], depth: DepthRange) -> Frustum {
+        if !m.iter().flatten().all(|x| x.is_finite()) {
+            return Frustum { planes: [Plane::new(Vec3::splat(f32::NAN), f32::NAN); 6] };
+        }
         let row = |i: usize| -> [f64; 4] {
             [m[0][i] as f64, m[1][i] as f64, m[2][i] as f64, m[3][i] as f64]
         };
@@ -166,7 +172,8 @@ impl Frustum {
     }
 
     /// Whether the point `p` is in the closed frustum (`normal_i·p <= d_i` for
-    /// all six planes; `false` for non-finite input).
+    /// all six planes; `false` for a non-finite point or any non-finite plane
+    /// coordinate, the [NaN rule](crate#contracts)).
     ///
     /// ```
     /// use widephase::{Frustum, Plane, Vec3};
@@ -179,7 +186,9 @@ impl Frustum {
     /// assert!(!unit_cube.contains_point(Vec3::new(1.5, 0.5, 0.0)));
     /// ```
     pub fn contains_point(&self, p: Vec3) -> bool {
-        p.is_finite() && self.planes.iter().all(|pl| pl.normal.dot(p) - pl.d <= 0.0)
+        p.is_finite()
+            && frustum_is_valid(self)
+            && self.planes.iter().all(|pl| pl.normal.dot(p) - pl.d <= 0.0)
     }
 }
 

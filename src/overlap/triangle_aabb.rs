@@ -46,9 +46,15 @@ pub const TRI_AABB_ABS: f32 = f32::from_bits(512);
 /// Does the closed triangle `t` touch or overlap the closed box `b`?
 ///
 /// Exact except inside the ulp band of contact, see the crate
-/// [contracts](crate#contracts); face-aligned contacts (a triangle lying in the
-/// plane of a box face, or touching it with a vertex or edge) are decided exactly,
-/// because the three box-face axes are pure comparisons of input coordinates.
+/// [contracts](crate#contracts). The three box-face axes are pure comparisons
+/// of input coordinates, so they never separate a triangle that lies in a box
+/// face's plane or touches it; but the nine edge axes and the normal axis
+/// round their projections, so a vertex or edge contact on a box face (or a
+/// triangle in the face's plane that only meets the face at its border) can
+/// still be answered "separated" when some edge or normal axis puts it within
+/// that axis' band (`7.1u` and `9.1u` of the projection magnitudes,
+/// `simd-notes.md`). Use [`triangle_aabb_conservative`] where touching pairs
+/// must never be missed.
 /// Degenerate triangles are tested as the segment or point they are. Returns
 /// `false` for non-finite coordinates and for inverted (empty) boxes.
 ///

@@ -1,7 +1,7 @@
 //! Ray/segment–capsule: the capsule is the cylinder around its segment united
 //! with the balls at both ends (Ericson §5.3.7).
 
-use super::ray_cylinder::ray_cylinder_interval;
+use super::ray_cylinder::{ray_cylinder_interval, unit_scaled};
 use super::ray_sphere::ray_sphere;
 use crate::shapes::{Capsule, Cylinder, Ray, Segment, Sphere};
 
@@ -10,7 +10,10 @@ use crate::shapes::{Capsule, Cylinder, Ray, Segment, Sphere};
 /// of `radius` at `a` and `b` (each clipped to `[t_min, t_max]`; `t_min` when
 /// starting inside). A capsule with `a == b` is a ball; radius 0 is the segment;
 /// a negative radius is empty; NaN/∞ give `None` (crate
-/// [contracts](crate#contracts); band: that of the three parts).
+/// [contracts](crate#contracts); band: that of the three parts). The ray and
+/// capsule are first multiplied by the power of two that brings their largest
+/// coordinate magnitude into `[1, 2)` (exact, `t` unchanged), so the range is
+/// that of [`ray_cylinder`](super::ray_cylinder) for every part.
 ///
 /// ```
 /// use widephase::{ray::ray_capsule, Capsule, Ray, Vec3};
@@ -25,10 +28,15 @@ pub fn ray_capsule(ray: &Ray, cap: &Capsule) -> Option<f32> {
     if !(cap.radius.is_finite() && cap.radius >= 0.0 && cap.a.is_finite() && cap.b.is_finite()) {
         return None;
     }
-    let side =
-        ray_cylinder_interval(ray, &Cylinder::new(cap.a, cap.b, cap.radius)).map(|(lo, _)| lo);
-    let ends = [cap.a, cap.b].map(|c| {
-        let h = ray_sphere(ray, &Sphere::new(c, cap.radius));
+    if !(ray.origin.is_finite() && ray.dir.is_finite()) {
+        return None;
+    }
+    // One common power-of-two scale (t unchanged) keeps the three parts'
+    // products in range; see `unit_scaled`.
+    let (ray, a, b, radius) = unit_scaled(ray, cap.a, cap.b, cap.radius);
+    let side = ray_cylinder_interval(&ray, &Cylinder::new(a, b, radius)).map(|(lo, _)| lo);
+    let ends = [a, b].map(|c| {
+        let h = ray_sphere(&ray, &Sphere::new(c, radius));
         h.hit.then_some(h.t)
     });
     [side, ends[0], ends[1]]

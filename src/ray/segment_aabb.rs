@@ -1,6 +1,7 @@
 //! Segment–AABB overlap by the separating-axis test (Ericson §5.3.3
 //! `TestSegmentAABB`; seed `003` "线段/长方体重叠检测").
 
+use crate::lane::Lane;
 use crate::shapes::{Aabb, Segment};
 
 /// Whether the closed segment and the closed box intersect: separating-axis test
@@ -17,6 +18,11 @@ use crate::shapes::{Aabb, Segment};
 /// inverted box is empty; NaN/∞ give `false` (crate [contracts](crate#contracts),
 /// band in `simd-notes.md`).
 ///
+/// **LANE-GENERIC**: `L = f32` is the scalar test returning `bool`; `f32x4/8/16`
+/// test packs of segment–box pairs with bit-identical answers (the six axes are
+/// evaluated in the same order for every lane and combined with mask
+/// operations, no early exit). Batch kernel: [`crate::batch::kernels::SegmentAabb`].
+///
 /// ```
 /// use widephase::{ray::segment_aabb, Aabb, Segment, Vec3};
 /// let bx = Aabb::new(Vec3::ZERO, Vec3::splat(1.0));
@@ -26,32 +32,22 @@ use crate::shapes::{Aabb, Segment};
 /// let seg = Segment::new(Vec3::new(2.0, 0.0, 0.5), Vec3::new(0.0, 2.000001, 0.5));
 /// assert!(!segment_aabb(&seg, &bx));
 /// ```
-pub fn segment_aabb(seg: &Segment, b: &Aabb) -> bool {
-    if !(seg.a.is_finite() && seg.b.is_finite() && b.is_valid()) {
-        return false;
-    }
+pub fn segment_aabb<L: Lane>(seg: &Segment<L>, b: &Aabb<L>) -> L::Mask {
+    let valid = seg.a.is_finite() & seg.b.is_finite() & b.is_valid();
     let c2 = b.min + b.max;
     let h2 = b.max - b.min;
     let w2 = seg.b - seg.a;
     let m2 = (seg.a + seg.b) - c2; // doubled midpoint, relative to the doubled center
     let aw = w2.abs();
     // Box face axes: |m_i| > h_i + |w_i| separates.
-    for i in 0..3 {
-        if m2.get(i).abs() > h2.get(i) + aw.get(i) {
-            return false;
-        }
-    }
+    let mut separated = m2.x.abs().gt(h2.x + aw.x);
+    separated = separated | m2.y.abs().gt(h2.y + aw.y);
+    separated = separated | m2.z.abs().gt(h2.z + aw.z);
     // Cross axes w × e_i: |m·(w × e_i)| > h·|w × e_i| separates (all doubled twice).
-    if (m2.y * w2.z - m2.z * w2.y).abs() > h2.y * aw.z + h2.z * aw.y {
-        return false;
-    }
-    if (m2.z * w2.x - m2.x * w2.z).abs() > h2.x * aw.z + h2.z * aw.x {
-        return false;
-    }
-    if (m2.x * w2.y - m2.y * w2.x).abs() > h2.x * aw.y + h2.y * aw.x {
-        return false;
-    }
-    true
+    separated = separated | (m2.y * w2.z - m2.z * w2.y).abs().gt(h2.y * aw.z + h2.z * aw.y);
+    separated = separated | (m2.z * w2.x - m2.x * w2.z).abs().gt(h2.x * aw.z + h2.z * aw.x);
+    separated = separated | (m2.x * w2.y - m2.y * w2.x).abs().gt(h2.x * aw.y + h2.y * aw.x);
+    valid & !separated
 }
 
 /// [`segment_aabb`] with the arguments swapped.
@@ -60,6 +56,6 @@ pub fn segment_aabb(seg: &Segment, b: &Aabb) -> bool {
 /// use widephase::{ray::aabb_segment, Aabb, Segment, Vec3};
 /// assert!(aabb_segment(&Aabb::new(Vec3::ZERO, Vec3::splat(1.0)), &Segment::new(Vec3::ZERO, Vec3::ZERO)));
 /// ```
-pub fn aabb_segment(b: &Aabb, seg: &Segment) -> bool {
+pub fn aabb_segment<L: Lane>(b: &Aabb<L>, seg: &Segment<L>) -> L::Mask {
     segment_aabb(seg, b)
 }
