@@ -31,6 +31,9 @@ enum Command {
         /// Only kernels whose name contains this string.
         #[arg(long)]
         filter: Option<String>,
+        /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Voxelize a mesh (OBJ/STL/PLY or builtin:torus) into binvox, vox or npy.
     Voxelize(VoxelizeArgs),
@@ -44,6 +47,9 @@ enum Command {
 struct PairsArgs {
     /// N×6 little-endian float32 .npy, rows min.x,min.y,min.z,max.x,max.y,max.z.
     boxes: Option<std::path::PathBuf>,
+    /// A second N×6 .npy: the pairs (i, j) of a box i of BOXES overlapping a
+    /// box j of this set (bipartite), instead of the pairs within BOXES.
+    other: Option<std::path::PathBuf>,
     /// Use N seeded random boxes (about 4 overlaps per box) instead of a file.
     #[arg(long)]
     random: Option<usize>,
@@ -53,7 +59,7 @@ struct PairsArgs {
     /// Write the sorted pairs as a uint32 (P, 2) .npy.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Print one JSON object (n, pairs, ms for the query alone, threads).
@@ -71,7 +77,7 @@ struct RaycastArgs {
     /// Seed of the ray set.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Print one JSON object (n, triangles, rays, hits, ms, build_ms, mrays_per_s, threads).
@@ -106,9 +112,40 @@ enum StorageArg {
 fn parse3<T: std::str::FromStr>(s: &str) -> Result<[T; 3], String> {
     let v: Vec<T> = s
         .split(',')
-        .map(|t| t.trim().parse::<T>().map_err(|_| format!("bad number {t:?} in {s:?}")))
+        .map(|t| t.trim().parse::<T>().map_err(|_| format!("{:?} is not a number", t.trim())))
         .collect::<Result<_, _>>()?;
-    <[T; 3]>::try_from(v).map_err(|_| format!("expected three comma-separated numbers, got {s:?}"))
+    <[T; 3]>::try_from(v).map_err(|_| "expected three comma-separated numbers".to_string())
+}
+
+/// `--origin`: three finite numbers (an infinite or NaN origin is named
+/// here, not later as a grid that cannot cover the mesh).
+fn parse_origin(s: &str) -> Result<[f32; 3], String> {
+    let v = parse3::<f32>(s)?;
+    for (a, x) in v.iter().enumerate() {
+        if !x.is_finite() {
+            return Err(format!("{} = {x} is not finite", ["x", "y", "z"][a]));
+        }
+    }
+    Ok(v)
+}
+
+/// `--res`: a whole number of voxels in 1..=MAX_RES; `--res -5`,
+/// `--res=-5` and `--res 0` all get this one message style (clap's
+/// "invalid value" line).
+fn parse_res(s: &str) -> Result<u32, String> {
+    let max = widephase::voxel::MAX_RES;
+    let out_of_range = || format!("must be a whole number of voxels in 1..={max}");
+    match s.trim().parse::<i64>() {
+        Ok(r) if (1..=max as i64).contains(&r) => Ok(r as u32),
+        Ok(_) => Err(out_of_range()),
+        Err(_) if s.trim().parse::<f64>().is_ok() => Err(out_of_range()),
+        Err(_) => Err(format!("{:?} is not a number; {}", s.trim(), out_of_range())),
+    }
+}
+
+/// `--max-memory`: a size such as 512M, 2G, 1.5G or a byte count.
+fn parse_memory(s: &str) -> Result<u64, String> {
+    cli::memory::parse_size(s)
 }
 
 #[derive(clap::Args)]
@@ -120,7 +157,7 @@ struct VoxelizeArgs {
     builtin: Option<String>,
     /// Voxels along the mesh's largest extent (1..=65536); the grid is a cube
     /// fitted to the mesh. Alternative to --voxel-size.
-    #[arg(long, conflicts_with_all = ["voxel_size", "origin", "dims"])]
+    #[arg(long, value_name = "N", value_parser = parse_res, allow_hyphen_values = true, conflicts_with_all = ["voxel_size", "origin", "dims"])]
     res: Option<u32>,
     /// surface (conservative), thin (6-separating) or solid.
     #[arg(long, value_enum, default_value = "surface")]
@@ -142,7 +179,7 @@ struct VoxelizeArgs {
     pad: u32,
     /// Grid origin x,y,z (needs --voxel-size; without --dims the grid extends
     /// to cover the mesh's bounding box).
-    #[arg(long, value_parser = parse3::<f32>, allow_hyphen_values = true, requires = "voxel_size")]
+    #[arg(long, value_parser = parse_origin, allow_hyphen_values = true, requires = "voxel_size")]
     origin: Option<[f32; 3]>,
     /// Voxel edge length. Alone: a grid fitted to the mesh (origin = bounding
     /// box min − pad·H, ceil(extent/H) + 2·pad voxels per axis, not a cube).
@@ -160,7 +197,7 @@ struct VoxelizeArgs {
     /// Print one JSON object instead of the summary line.
     #[arg(long)]
     json: bool,
-    /// Number of worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Voxelize N times in this process (a benchmark: the outputs come from
@@ -168,22 +205,49 @@ struct VoxelizeArgs {
     /// libraries are timed in one process).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
+    /// Refuse the job when its estimated peak memory is above this (e.g.
+    /// 512M, 2G; default: the memory available now).
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    max_memory: Option<u64>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let result = match args.command {
+    cli::signals::remove_temp_files_on_interrupt();
+    // one --threads rule for every subcommand (cli/threads.rs); the command
+    // runs on that pool
+    let threads = match &args.command {
+        Command::Bench { threads, .. } => *threads,
+        Command::Voxelize(a) => a.threads,
+        Command::Pairs(a) => a.threads,
+        Command::Raycast(a) => a.threads,
+        Command::Info | Command::Demo => None,
+    };
+    // (errors cross back from the pool as their messages)
+    let result = cli::threads::pool(threads)
+        .and_then(|pool| pool.install(|| run(args.command).map_err(|e| e.to_string())));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("widephase: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> cli::CliResult {
+    match command {
         Command::Info => cli::info::run(),
         Command::Demo => cli::demo::run(),
-        Command::Bench { quick, json, filter } => {
+        Command::Bench { quick, json, filter, threads: _ } => {
             cli::bench::run(cli::bench::BenchOptions { quick, json, filter })
         }
         Command::Pairs(a) => cli::pairs::run(cli::pairs::PairsOptions {
             boxes: a.boxes,
+            other: a.other,
             random: a.random,
             seed: a.seed,
             out: a.out,
-            threads: a.threads,
             json: a.json,
         }),
         Command::Voxelize(a) => {
@@ -211,26 +275,18 @@ fn main() -> ExitCode {
                 },
                 npy_dense: a.npy_dense,
                 json: a.json,
-                threads: a.threads,
                 repeat: a.repeat,
+                max_memory: a.max_memory,
             })
         }
         Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
             mesh: a.mesh,
             rays: a.rays,
             seed: a.seed,
-            threads: a.threads,
             json: a.json,
             dump_rays: a.dump_rays,
             dump_hits: a.dump_hits,
             stats: a.stats,
         }),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("widephase: error: {e}");
-            ExitCode::FAILURE
-        }
     }
 }

@@ -70,7 +70,10 @@ pub fn plane_bounds(o: f32, h: f32, n: i64) -> (f32, f32) {
 /// of voxels from `origin` whose far plane `origin + c·h` is `≥ max`
 /// exactly (its lower bound is); `n` is returned.
 fn covering_count(origin: f32, h: f32, min: f32, max: f32, pad: u32) -> Result<u32, VoxelError> {
-    if !(min.is_finite() && max.is_finite() && origin.is_finite()) {
+    if !origin.is_finite() {
+        return Err(VoxelError::Grid(format!("grid origin {origin} is not finite")));
+    }
+    if !(min.is_finite() && max.is_finite()) {
         return Err(VoxelError::Grid("mesh bounding box is not finite".into()));
     }
     let q = ((max as f64 - min as f64) / h as f64).ceil().max(1.0);
@@ -99,7 +102,10 @@ impl Grid {
             )));
         }
         if !(origin.x.is_finite() && origin.y.is_finite() && origin.z.is_finite()) {
-            return Err(VoxelError::Grid(format!("origin {origin:?} is not finite")));
+            return Err(VoxelError::Grid(format!(
+                "origin ({}, {}, {}) is not finite",
+                origin.x, origin.y, origin.z
+            )));
         }
         for (a, &d) in dims.iter().enumerate() {
             if d == 0 || d > MAX_RES {
