@@ -304,8 +304,10 @@ fn voxel_cli_voxel_size_grids() {
     assert_eq!(j["voxel_size"].as_f64(), Some(0.25));
     let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0.1"]);
     assert_eq!(j["dims"], serde_json::json!([8, 3, 1]));
-    let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0", "--dims", "2,3,4"]);
-    assert_eq!(j["dims"], serde_json::json!([2, 3, 4]));
+    // (explicit dims are kept; a grid reaching x = 0.5 touches the mesh, one
+    // ending at x = -0.5 would miss it, which is an error: tests/cli.rs)
+    let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0", "--dims", "6,3,4"]);
+    assert_eq!(j["dims"], serde_json::json!([6, 3, 4]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

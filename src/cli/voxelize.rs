@@ -209,6 +209,14 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         let set = &vox.set;
         let s = match out_ext.as_deref() {
             Some("binvox") => formats::stage(out, |w| formats::write_binvox_cube(w, &grid, set))?,
+            Some("vox") if count > formats::VOX_MAX_VOXELS => {
+                return Err(format!(
+                    "{}: {count} voxels do not fit a .vox file (at most {}: its chunk sizes are 32-bit); use .npy or .binvox, or a lower --res",
+                    out.display(),
+                    formats::VOX_MAX_VOXELS
+                )
+                .into())
+            }
             Some("vox") => formats::stage(out, |w| formats::write_vox(w, set))?,
             // (the extension was checked before the work: npy)
             _ => formats::stage(out, |w| formats::write_npy(w, set, o.npy_dense))?,
@@ -245,7 +253,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         // (f32 Display: the shortest form that reads back as the same f32)
         let g = |x: f32| if x.is_finite() { format!("{x}") } else { "null".to_string() };
         println!(
-            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"files\":[{}]}}",
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"files\":[{}]}}",
             json_str(&name),
             format!("{:?}", o.mode).to_ascii_lowercase(),
             g(grid.voxel),
@@ -256,6 +264,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             f(voxelize_ms, 3),
             f(write_ms, 3),
             f(rss, 1),
+            f(need as f64 / (1u64 << 20) as f64, 1),
             rayon::current_num_threads(),
             o.repeat,
             f(best_ms, 3),
@@ -291,18 +300,20 @@ pub(crate) struct Job<'a> {
 
 /// Estimated peak memory of a voxelize job beyond what the process already
 /// holds (the mesh), in bytes: the voxel set, the largest working set of
-/// the passes and writers on top of it, and 10 % slack.
+/// the passes and writers on top of it, and 10 % slack. Measured against
+/// the peak RSS (bunny, dragon; 512³–8192³, dense and sparse, solid,
+/// surface, thin, with each writer) it is 1.0–1.6× the real peak.
 ///
 /// - dense bits: `⌈nx/64⌉·ny·nz` words; sparse bricks: 200 bytes per brick
 ///   (72 stored, the per-slab maps and the concatenation), a brick per
-///   `(8h)²` of surface area, times 3 (a surface crosses several bricks
-///   per brick face it spans), at most every brick of the grid;
+///   `(8h)²` of surface area, times 1.5 (a surface crosses more than one
+///   brick per brick face it spans), at most every brick of the grid;
 /// - binning: 48 bytes per triangle and slab it spans (about 1.3);
 /// - solid: 32 bytes per crossing of the busiest axis (16-byte entries,
 ///   a vector grown by doubling) and 12 per crossing of all axes (spans),
 ///   crossings per axis = the mesh's projected area along it / h²;
 /// - writers: binvox 16 bytes per (y, z) of its cube side, dense npy 9 per
-///   (y, z), triangle lists 64 bytes per surface voxel; the others stream
+///   (y, z), triangle lists 96 bytes per surface voxel; the others stream
 ///   in fixed buffers.
 pub(crate) fn estimate_bytes(mesh: voxel::MeshRef<'_>, grid: &Grid, job: &Job<'_>) -> u64 {
     let [nx, ny, nz] = grid.dims.map(|d| d as u64);
@@ -325,7 +336,7 @@ pub(crate) fn estimate_bytes(mesh: voxel::MeshRef<'_>, grid: &Grid, job: &Job<'_
         (nx.div_ceil(64) * ny * nz * 8) as f64
     } else {
         let all_bricks = (nx.div_ceil(8) * ny.div_ceil(8) * nz.div_ceil(8)) as f64;
-        200.0 * (3.0 * area / (64.0 * h * h) + tris).min(all_bricks)
+        200.0 * (1.5 * area / (64.0 * h * h) + tris).min(all_bricks)
     };
     let bins = 48.0 * 1.3 * tris;
     let solid = if job.mode == Mode::Solid {
@@ -339,7 +350,7 @@ pub(crate) fn estimate_bytes(mesh: voxel::MeshRef<'_>, grid: &Grid, job: &Job<'_
         Some("binvox") => 16.0 * side * side,
         Some("npy") if job.npy_dense => 9.0 * (ny * nz) as f64,
         _ => 1e6,
-    } + if job.triangles { 64.0 * surface_voxels } else { 0.0 }
+    } + if job.triangles { 96.0 * surface_voxels } else { 0.0 }
         + if job.preview { 3.0 * 4.0 * 512.0 * 512.0 } else { 0.0 };
     let work = (bins + solid).max(writer);
     (1.1 * (set + work)) as u64

@@ -496,6 +496,11 @@ pub fn read_npy(bytes: &[u8], dims: [u32; 3]) -> Result<Decoded, VoxelError> {
 /// Largest MagicaVoxel model edge.
 pub const VOX_TILE: u32 = 256;
 
+/// Most voxels a `.vox` file holds: its `MAIN` chunk's size is a `u32`, and
+/// each voxel takes 4 bytes (64 MiB are kept for the model and scene
+/// chunks). [`write_vox`] errors above the exact limit.
+pub const VOX_MAX_VOXELS: u64 = (u32::MAX as u64 - (1 << 26)) / 4;
+
 fn chunk(out: &mut Vec<u8>, id: &[u8; 4], content: &[u8], children: &[u8]) {
     out.extend_from_slice(id);
     out.extend_from_slice(&(content.len() as u32).to_le_bytes());
