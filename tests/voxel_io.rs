@@ -483,6 +483,24 @@ fn check_png(p: &Path, set: &VoxelSet) {
         }
     }
     assert!(lit.0.is_some() && lit.1 == Some(0), "both kinds of pixel were checked");
+    // the panels' labels under them (5×7 glyphs, 6 pixels apart): "XY" under
+    // the first, "YZ" under the third
+    const X: [u8; 7] = [0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001];
+    const Y: [u8; 7] = [0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100, 0b00100];
+    const Z: [u8; 7] = [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111];
+    let top = 8 + ny.max(nz) as usize + 2;
+    assert_eq!(info.height as usize, top + 7 + 10, "panel height, gap and label strip");
+    let third = 8 + nx as usize + 8 + nx as usize + 8;
+    for (x0, label) in [(8, [X, Y]), (third, [Y, Z])] {
+        for (g, glyph) in label.iter().enumerate() {
+            for (r, bits) in glyph.iter().enumerate() {
+                for c in 0..5 {
+                    let px = buf[(top + r) * width + x0 + g * 6 + c];
+                    assert_eq!(px != 0, bits >> (4 - c) & 1 == 1, "label pixel ({g}, {r}, {c})");
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -237,9 +237,6 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             "widephase: warning: no voxel of the grid touches the mesh; the outputs are empty"
         );
     }
-    if !o.json {
-        super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
-    }
     let write_ms = t2.elapsed().as_secs_f64() * 1e3;
     let tris = m.triangle_count();
     let rss = peak_rss_mb();
@@ -284,6 +281,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             "{name}: {tris} triangles → {count} voxels ({:?}, {nx}×{ny}×{nz}, {storage}) in {voxelize_ms:.1} ms{best} (load {load_ms:.1} ms, write {write_ms:.1} ms, peak RSS {rss:.0} MB)",
             o.mode
         );
+        super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
     }
     Ok(())
 }

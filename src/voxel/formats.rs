@@ -793,7 +793,9 @@ pub fn read_vox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
 
 /// Renders a PNG preview: three depth-shaded axis projections side by side
 /// (looking down −z, −y and −x; nearer voxels are brighter), grey on black,
-/// each at most 512 pixels wide (large grids are binned).
+/// each at most 512 pixels wide (large grids are binned), each labelled
+/// below with its image axes, horizontal then vertical: `XY` (the view
+/// along z), `XZ` (along y), `YZ` (along x).
 pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
     let maxd = *dims.iter().max().unwrap();
@@ -803,7 +805,9 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let views = [(0usize, 1usize, 2usize), (0, 2, 1), (1, 2, 0)];
     let gap = 8;
     let width: usize = views.iter().map(|v| d[v.0]).sum::<usize>() + gap * 4;
-    let height = views.iter().map(|v| d[v.1]).max().unwrap() + gap * 2;
+    let panels = views.iter().map(|v| d[v.1]).max().unwrap();
+    // the label strip: one row of 5×7 glyphs under the panels
+    let height = panels + gap * 2 + GLYPH_ROWS + 4;
     let mut depth: Vec<Vec<u32>> = views.iter().map(|v| vec![u32::MAX; d[v.0] * d[v.1]]).collect();
     set.for_each(|p| {
         for (n, v) in views.iter().enumerate() {
@@ -827,6 +831,17 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
                 }
             }
         }
+        let label = [v.0, v.1].map(|a| AXIS_GLYPHS[a]);
+        for (g, glyph) in label.iter().enumerate() {
+            for (r, bits) in glyph.iter().enumerate() {
+                for c in 0..5 {
+                    let x = x0 + g * 6 + c;
+                    if bits >> (4 - c) & 1 == 1 && x < width {
+                        img[(gap + panels + 2 + r) * width + x] = 255;
+                    }
+                }
+            }
+        }
         x0 += du + gap;
     }
     let mut enc = png::Encoder::new(w, width as u32, height as u32);
@@ -836,6 +851,16 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     wr.write_image_data(&img).map_err(std::io::Error::other)?;
     wr.finish().map_err(std::io::Error::other)
 }
+
+/// Rows of the preview's label glyphs.
+const GLYPH_ROWS: usize = 7;
+
+/// 5×7 glyphs of the letters X, Y, Z (bit 4 the leftmost column).
+const AXIS_GLYPHS: [[u8; GLYPH_ROWS]; 3] = [
+    [0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001],
+    [0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100, 0b00100],
+    [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111],
+];
 
 /// Reads a 2-D little-endian `float32` `.npy` array with `cols` columns
 /// (NumPy format 1.0–3.0, C order) and returns its rows, flattened.
