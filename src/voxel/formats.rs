@@ -983,9 +983,9 @@ mod tests {
         let a: [u64; 64] = std::array::from_fn(|_| rng.u64(..));
         let mut t = a;
         transpose64(&mut t);
-        for r in 0..64 {
-            for c in 0..64 {
-                assert_eq!(t[r] >> c & 1, a[c] >> r & 1, "bit ({r}, {c})");
+        for (r, row) in t.iter().enumerate() {
+            for (c, col) in a.iter().enumerate() {
+                assert_eq!(row >> c & 1, col >> r & 1, "bit ({r}, {c})");
             }
         }
     }
