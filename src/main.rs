@@ -250,35 +250,7 @@ fn run(command: Command) -> cli::CliResult {
             out: a.out,
             json: a.json,
         }),
-        Command::Voxelize(a) => {
-            use widephase::voxel::{Mode, Storage};
-            cli::voxelize::run(cli::voxelize::VoxelizeOptions {
-                mesh: a.mesh,
-                builtin: a.builtin,
-                res: a.res,
-                mode: match a.mode {
-                    ModeArg::Surface => Mode::Surface,
-                    ModeArg::Thin => Mode::Thin,
-                    ModeArg::Solid => Mode::Solid,
-                },
-                out: a.out,
-                preview: a.preview,
-                triangles: a.triangles,
-                pad: a.pad,
-                origin: a.origin,
-                voxel_size: a.voxel_size,
-                dims: a.dims,
-                storage: match a.storage {
-                    StorageArg::Auto => Storage::Auto,
-                    StorageArg::Dense => Storage::Dense,
-                    StorageArg::Sparse => Storage::Sparse,
-                },
-                npy_dense: a.npy_dense,
-                json: a.json,
-                repeat: a.repeat,
-                max_memory: a.max_memory,
-            })
-        }
+        Command::Voxelize(a) => cli::voxelize::run(voxelize_options(a)),
         Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
             mesh: a.mesh,
             rays: a.rays,
@@ -288,5 +260,294 @@ fn run(command: Command) -> cli::CliResult {
             dump_hits: a.dump_hits,
             stats: a.stats,
         }),
+    }
+}
+
+fn voxelize_options(a: VoxelizeArgs) -> cli::voxelize::VoxelizeOptions {
+    use widephase::voxel::{Mode, Storage};
+    cli::voxelize::VoxelizeOptions {
+        mesh: a.mesh,
+        builtin: a.builtin,
+        res: a.res,
+        mode: match a.mode {
+            ModeArg::Surface => Mode::Surface,
+            ModeArg::Thin => Mode::Thin,
+            ModeArg::Solid => Mode::Solid,
+        },
+        out: a.out,
+        preview: a.preview,
+        triangles: a.triangles,
+        pad: a.pad,
+        origin: a.origin,
+        voxel_size: a.voxel_size,
+        dims: a.dims,
+        storage: match a.storage {
+            StorageArg::Auto => Storage::Auto,
+            StorageArg::Dense => Storage::Dense,
+            StorageArg::Sparse => Storage::Sparse,
+        },
+        npy_dense: a.npy_dense,
+        json: a.json,
+        repeat: a.repeat,
+        max_memory: a.max_memory,
+    }
+}
+
+/// A seeded mutation fuzzer of the argument handling: valid command lines
+/// (the seeds) mutated by deleting, duplicating, swapping and replacing
+/// arguments (with tokens that have broken the CLI before: negative and
+/// huge numbers, NaN, infinities, `=` forms, paths with wrong extensions or
+/// shared between outputs) and characters, run in-process through clap and
+/// everything a command checks before its work (threads, outputs, the
+/// voxelize grid, storage and memory plan on a builtin mesh). No input may
+/// panic. The short run is a test; `fuzz_cli_arguments_long` (ignored) runs
+/// `WP_FUZZ_INPUTS` inputs (default 10⁶).
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    const SEEDS: &[&str] = &[
+        "voxelize builtin:torus --res 16",
+        "voxelize builtin:cube --res 8 --mode solid --out a.npy --preview a.png --triangles t.npy",
+        "voxelize builtin:knot --voxel-size 0.1 --origin -1,-1,-1 --dims 8,8,8 --out a.binvox",
+        "voxelize builtin:cube --voxel-size 0.25 --pad 2 --storage sparse --out a.vox --json",
+        "voxelize --builtin torus --res 32 --mode thin --npy-dense --out d.npy --threads 2",
+        "voxelize builtin:torus --res 64 --max-memory 2G --repeat 2",
+        "pairs --random 100 --seed 3 --out p.npy --threads 0",
+        "pairs a.npy b.npy --json",
+        "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1",
+        "bench --quick --filter sphere --json --threads 1",
+        "info",
+        "demo",
+    ];
+
+    const TOKENS: &[&str] = &[
+        "-5",
+        "0",
+        "1",
+        "65536",
+        "65537",
+        "100000",
+        "4294967296",
+        "18446744073709551616",
+        "nan",
+        "NaN",
+        "inf",
+        "-inf",
+        "1e40",
+        "-0",
+        "0.0",
+        "2.5",
+        "",
+        " ",
+        "=",
+        "--res",
+        "--res=-5",
+        "--threads",
+        "--threads=100000",
+        "--out",
+        "--preview",
+        "--triangles",
+        "--origin",
+        "inf,0,0",
+        "nan,nan,nan",
+        "1,2",
+        "1,2,3,4",
+        ",,",
+        "--dims",
+        "0,1,1",
+        "65536,65536,65536",
+        "--voxel-size",
+        "1e-30",
+        "--pad",
+        "4294967295",
+        "--max-memory",
+        "0",
+        "1K",
+        "-1G",
+        "1e9T",
+        "--mode",
+        "solid",
+        "--storage",
+        "dense",
+        "a.npy",
+        "a.binvox",
+        "a.txt",
+        "a.png",
+        "./a.npy",
+        "/",
+        ".",
+        "..",
+        "builtin:",
+        "builtin:torus",
+        "builtin:nothing",
+        "--",
+        "-",
+        "--json",
+        "--filter",
+        "é",
+        "\u{0}",
+    ];
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // SplitMix64
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    fn mutate(rng: &mut Rng, args: &mut Vec<String>) {
+        for _ in 0..1 + rng.below(2) {
+            let n = args.len();
+            match rng.below(7) {
+                0 if n > 1 => {
+                    args.remove(1 + rng.below(n - 1));
+                }
+                1 => {
+                    let t = TOKENS[rng.below(TOKENS.len())].to_string();
+                    args.insert(1 + rng.below(n), t);
+                }
+                2 if n > 1 => {
+                    let i = 1 + rng.below(n - 1);
+                    args[i] = TOKENS[rng.below(TOKENS.len())].to_string();
+                }
+                3 if n > 2 => {
+                    let (i, j) = (1 + rng.below(n - 1), 1 + rng.below(n - 1));
+                    args.swap(i, j);
+                }
+                4 if n > 1 => {
+                    let i = 1 + rng.below(n - 1);
+                    let dup = args[i].clone();
+                    args.insert(i, dup);
+                }
+                5 if n > 1 => {
+                    // one character replaced, inserted or removed
+                    let i = 1 + rng.below(n - 1);
+                    let mut cs: Vec<char> = args[i].chars().collect();
+                    let at = rng.below(cs.len() + 1);
+                    let c = b"-=,.0159aeinx/:"[rng.below(15)] as char;
+                    match rng.below(3) {
+                        0 if at < cs.len() => cs[at] = c,
+                        1 if at < cs.len() => {
+                            cs.remove(at);
+                        }
+                        _ => cs.insert(at, c),
+                    }
+                    args[i] = cs.into_iter().collect();
+                }
+                _ => {
+                    // a digit string of random length (huge values)
+                    let i = 1 + rng.below(n.max(2) - 1).min(n.saturating_sub(1));
+                    let len = 1 + rng.below(30);
+                    let v: String =
+                        (0..len).map(|_| (b'0' + rng.below(10) as u8) as char).collect();
+                    if i < args.len() {
+                        args[i] = v;
+                    } else {
+                        args.push(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Everything before the work: the one that may not panic.
+    fn check(args: &[String], dir: &std::path::Path, cube: &widephase::voxel::Mesh) {
+        let Ok(parsed) = Args::try_parse_from(args) else { return };
+        let threads = match &parsed.command {
+            Command::Bench { threads, .. } => *threads,
+            Command::Voxelize(a) => a.threads,
+            Command::Pairs(a) => a.threads,
+            Command::Raycast(a) => a.threads,
+            Command::Info | Command::Demo => None,
+        };
+        let _ = cli::threads::resolve(threads);
+        let in_dir = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| dir.join(p));
+        match parsed.command {
+            Command::Voxelize(a) => {
+                let mut o = voxelize_options(a);
+                o.out = in_dir(&o.out);
+                o.preview = in_dir(&o.preview);
+                o.triangles = in_dir(&o.triangles);
+                // (a small limit: the plan may be refused, never run)
+                o.max_memory = Some(o.max_memory.unwrap_or(1 << 30).min(1 << 30));
+                let _ = cli::voxelize::check_outputs(&o);
+                let _ = cli::voxelize::plan(&o, cube.as_ref());
+            }
+            Command::Raycast(a) => {
+                let outs: Vec<_> =
+                    [("--dump-rays", in_dir(&a.dump_rays)), ("--dump-hits", in_dir(&a.dump_hits))]
+                        .into_iter()
+                        .filter_map(|(f, p)| p.map(|p| (f, p)))
+                        .collect();
+                let outs: Vec<cli::outputs::Output<'_>> = outs
+                    .iter()
+                    .map(|(f, p)| cli::outputs::Output { flag: f, path: p, extensions: &["npy"] })
+                    .collect();
+                let _ = cli::outputs::check(&outs);
+            }
+            Command::Pairs(a) => {
+                if let Some(out) = in_dir(&a.out) {
+                    let _ = cli::outputs::check(&[cli::outputs::Output {
+                        flag: "--out",
+                        path: &out,
+                        extensions: &["npy"],
+                    }]);
+                    let inputs: Vec<std::path::PathBuf> =
+                        a.boxes.iter().chain(&a.other).map(|p| dir.join(p)).collect();
+                    let inputs: Vec<&std::path::Path> =
+                        inputs.iter().map(|p| p.as_path()).collect();
+                    let _ = cli::outputs::not_an_input("--out", &out, &inputs);
+                }
+            }
+            Command::Bench { .. } | Command::Info | Command::Demo => {}
+        }
+    }
+
+    fn run_fuzz(inputs: u64, seed: u64) -> u64 {
+        let dir = std::env::temp_dir().join(format!("wp-argfuzz-{}-{seed}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cube = widephase::voxel::builtin::by_name("cube").unwrap();
+        let mut rng = Rng(seed);
+        let mut parsed_ok = 0;
+        for _ in 0..inputs {
+            let seed_line = SEEDS[rng.below(SEEDS.len())];
+            let mut args: Vec<String> = std::iter::once("widephase")
+                .chain(seed_line.split(' '))
+                .map(String::from)
+                .collect();
+            mutate(&mut rng, &mut args);
+            let r = std::panic::catch_unwind(|| check(&args, &dir, &cube));
+            assert!(r.is_ok(), "panic on {args:?}");
+            parsed_ok += Args::try_parse_from(&args).is_ok() as u64;
+        }
+        // (nothing may be written by the checks)
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a check wrote a file");
+        std::fs::remove_dir_all(&dir).unwrap();
+        parsed_ok
+    }
+
+    #[test]
+    fn fuzz_cli_arguments_short() {
+        let ok = run_fuzz(5_000, 1);
+        assert!(ok > 500, "too few mutated lines parse ({ok}): the fuzzer tests little");
+    }
+
+    #[test]
+    #[ignore]
+    fn fuzz_cli_arguments_long() {
+        let n =
+            std::env::var("WP_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        let t = std::time::Instant::now();
+        let ok = run_fuzz(n, 0xF022);
+        eprintln!("{n} inputs, {ok} parsed, no panic, {:.1} s", t.elapsed().as_secs_f64());
     }
 }

@@ -49,22 +49,7 @@ fn peak_rss_mb() -> f64 {
 /// Runs the subcommand.
 pub fn run(o: VoxelizeOptions) -> CliResult {
     // The outputs are checked before the mesh is read: a typo fails fast.
-    let mut outs = Vec::new();
-    if let Some(p) = &o.out {
-        outs.push(Output { flag: "--out", path: p, extensions: &["binvox", "vox", "npy"] });
-    }
-    if let Some(p) = &o.preview {
-        outs.push(Output { flag: "--preview", path: p, extensions: &["png"] });
-    }
-    if let Some(p) = &o.triangles {
-        outs.push(Output { flag: "--triangles", path: p, extensions: &["npy"] });
-    }
-    super::outputs::check(&outs)?;
-    if let Some(m) = o.mesh.as_deref().filter(|m| !m.starts_with("builtin:")) {
-        for out in &outs {
-            super::outputs::not_an_input(out.flag, out.path, &[Path::new(m)])?;
-        }
-    }
+    check_outputs(&o)?;
     let t0 = Instant::now();
     let src = match (o.builtin.as_deref(), o.mesh.as_deref()) {
         (Some(b), None) => format!("builtin:{b}"),
@@ -85,74 +70,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     let name = src;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let m = mesh.as_ref();
-    let (lo, hi) = m.bounds();
-    // (clap rejects the contradictory combinations; see `VoxelizeArgs`)
-    let grid = match (o.res, o.voxel_size, o.origin, o.dims) {
-        (Some(res), None, None, None) => Grid::fit(lo, hi, res, o.pad)?,
-        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, o.pad)?,
-        (None, Some(h), Some(org), None) => Grid::covering(Vec3::from_array(org), h, hi)?,
-        (None, Some(h), Some(org), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
-        (None, None, None, None) => {
-            return Err("give --res N or --voxel-size H (optionally with --origin and --dims)".into())
-        }
-        _ => {
-            return Err("conflicting grid options: use --res N, --voxel-size H, --voxel-size H --origin X,Y,Z, or all of --voxel-size, --origin and --dims".into())
-        }
-    };
-    let n = grid.len();
-    // A grid (placed by --origin) that cannot touch the mesh is an error, not
-    // an empty file: its closed box and the mesh's bounding box are disjoint.
-    let near = [0, 1, 2].map(|a| grid.plane(a, 0).0);
-    let far = [0, 1, 2].map(|a| grid.plane(a, grid.dims[a] as i64).1);
-    if m.triangle_count() > 0 && (0..3).any(|a| hi.get(a) < near[a] || lo.get(a) > far[a]) {
-        return Err(format!(
-            "the grid [{}, {}] × [{}, {}] × [{}, {}] misses the mesh, whose bounding box is [{}, {}] × [{}, {}] × [{}, {}]: check --origin and --dims",
-            near[0], far[0], near[1], far[1], near[2], far[2], lo.x, hi.x, lo.y, hi.y, lo.z, hi.z
-        )
-        .into());
-    }
-    // the storage decision (and its errors) before the work
-    let dense = voxel::dense_storage(o.storage, o.mode, grid.dims)?;
-    let out_ext = o
-        .out
-        .as_ref()
-        .map(|p| p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase());
-    if let Some(out) = &o.out {
-        match out_ext.as_deref() {
-            Some("binvox") => {
-                // (a non-cubic grid is padded to the cube of its largest side)
-                let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
-                if side.pow(3) > DENSE_MAX {
-                    return Err(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
-                }
-            }
-            Some("npy") if o.npy_dense && n > DENSE_MAX => {
-                return Err(format!(
-                    "{}: dense .npy of {n} voxels is too large (at most {DENSE_MAX}; drop --npy-dense for an index list)",
-                    out.display()
-                )
-                .into());
-            }
-            _ => {}
-        }
-    }
-    let job = Job {
-        mode: o.mode,
-        dense,
-        out_ext: out_ext.as_deref(),
-        npy_dense: o.npy_dense,
-        triangles: o.triangles.is_some(),
-        preview: o.preview.is_some(),
-    };
-    let need = super::memory::resident() + estimate_bytes(m, &grid, &job);
-    let advice = match (o.mode, dense) {
-        (Mode::Solid, _) => {
-            "lower --res (the grid's memory grows with its cube) or use --mode surface"
-        }
-        (_, true) => "lower --res, or use --storage sparse (memory then grows with the surface)",
-        (_, false) => "lower --res",
-    };
-    super::memory::check(need, o.max_memory, advice)?;
+    let Plan { grid, out_ext, need } = plan(&o, m)?;
     // The progress bar starts hidden and is drawn only on a terminal, once
     // the run has taken half a second: short runs print nothing but the
     // summary, and redirected stderr never gets escape codes.
@@ -284,6 +202,114 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
     }
     Ok(())
+}
+
+/// The output paths of a job (see `outputs::check`), and none of them the
+/// input mesh.
+pub(crate) fn check_outputs(o: &VoxelizeOptions) -> CliResult {
+    let mut outs = Vec::new();
+    if let Some(p) = &o.out {
+        outs.push(Output { flag: "--out", path: p, extensions: &["binvox", "vox", "npy"] });
+    }
+    if let Some(p) = &o.preview {
+        outs.push(Output { flag: "--preview", path: p, extensions: &["png"] });
+    }
+    if let Some(p) = &o.triangles {
+        outs.push(Output { flag: "--triangles", path: p, extensions: &["npy"] });
+    }
+    super::outputs::check(&outs)?;
+    if let Some(m) = o.mesh.as_deref().filter(|m| !m.starts_with("builtin:")) {
+        for out in &outs {
+            super::outputs::not_an_input(out.flag, out.path, &[Path::new(m)])?;
+        }
+    }
+    Ok(())
+}
+
+/// A job's grid and storage, checked and with its memory estimate, before
+/// any work.
+pub(crate) struct Plan {
+    pub grid: Grid,
+    pub out_ext: Option<String>,
+    pub need: u64,
+}
+
+/// Everything decided before the work: the grid from the options and the
+/// mesh's bounds, the storage, the output limits and the memory estimate
+/// against `--max-memory` (also run by the argument fuzzer, `main.rs`).
+pub(crate) fn plan(
+    o: &VoxelizeOptions,
+    m: voxel::MeshRef<'_>,
+) -> Result<Plan, Box<dyn std::error::Error>> {
+    let (lo, hi) = m.bounds();
+    // (clap rejects the contradictory combinations; see `VoxelizeArgs`)
+    let grid = match (o.res, o.voxel_size, o.origin, o.dims) {
+        (Some(res), None, None, None) => Grid::fit(lo, hi, res, o.pad)?,
+        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, o.pad)?,
+        (None, Some(h), Some(org), None) => Grid::covering(Vec3::from_array(org), h, hi)?,
+        (None, Some(h), Some(org), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
+        (None, None, None, None) => {
+            return Err("give --res N or --voxel-size H (optionally with --origin and --dims)".into())
+        }
+        _ => {
+            return Err("conflicting grid options: use --res N, --voxel-size H, --voxel-size H --origin X,Y,Z, or all of --voxel-size, --origin and --dims".into())
+        }
+    };
+    let n = grid.len();
+    // A grid (placed by --origin) that cannot touch the mesh is an error, not
+    // an empty file: its closed box and the mesh's bounding box are disjoint.
+    let near = [0, 1, 2].map(|a| grid.plane(a, 0).0);
+    let far = [0, 1, 2].map(|a| grid.plane(a, grid.dims[a] as i64).1);
+    if m.triangle_count() > 0 && (0..3).any(|a| hi.get(a) < near[a] || lo.get(a) > far[a]) {
+        return Err(format!(
+            "the grid [{}, {}] × [{}, {}] × [{}, {}] misses the mesh, whose bounding box is [{}, {}] × [{}, {}] × [{}, {}]: check --origin and --dims",
+            near[0], far[0], near[1], far[1], near[2], far[2], lo.x, hi.x, lo.y, hi.y, lo.z, hi.z
+        )
+        .into());
+    }
+    // the storage decision (and its errors) before the work
+    let dense = voxel::dense_storage(o.storage, o.mode, grid.dims)?;
+    let out_ext: Option<String> = o
+        .out
+        .as_ref()
+        .map(|p| p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase());
+    if let Some(out) = &o.out {
+        match out_ext.as_deref() {
+            Some("binvox") => {
+                // (a non-cubic grid is padded to the cube of its largest side)
+                let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
+                if side.pow(3) > DENSE_MAX {
+                    return Err(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
+                }
+            }
+            Some("npy") if o.npy_dense && n > DENSE_MAX => {
+                return Err(format!(
+                    "{}: dense .npy of {n} voxels is too large (at most {DENSE_MAX}; drop --npy-dense for an index list)",
+                    out.display()
+                )
+                .into());
+            }
+            _ => {}
+        }
+    }
+    let job = Job {
+        mode: o.mode,
+        dense,
+        out_ext: out_ext.as_deref(),
+        npy_dense: o.npy_dense,
+        triangles: o.triangles.is_some(),
+        preview: o.preview.is_some(),
+    };
+    let need = super::memory::resident() + estimate_bytes(m, &grid, &job);
+    let advice = match (o.mode, dense) {
+        (Mode::Solid, _) => {
+            "lower --res (the grid's memory grows with its cube) or use --mode surface"
+        }
+        (_, true) => "lower --res, or use --storage sparse (memory then grows with the surface)",
+        (_, false) => "lower --res",
+    };
+    super::memory::check(need, o.max_memory, advice)?;
+    Ok(Plan { grid, out_ext, need })
 }
 
 /// What a voxelize job does, for [`estimate_bytes`].
