@@ -301,7 +301,7 @@ fn voxelize_options(a: VoxelizeArgs) -> cli::voxelize::VoxelizeOptions {
 /// everything a command checks before its work (threads, outputs, the
 /// voxelize grid, storage and memory plan on a builtin mesh). No input may
 /// panic. The short run is a test; `fuzz_cli_arguments_long` (ignored) runs
-/// `WP_FUZZ_INPUTS` inputs (default 10⁶).
+/// `WP_FUZZ_INPUTS` inputs (default 10⁶) from `WP_FUZZ_SEED`.
 #[cfg(test)]
 mod fuzz {
     use super::*;
@@ -546,8 +546,13 @@ mod fuzz {
     fn fuzz_cli_arguments_long() {
         let n =
             std::env::var("WP_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        let seed =
+            std::env::var("WP_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0xF022);
         let t = std::time::Instant::now();
-        let ok = run_fuzz(n, 0xF022);
-        eprintln!("{n} inputs, {ok} parsed, no panic, {:.1} s", t.elapsed().as_secs_f64());
+        let ok = run_fuzz(n, seed);
+        eprintln!(
+            "{n} inputs (seed {seed}), {ok} parsed, no panic, {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
 }
