@@ -407,3 +407,18 @@ fn raycast_hit_distances_lie_in_a_third_to_three() {
     assert!(beyond * 20 > t.len(), "{beyond} of {} hits beyond t = 1", t.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A huge `--pad` with `--voxel-size` is refused at once (found by the
+/// argument fuzzer: `n + pad` overflowed u32 in the covering count, whose
+/// loop then ran for billions of steps).
+#[test]
+fn a_huge_pad_is_refused_at_once() {
+    for pad in ["4294967295", "40000", "2147483648"] {
+        let t = Instant::now();
+        let e = fails(&["voxelize", "builtin:cube", "--voxel-size", "0.25", "--pad", pad]);
+        assert!(t.elapsed() < Duration::from_secs(1), "--pad {pad} took {:?}", t.elapsed());
+        assert!(e.contains("padding") && e.contains("exceeds 65536"), "{pad}: {e}");
+    }
+    let e = fails(&["voxelize", "builtin:cube", "--res", "8", "--pad", "4294967295"]);
+    assert!(e.contains("padding") && e.contains("exceeds 65536"), "{e}");
+}
