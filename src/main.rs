@@ -31,6 +31,9 @@ enum Command {
         /// Only kernels whose name contains this string.
         #[arg(long)]
         filter: Option<String>,
+        /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Voxelize a mesh (OBJ/STL/PLY or builtin:torus) into binvox, vox or npy.
     Voxelize(VoxelizeArgs),
@@ -44,6 +47,9 @@ enum Command {
 struct PairsArgs {
     /// N×6 little-endian float32 .npy, rows min.x,min.y,min.z,max.x,max.y,max.z.
     boxes: Option<std::path::PathBuf>,
+    /// A second N×6 .npy: the pairs (i, j) of a box i of BOXES overlapping a
+    /// box j of this set (bipartite), instead of the pairs within BOXES.
+    other: Option<std::path::PathBuf>,
     /// Use N seeded random boxes (about 4 overlaps per box) instead of a file.
     #[arg(long)]
     random: Option<usize>,
@@ -53,7 +59,7 @@ struct PairsArgs {
     /// Write the sorted pairs as a uint32 (P, 2) .npy.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Print one JSON object (n, pairs, ms for the query alone, threads).
@@ -71,7 +77,7 @@ struct RaycastArgs {
     /// Seed of the ray set.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Print one JSON object (n, triangles, rays, hits, ms, build_ms, mrays_per_s, threads).
@@ -106,9 +112,40 @@ enum StorageArg {
 fn parse3<T: std::str::FromStr>(s: &str) -> Result<[T; 3], String> {
     let v: Vec<T> = s
         .split(',')
-        .map(|t| t.trim().parse::<T>().map_err(|_| format!("bad number {t:?} in {s:?}")))
+        .map(|t| t.trim().parse::<T>().map_err(|_| format!("{:?} is not a number", t.trim())))
         .collect::<Result<_, _>>()?;
-    <[T; 3]>::try_from(v).map_err(|_| format!("expected three comma-separated numbers, got {s:?}"))
+    <[T; 3]>::try_from(v).map_err(|_| "expected three comma-separated numbers".to_string())
+}
+
+/// `--origin`: three finite numbers (an infinite or NaN origin is named
+/// here, not later as a grid that cannot cover the mesh).
+fn parse_origin(s: &str) -> Result<[f32; 3], String> {
+    let v = parse3::<f32>(s)?;
+    for (a, x) in v.iter().enumerate() {
+        if !x.is_finite() {
+            return Err(format!("{} = {x} is not finite", ["x", "y", "z"][a]));
+        }
+    }
+    Ok(v)
+}
+
+/// `--res`: a whole number of voxels in 1..=MAX_RES; `--res -5`,
+/// `--res=-5` and `--res 0` all get this one message style (clap's
+/// "invalid value" line).
+fn parse_res(s: &str) -> Result<u32, String> {
+    let max = widephase::voxel::MAX_RES;
+    let out_of_range = || format!("must be a whole number of voxels in 1..={max}");
+    match s.trim().parse::<i64>() {
+        Ok(r) if (1..=max as i64).contains(&r) => Ok(r as u32),
+        Ok(_) => Err(out_of_range()),
+        Err(_) if s.trim().parse::<f64>().is_ok() => Err(out_of_range()),
+        Err(_) => Err(format!("{:?} is not a number; {}", s.trim(), out_of_range())),
+    }
+}
+
+/// `--max-memory`: a size such as 512M, 2G, 1.5G or a byte count.
+fn parse_memory(s: &str) -> Result<u64, String> {
+    cli::memory::parse_size(s)
 }
 
 #[derive(clap::Args)]
@@ -120,7 +157,7 @@ struct VoxelizeArgs {
     builtin: Option<String>,
     /// Voxels along the mesh's largest extent (1..=65536); the grid is a cube
     /// fitted to the mesh. Alternative to --voxel-size.
-    #[arg(long, conflicts_with_all = ["voxel_size", "origin", "dims"])]
+    #[arg(long, value_name = "N", value_parser = parse_res, allow_hyphen_values = true, conflicts_with_all = ["voxel_size", "origin", "dims"])]
     res: Option<u32>,
     /// surface (conservative), thin (6-separating) or solid.
     #[arg(long, value_enum, default_value = "surface")]
@@ -142,7 +179,7 @@ struct VoxelizeArgs {
     pad: u32,
     /// Grid origin x,y,z (needs --voxel-size; without --dims the grid extends
     /// to cover the mesh's bounding box).
-    #[arg(long, value_parser = parse3::<f32>, allow_hyphen_values = true, requires = "voxel_size")]
+    #[arg(long, value_parser = parse_origin, allow_hyphen_values = true, requires = "voxel_size")]
     origin: Option<[f32; 3]>,
     /// Voxel edge length. Alone: a grid fitted to the mesh (origin = bounding
     /// box min − pad·H, ceil(extent/H) + 2·pad voxels per axis, not a cube).
@@ -160,7 +197,7 @@ struct VoxelizeArgs {
     /// Print one JSON object instead of the summary line.
     #[arg(long)]
     json: bool,
-    /// Number of worker threads (default: all cores).
+    /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
     /// Voxelize N times in this process (a benchmark: the outputs come from
@@ -168,69 +205,354 @@ struct VoxelizeArgs {
     /// libraries are timed in one process).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
+    /// Refuse the job when its estimated peak memory is above this (e.g.
+    /// 512M, 2G; default: the memory available now).
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    max_memory: Option<u64>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let result = match args.command {
-        Command::Info => cli::info::run(),
-        Command::Demo => cli::demo::run(),
-        Command::Bench { quick, json, filter } => {
-            cli::bench::run(cli::bench::BenchOptions { quick, json, filter })
-        }
-        Command::Pairs(a) => cli::pairs::run(cli::pairs::PairsOptions {
-            boxes: a.boxes,
-            random: a.random,
-            seed: a.seed,
-            out: a.out,
-            threads: a.threads,
-            json: a.json,
-        }),
-        Command::Voxelize(a) => {
-            use widephase::voxel::{Mode, Storage};
-            cli::voxelize::run(cli::voxelize::VoxelizeOptions {
-                mesh: a.mesh,
-                builtin: a.builtin,
-                res: a.res,
-                mode: match a.mode {
-                    ModeArg::Surface => Mode::Surface,
-                    ModeArg::Thin => Mode::Thin,
-                    ModeArg::Solid => Mode::Solid,
-                },
-                out: a.out,
-                preview: a.preview,
-                triangles: a.triangles,
-                pad: a.pad,
-                origin: a.origin,
-                voxel_size: a.voxel_size,
-                dims: a.dims,
-                storage: match a.storage {
-                    StorageArg::Auto => Storage::Auto,
-                    StorageArg::Dense => Storage::Dense,
-                    StorageArg::Sparse => Storage::Sparse,
-                },
-                npy_dense: a.npy_dense,
-                json: a.json,
-                threads: a.threads,
-                repeat: a.repeat,
-            })
-        }
-        Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
-            mesh: a.mesh,
-            rays: a.rays,
-            seed: a.seed,
-            threads: a.threads,
-            json: a.json,
-            dump_rays: a.dump_rays,
-            dump_hits: a.dump_hits,
-            stats: a.stats,
-        }),
+    cli::signals::remove_temp_files_on_interrupt();
+    // one --threads rule for every subcommand (cli/threads.rs); the command
+    // runs on that pool
+    let threads = match &args.command {
+        Command::Bench { threads, .. } => *threads,
+        Command::Voxelize(a) => a.threads,
+        Command::Pairs(a) => a.threads,
+        Command::Raycast(a) => a.threads,
+        Command::Info | Command::Demo => None,
     };
+    // (errors cross back from the pool as their messages)
+    let result = cli::threads::pool(threads)
+        .and_then(|pool| pool.install(|| run(args.command).map_err(|e| e.to_string())));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("widephase: error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run(command: Command) -> cli::CliResult {
+    match command {
+        Command::Info => cli::info::run(),
+        Command::Demo => cli::demo::run(),
+        Command::Bench { quick, json, filter, threads: _ } => {
+            cli::bench::run(cli::bench::BenchOptions { quick, json, filter })
+        }
+        Command::Pairs(a) => cli::pairs::run(cli::pairs::PairsOptions {
+            boxes: a.boxes,
+            other: a.other,
+            random: a.random,
+            seed: a.seed,
+            out: a.out,
+            json: a.json,
+        }),
+        Command::Voxelize(a) => cli::voxelize::run(voxelize_options(a)),
+        Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
+            mesh: a.mesh,
+            rays: a.rays,
+            seed: a.seed,
+            json: a.json,
+            dump_rays: a.dump_rays,
+            dump_hits: a.dump_hits,
+            stats: a.stats,
+        }),
+    }
+}
+
+fn voxelize_options(a: VoxelizeArgs) -> cli::voxelize::VoxelizeOptions {
+    use widephase::voxel::{Mode, Storage};
+    cli::voxelize::VoxelizeOptions {
+        mesh: a.mesh,
+        builtin: a.builtin,
+        res: a.res,
+        mode: match a.mode {
+            ModeArg::Surface => Mode::Surface,
+            ModeArg::Thin => Mode::Thin,
+            ModeArg::Solid => Mode::Solid,
+        },
+        out: a.out,
+        preview: a.preview,
+        triangles: a.triangles,
+        pad: a.pad,
+        origin: a.origin,
+        voxel_size: a.voxel_size,
+        dims: a.dims,
+        storage: match a.storage {
+            StorageArg::Auto => Storage::Auto,
+            StorageArg::Dense => Storage::Dense,
+            StorageArg::Sparse => Storage::Sparse,
+        },
+        npy_dense: a.npy_dense,
+        json: a.json,
+        repeat: a.repeat,
+        max_memory: a.max_memory,
+    }
+}
+
+/// A seeded mutation fuzzer of the argument handling: valid command lines
+/// (the seeds) mutated by deleting, duplicating, swapping and replacing
+/// arguments (with tokens that have broken the CLI before: negative and
+/// huge numbers, NaN, infinities, `=` forms, paths with wrong extensions or
+/// shared between outputs) and characters, run in-process through clap and
+/// everything a command checks before its work (threads, outputs, the
+/// voxelize grid, storage and memory plan on a builtin mesh). No input may
+/// panic. The short run is a test; `fuzz_cli_arguments_long` (ignored) runs
+/// `WP_FUZZ_INPUTS` inputs (default 10⁶) from `WP_FUZZ_SEED`.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    const SEEDS: &[&str] = &[
+        "voxelize builtin:torus --res 16",
+        "voxelize builtin:cube --res 8 --mode solid --out a.npy --preview a.png --triangles t.npy",
+        "voxelize builtin:knot --voxel-size 0.1 --origin -1,-1,-1 --dims 8,8,8 --out a.binvox",
+        "voxelize builtin:cube --voxel-size 0.25 --pad 2 --storage sparse --out a.vox --json",
+        "voxelize --builtin torus --res 32 --mode thin --npy-dense --out d.npy --threads 2",
+        "voxelize builtin:torus --res 64 --max-memory 2G --repeat 2",
+        "pairs --random 100 --seed 3 --out p.npy --threads 0",
+        "pairs a.npy b.npy --json",
+        "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1",
+        "bench --quick --filter sphere --json --threads 1",
+        "info",
+        "demo",
+    ];
+
+    const TOKENS: &[&str] = &[
+        "-5",
+        "0",
+        "1",
+        "65536",
+        "65537",
+        "100000",
+        "4294967296",
+        "18446744073709551616",
+        "nan",
+        "NaN",
+        "inf",
+        "-inf",
+        "1e40",
+        "-0",
+        "0.0",
+        "2.5",
+        "",
+        " ",
+        "=",
+        "--res",
+        "--res=-5",
+        "--threads",
+        "--threads=100000",
+        "--out",
+        "--preview",
+        "--triangles",
+        "--origin",
+        "inf,0,0",
+        "nan,nan,nan",
+        "1,2",
+        "1,2,3,4",
+        ",,",
+        "--dims",
+        "0,1,1",
+        "65536,65536,65536",
+        "--voxel-size",
+        "1e-30",
+        "--pad",
+        "4294967295",
+        "--max-memory",
+        "0",
+        "1K",
+        "-1G",
+        "1e9T",
+        "--mode",
+        "solid",
+        "--storage",
+        "dense",
+        "a.npy",
+        "a.binvox",
+        "a.txt",
+        "a.png",
+        "./a.npy",
+        "/",
+        ".",
+        "..",
+        "builtin:",
+        "builtin:torus",
+        "builtin:nothing",
+        "--",
+        "-",
+        "--json",
+        "--filter",
+        "é",
+        "\u{0}",
+    ];
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            // SplitMix64
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    fn mutate(rng: &mut Rng, args: &mut Vec<String>) {
+        for _ in 0..1 + rng.below(2) {
+            let n = args.len();
+            match rng.below(7) {
+                0 if n > 1 => {
+                    args.remove(1 + rng.below(n - 1));
+                }
+                1 => {
+                    let t = TOKENS[rng.below(TOKENS.len())].to_string();
+                    args.insert(1 + rng.below(n), t);
+                }
+                2 if n > 1 => {
+                    let i = 1 + rng.below(n - 1);
+                    args[i] = TOKENS[rng.below(TOKENS.len())].to_string();
+                }
+                3 if n > 2 => {
+                    let (i, j) = (1 + rng.below(n - 1), 1 + rng.below(n - 1));
+                    args.swap(i, j);
+                }
+                4 if n > 1 => {
+                    let i = 1 + rng.below(n - 1);
+                    let dup = args[i].clone();
+                    args.insert(i, dup);
+                }
+                5 if n > 1 => {
+                    // one character replaced, inserted or removed
+                    let i = 1 + rng.below(n - 1);
+                    let mut cs: Vec<char> = args[i].chars().collect();
+                    let at = rng.below(cs.len() + 1);
+                    let c = b"-=,.0159aeinx/:"[rng.below(15)] as char;
+                    match rng.below(3) {
+                        0 if at < cs.len() => cs[at] = c,
+                        1 if at < cs.len() => {
+                            cs.remove(at);
+                        }
+                        _ => cs.insert(at, c),
+                    }
+                    args[i] = cs.into_iter().collect();
+                }
+                _ => {
+                    // a digit string of random length (huge values)
+                    let i = 1 + rng.below(n.max(2) - 1).min(n.saturating_sub(1));
+                    let len = 1 + rng.below(30);
+                    let v: String =
+                        (0..len).map(|_| (b'0' + rng.below(10) as u8) as char).collect();
+                    if i < args.len() {
+                        args[i] = v;
+                    } else {
+                        args.push(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Everything before the work: the one that may not panic.
+    fn check(args: &[String], dir: &std::path::Path, cube: &widephase::voxel::Mesh) {
+        let Ok(parsed) = Args::try_parse_from(args) else { return };
+        let threads = match &parsed.command {
+            Command::Bench { threads, .. } => *threads,
+            Command::Voxelize(a) => a.threads,
+            Command::Pairs(a) => a.threads,
+            Command::Raycast(a) => a.threads,
+            Command::Info | Command::Demo => None,
+        };
+        let _ = cli::threads::resolve(threads);
+        let in_dir = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| dir.join(p));
+        match parsed.command {
+            Command::Voxelize(a) => {
+                let mut o = voxelize_options(a);
+                o.out = in_dir(&o.out);
+                o.preview = in_dir(&o.preview);
+                o.triangles = in_dir(&o.triangles);
+                // (a small limit: the plan may be refused, never run)
+                o.max_memory = Some(o.max_memory.unwrap_or(1 << 30).min(1 << 30));
+                let _ = cli::voxelize::check_outputs(&o);
+                let _ = cli::voxelize::plan(&o, cube.as_ref());
+            }
+            Command::Raycast(a) => {
+                let outs: Vec<_> =
+                    [("--dump-rays", in_dir(&a.dump_rays)), ("--dump-hits", in_dir(&a.dump_hits))]
+                        .into_iter()
+                        .filter_map(|(f, p)| p.map(|p| (f, p)))
+                        .collect();
+                let outs: Vec<cli::outputs::Output<'_>> = outs
+                    .iter()
+                    .map(|(f, p)| cli::outputs::Output { flag: f, path: p, extensions: &["npy"] })
+                    .collect();
+                let _ = cli::outputs::check(&outs);
+            }
+            Command::Pairs(a) => {
+                if let Some(out) = in_dir(&a.out) {
+                    let _ = cli::outputs::check(&[cli::outputs::Output {
+                        flag: "--out",
+                        path: &out,
+                        extensions: &["npy"],
+                    }]);
+                    let inputs: Vec<std::path::PathBuf> =
+                        a.boxes.iter().chain(&a.other).map(|p| dir.join(p)).collect();
+                    let inputs: Vec<&std::path::Path> =
+                        inputs.iter().map(|p| p.as_path()).collect();
+                    let _ = cli::outputs::not_an_input("--out", &out, &inputs);
+                }
+            }
+            Command::Bench { .. } | Command::Info | Command::Demo => {}
+        }
+    }
+
+    fn run_fuzz(inputs: u64, seed: u64) -> u64 {
+        let dir = std::env::temp_dir().join(format!("wp-argfuzz-{}-{seed}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cube = widephase::voxel::builtin::by_name("cube").unwrap();
+        let mut rng = Rng(seed);
+        let mut parsed_ok = 0;
+        for _ in 0..inputs {
+            let seed_line = SEEDS[rng.below(SEEDS.len())];
+            let mut args: Vec<String> = std::iter::once("widephase")
+                .chain(seed_line.split(' '))
+                .map(String::from)
+                .collect();
+            mutate(&mut rng, &mut args);
+            let r = std::panic::catch_unwind(|| check(&args, &dir, &cube));
+            assert!(r.is_ok(), "panic on {args:?}");
+            parsed_ok += Args::try_parse_from(&args).is_ok() as u64;
+        }
+        // (nothing may be written by the checks)
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a check wrote a file");
+        std::fs::remove_dir_all(&dir).unwrap();
+        parsed_ok
+    }
+
+    #[test]
+    fn fuzz_cli_arguments_short() {
+        let ok = run_fuzz(5_000, 1);
+        assert!(ok > 500, "too few mutated lines parse ({ok}): the fuzzer tests little");
+    }
+
+    #[test]
+    #[ignore]
+    fn fuzz_cli_arguments_long() {
+        let n =
+            std::env::var("WP_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        let seed =
+            std::env::var("WP_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0xF022);
+        let t = std::time::Instant::now();
+        let ok = run_fuzz(n, seed);
+        eprintln!(
+            "{n} inputs (seed {seed}), {ok} parsed, no panic, {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
 }

@@ -304,8 +304,10 @@ fn voxel_cli_voxel_size_grids() {
     assert_eq!(j["voxel_size"].as_f64(), Some(0.25));
     let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0.1"]);
     assert_eq!(j["dims"], serde_json::json!([8, 3, 1]));
-    let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0", "--dims", "2,3,4"]);
-    assert_eq!(j["dims"], serde_json::json!([2, 3, 4]));
+    // (explicit dims are kept; a grid reaching x = 0.5 touches the mesh, one
+    // ending at x = -0.5 would miss it, which is an error: tests/cli.rs)
+    let j = run(&["--voxel-size", "0.25", "--origin", "-1,-0.25,0", "--dims", "6,3,4"]);
+    assert_eq!(j["dims"], serde_json::json!([6, 3, 4]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -481,6 +483,24 @@ fn check_png(p: &Path, set: &VoxelSet) {
         }
     }
     assert!(lit.0.is_some() && lit.1 == Some(0), "both kinds of pixel were checked");
+    // the panels' labels under them (5×7 glyphs, 6 pixels apart): "XY" under
+    // the first, "YZ" under the third
+    const X: [u8; 7] = [0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001];
+    const Y: [u8; 7] = [0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100, 0b00100];
+    const Z: [u8; 7] = [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111];
+    let top = 8 + ny.max(nz) as usize + 2;
+    assert_eq!(info.height as usize, top + 7 + 10, "panel height, gap and label strip");
+    let third = 8 + nx as usize + 8 + nx as usize + 8;
+    for (x0, label) in [(8, [X, Y]), (third, [Y, Z])] {
+        for (g, glyph) in label.iter().enumerate() {
+            for (r, bits) in glyph.iter().enumerate() {
+                for c in 0..5 {
+                    let px = buf[(top + r) * width + x0 + g * 6 + c];
+                    assert_eq!(px != 0, bits >> (4 - c) & 1 == 1, "label pixel ({g}, {r}, {c})");
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

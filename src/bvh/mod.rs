@@ -701,7 +701,15 @@ impl NodeTest for NodeRay {
 /// `benches/bvh.rs`, and dumped for peers by `--dump-rays`): `n` rays, origins
 /// uniform on the sphere of radius `|hi - lo|` (the box diagonal) about the box
 /// center, each aimed at a point uniform in the box; `dir = target - origin`
-/// (not normalized, so a hit's `t` lies in `[0, 1]`). Deterministic in `seed`.
+/// (not normalized). Deterministic in `seed`.
+///
+/// A hit's `t` lies in `[1/3, 3]`, not `[0, 1]`: the ray goes on past its
+/// target, and a hit point `x` and the target both lie in the box, within
+/// `R/2` of its centre (`R` the diagonal), while the origin is `R` from it,
+/// so `t = |x - o| / |target - o|` is between `(R/2) / (3R/2)` and
+/// `(3R/2) / (R/2)`. Both ends are reached only by a line through two
+/// opposite corners; on the bunny, 19 % of the hits have `t > 1`, up to
+/// 2.13 (`tests/cli.rs` checks the bound on dumped hits).
 pub fn random_rays(lo: Vec3, hi: Vec3, n: usize, seed: u64) -> Vec<Ray> {
     let c = (lo + hi) * 0.5;
     let ext = hi - lo;

@@ -435,8 +435,31 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
     Ok(())
 }
 
+/// The kernel groups `--filter` selects from (by substring).
+pub const KERNEL_GROUPS: [&str; 10] = [
+    "triangle_aabb",
+    "sphere_aabb",
+    "aabb_aabb",
+    "ray_aabb",
+    "ray_triangle",
+    "sphere_sphere",
+    "obb_obb",
+    "triangle_triangle",
+    "one_vs_many",
+    "contact",
+];
+
 /// Runs the benchmark and prints the table (or JSON lines).
 pub fn run(opt: BenchOptions) -> CliResult {
+    if let Some(f) = opt.filter.as_deref() {
+        if !KERNEL_GROUPS.iter().any(|g| g.contains(f)) {
+            return Err(format!(
+                "--filter {f:?} matches no kernel; the kernels are {}",
+                KERNEL_GROUPS.join(", ")
+            )
+            .into());
+        }
+    }
     // Streaming runs read at least 256 MiB (quick) / 512 MiB of shape data per
     // pass — 7-14× the 36 MiB L3 of the reference machine — so they measure
     // memory, not cache. Compute-bound kernels get 2^18 pairs.

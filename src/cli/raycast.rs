@@ -2,12 +2,13 @@
 //! wide BVH, with a seeded random ray set (origins on a sphere around the mesh,
 //! each aimed at a uniform random point of its bounding box), timed.
 
+use super::outputs::Output;
 use super::CliResult;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use widephase::bvh::{random_rays, MeshBvh};
-use widephase::voxel::{builtin, formats::write_atomic, Mesh};
+use widephase::voxel::{builtin, formats, Mesh};
 
 /// Most rays in one run (24 bytes each in memory, plus the `.npy` dump).
 pub const MAX_RAYS: usize = 100_000_000;
@@ -17,15 +18,19 @@ pub struct RaycastOptions {
     pub mesh: String,
     pub rays: usize,
     pub seed: u64,
-    pub threads: Option<usize>,
     pub json: bool,
     pub dump_rays: Option<PathBuf>,
     pub dump_hits: Option<PathBuf>,
     pub stats: bool,
 }
 
-/// Writes a little-endian float32 `.npy` array of the given shape.
-fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> CliResult {
+/// Stages a little-endian float32 `.npy` array of the given shape (see
+/// [`formats::stage`]; the dumps are renamed into place together).
+fn stage_npy_f32(
+    path: &Path,
+    shape: &[usize],
+    data: &[f32],
+) -> Result<formats::Staged, Box<dyn std::error::Error>> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_s =
         if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
@@ -35,24 +40,20 @@ fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> CliResult {
         header.push(' ');
     }
     header.push('\n');
-    write_atomic(path, |w| {
+    Ok(formats::stage(path, |w| {
         w.write_all(b"\x93NUMPY\x01\x00")?;
         w.write_all(&(header.len() as u16).to_le_bytes())?;
         w.write_all(header.as_bytes())?;
-        for &x in data {
-            w.write_all(&x.to_le_bytes())?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for chunk in data.chunks(1 << 14) {
+            buf.clear();
+            for &x in chunk {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+            w.write_all(&buf)?;
         }
         Ok(())
-    })?;
-    Ok(())
-}
-
-fn check_out_dir(p: &Path) -> CliResult {
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(format!("{}: directory {} does not exist", p.display(), dir.display()).into());
-    }
-    Ok(())
+    })?)
 }
 
 /// Runs the subcommand.
@@ -60,14 +61,14 @@ pub fn run(o: RaycastOptions) -> CliResult {
     if o.rays == 0 || o.rays > MAX_RAYS {
         return Err(format!("--rays {} is out of range: must be 1..={MAX_RAYS}", o.rays).into());
     }
-    if let Some(t) = o.threads {
-        if t == 0 || t > 1024 {
-            return Err(format!("--threads {t} is out of range: must be 1..=1024").into());
-        }
+    let mut outs = Vec::new();
+    if let Some(p) = &o.dump_rays {
+        outs.push(Output { flag: "--dump-rays", path: p, extensions: &["npy"] });
     }
-    for p in o.dump_rays.iter().chain(o.dump_hits.iter()) {
-        check_out_dir(p)?;
+    if let Some(p) = &o.dump_hits {
+        outs.push(Output { flag: "--dump-hits", path: p, extensions: &["npy"] });
     }
+    super::outputs::check(&outs)?;
     let mesh = match o.mesh.strip_prefix("builtin:") {
         Some(b) => builtin::by_name(b)
             .ok_or_else(|| format!("unknown builtin mesh {b:?} (try torus, knot, cube)"))?,
@@ -76,12 +77,9 @@ pub fn run(o: RaycastOptions) -> CliResult {
     if mesh.indices.is_empty() {
         return Err(format!("{}: the mesh has no triangles", o.mesh).into());
     }
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = o.threads {
-        pool = pool.num_threads(t);
-    }
-    let pool = pool.build()?;
-    let threads = pool.current_num_threads();
+    // (`--threads` is applied by `main.rs`: this runs on its pool)
+    let threads = rayon::current_num_threads();
+    let mut staged = Vec::new();
     let (lo, hi) = mesh.as_ref().bounds();
     let rays = random_rays(lo, hi, o.rays, o.seed);
     if let Some(p) = &o.dump_rays {
@@ -89,26 +87,31 @@ pub fn run(o: RaycastOptions) -> CliResult {
             .iter()
             .flat_map(|r| [r.origin.x, r.origin.y, r.origin.z, r.dir.x, r.dir.y, r.dir.z])
             .collect();
-        write_npy_f32(p, &[rays.len(), 6], &flat)?;
+        staged.push(stage_npy_f32(p, &[rays.len(), 6], &flat)?);
     }
     let t0 = Instant::now();
-    let bvh = pool.install(|| MeshBvh::from_mesh(mesh.as_ref()));
+    let bvh = MeshBvh::from_mesh(mesh.as_ref());
     let build_ms = t0.elapsed().as_secs_f64() * 1e3;
     let (hits, ms) = if let Some(p) = &o.dump_hits {
         let t1 = Instant::now();
-        let res = pool.install(|| bvh.closest_hits(&rays));
+        let res = bvh.closest_hits(&rays);
         let ms = t1.elapsed().as_secs_f64() * 1e3;
         let ts: Vec<f32> = res.iter().map(|h| h.map_or(f32::INFINITY, |h| h.t)).collect();
-        write_npy_f32(p, &[ts.len()], &ts)?;
+        staged.push(stage_npy_f32(p, &[ts.len()], &ts)?);
         (res.iter().filter(|h| h.is_some()).count(), ms)
     } else {
         let t1 = Instant::now();
-        let hits = pool.install(|| bvh.count_hits(&rays));
+        let hits = bvh.count_hits(&rays);
         (hits, t1.elapsed().as_secs_f64() * 1e3)
     };
     let mrays = o.rays as f64 / (ms * 1e3);
+    let written: Vec<PathBuf> = staged.iter().map(|s| s.path().to_path_buf()).collect();
+    formats::commit_all(staged)?;
+    if !o.json {
+        super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
+    }
     // Untimed second pass with the traversal counters.
-    let stats = o.stats.then(|| pool.install(|| bvh.trace_stats(&rays)));
+    let stats = o.stats.then(|| bvh.trace_stats(&rays));
     let per_ray = |x: u64| x as f64 / o.rays as f64;
     let mut out = std::io::stdout().lock();
     if o.json {

@@ -1,15 +1,14 @@
 //! `widephase voxelize`: mesh file (or builtin) → voxels → binvox / vox / npy,
 //! with an optional PNG preview, a progress bar and a summary line (or JSON).
 
+use super::outputs::Output;
 use super::CliResult;
 use indicatif::ProgressDrawTarget;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use widephase::voxel::{
-    self, builtin, formats, Grid, Mesh, Mode, Options, Storage, DENSE_MAX, MAX_RES,
-};
+use widephase::voxel::{self, builtin, formats, Grid, Mesh, Mode, Options, Storage, DENSE_MAX};
 use widephase::Vec3;
 
 /// Options of the subcommand (filled by clap in `main.rs`).
@@ -28,9 +27,10 @@ pub struct VoxelizeOptions {
     pub storage: Storage,
     pub npy_dense: bool,
     pub json: bool,
-    pub threads: Option<usize>,
     /// Voxelize this many times (≥ 1); the outputs come from the first run.
     pub repeat: u32,
+    /// `--max-memory` in bytes (default: the memory available).
+    pub max_memory: Option<u64>,
 }
 
 fn peak_rss_mb() -> f64 {
@@ -48,9 +48,8 @@ fn peak_rss_mb() -> f64 {
 
 /// Runs the subcommand.
 pub fn run(o: VoxelizeOptions) -> CliResult {
-    if let Some(t) = o.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
-    }
+    // The outputs are checked before the mesh is read: a typo fails fast.
+    check_outputs(&o)?;
     let t0 = Instant::now();
     let src = match (o.builtin.as_deref(), o.mesh.as_deref()) {
         (Some(b), None) => format!("builtin:{b}"),
@@ -71,43 +70,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     let name = src;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let m = mesh.as_ref();
-    let (lo, hi) = m.bounds();
-    // (clap rejects the contradictory combinations; see `VoxelizeArgs`)
-    let grid = match (o.res, o.voxel_size, o.origin, o.dims) {
-        (Some(res), None, None, None) => {
-            if res == 0 || res > MAX_RES {
-                return Err(format!("--res {res} is out of range: must be 1..={MAX_RES}").into());
-            }
-            Grid::fit(lo, hi, res, o.pad)?
-        }
-        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, o.pad)?,
-        (None, Some(h), Some(org), None) => Grid::covering(Vec3::from_array(org), h, hi)?,
-        (None, Some(h), Some(org), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
-        (None, None, None, None) => {
-            return Err("give --res N or --voxel-size H (optionally with --origin and --dims)".into())
-        }
-        _ => {
-            return Err("conflicting grid options: use --res N, --voxel-size H, --voxel-size H --origin X,Y,Z, or all of --voxel-size, --origin and --dims".into())
-        }
-    };
-    let n = grid.len();
-    // the storage decision (and its errors) before the work
-    voxel::dense_storage(o.storage, o.mode, grid.dims)?;
-    // Check the output locations before the work, so a typo fails fast.
-    for p in o.out.iter().chain(&o.preview).chain(&o.triangles) {
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(
-                format!("{}: directory {} does not exist", p.display(), dir.display()).into()
-            );
-        }
-    }
-    if let Some(p) = &o.triangles {
-        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        if ext != "npy" {
-            return Err(format!("{}: --triangles writes .npy (got {ext:?})", p.display()).into());
-        }
-    }
+    let Plan { grid, out_ext, need } = plan(&o, m)?;
     // The progress bar starts hidden and is drawn only on a terminal, once
     // the run has taken half a second: short runs print nothing but the
     // summary, and redirected stderr never gets escape codes.
@@ -161,35 +124,20 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     let t2 = Instant::now();
     let mut staged = Vec::new();
     if let Some(out) = &o.out {
-        let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let set = &vox.set;
-        let s = match ext.as_str() {
-            "binvox" => {
-                // (a non-cubic grid is padded to the cube of its largest side)
-                let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
-                if side.pow(3) > DENSE_MAX {
-                    return Err(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
-                }
-                formats::stage(out, |w| formats::write_binvox_cube(w, &grid, set))?
-            }
-            "vox" => formats::stage(out, |w| formats::write_vox(w, set))?,
-            "npy" => {
-                if o.npy_dense && n > DENSE_MAX {
-                    return Err(format!(
-                        "{}: dense .npy of {n} voxels is too large",
-                        out.display()
-                    )
-                    .into());
-                }
-                formats::stage(out, |w| formats::write_npy(w, set, o.npy_dense))?
-            }
-            _ => {
+        let s = match out_ext.as_deref() {
+            Some("binvox") => formats::stage(out, |w| formats::write_binvox_cube(w, &grid, set))?,
+            Some("vox") if count > formats::VOX_MAX_VOXELS => {
                 return Err(format!(
-                    "{}: unknown output format {ext:?} (use .binvox, .vox or .npy)",
-                    out.display()
+                    "{}: {count} voxels do not fit a .vox file (at most {}: its chunk sizes are 32-bit); use .npy or .binvox, or a lower --res",
+                    out.display(),
+                    formats::VOX_MAX_VOXELS
                 )
                 .into())
             }
+            Some("vox") => formats::stage(out, |w| formats::write_vox(w, set))?,
+            // (the extension was checked before the work: npy)
+            _ => formats::stage(out, |w| formats::write_npy(w, set, o.npy_dense))?,
         };
         staged.push(s);
     }
@@ -200,7 +148,13 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     if let Some(p) = &o.preview {
         staged.push(formats::stage(p, |w| formats::write_png(w, &vox.set))?);
     }
+    let written: Vec<PathBuf> = staged.iter().map(|s| s.path().to_path_buf()).collect();
     formats::commit_all(staged)?;
+    if count == 0 && !o.json {
+        eprintln!(
+            "widephase: warning: no voxel of the grid touches the mesh; the outputs are empty"
+        );
+    }
     let write_ms = t2.elapsed().as_secs_f64() * 1e3;
     let tris = m.triangle_count();
     let rss = peak_rss_mb();
@@ -214,7 +168,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         // (f32 Display: the shortest form that reads back as the same f32)
         let g = |x: f32| if x.is_finite() { format!("{x}") } else { "null".to_string() };
         println!(
-            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{}}}",
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"files\":[{}]}}",
             json_str(&name),
             format!("{:?}", o.mode).to_ascii_lowercase(),
             g(grid.voxel),
@@ -225,9 +179,15 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             f(voxelize_ms, 3),
             f(write_ms, 3),
             f(rss, 1),
+            f(need as f64 / (1u64 << 20) as f64, 1),
             rayon::current_num_threads(),
             o.repeat,
-            f(best_ms, 3)
+            f(best_ms, 3),
+            written
+                .iter()
+                .map(|p| json_str(&p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(",")
         );
     } else {
         let best = if o.repeat > 1 {
@@ -239,8 +199,185 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             "{name}: {tris} triangles → {count} voxels ({:?}, {nx}×{ny}×{nz}, {storage}) in {voxelize_ms:.1} ms{best} (load {load_ms:.1} ms, write {write_ms:.1} ms, peak RSS {rss:.0} MB)",
             o.mode
         );
+        super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
     }
     Ok(())
+}
+
+/// The output paths of a job (see `outputs::check`), and none of them the
+/// input mesh.
+pub(crate) fn check_outputs(o: &VoxelizeOptions) -> CliResult {
+    let mut outs = Vec::new();
+    if let Some(p) = &o.out {
+        outs.push(Output { flag: "--out", path: p, extensions: &["binvox", "vox", "npy"] });
+    }
+    if let Some(p) = &o.preview {
+        outs.push(Output { flag: "--preview", path: p, extensions: &["png"] });
+    }
+    if let Some(p) = &o.triangles {
+        outs.push(Output { flag: "--triangles", path: p, extensions: &["npy"] });
+    }
+    super::outputs::check(&outs)?;
+    if let Some(m) = o.mesh.as_deref().filter(|m| !m.starts_with("builtin:")) {
+        for out in &outs {
+            super::outputs::not_an_input(out.flag, out.path, &[Path::new(m)])?;
+        }
+    }
+    Ok(())
+}
+
+/// A job's grid and storage, checked and with its memory estimate, before
+/// any work.
+pub(crate) struct Plan {
+    pub grid: Grid,
+    pub out_ext: Option<String>,
+    pub need: u64,
+}
+
+/// Everything decided before the work: the grid from the options and the
+/// mesh's bounds, the storage, the output limits and the memory estimate
+/// against `--max-memory` (also run by the argument fuzzer, `main.rs`).
+pub(crate) fn plan(
+    o: &VoxelizeOptions,
+    m: voxel::MeshRef<'_>,
+) -> Result<Plan, Box<dyn std::error::Error>> {
+    let (lo, hi) = m.bounds();
+    // (clap rejects the contradictory combinations; see `VoxelizeArgs`)
+    let grid = match (o.res, o.voxel_size, o.origin, o.dims) {
+        (Some(res), None, None, None) => Grid::fit(lo, hi, res, o.pad)?,
+        (None, Some(h), None, None) => Grid::fit_voxel(lo, hi, h, o.pad)?,
+        (None, Some(h), Some(org), None) => Grid::covering(Vec3::from_array(org), h, hi)?,
+        (None, Some(h), Some(org), Some(d)) => Grid::new(Vec3::from_array(org), h, d)?,
+        (None, None, None, None) => {
+            return Err("give --res N or --voxel-size H (optionally with --origin and --dims)".into())
+        }
+        _ => {
+            return Err("conflicting grid options: use --res N, --voxel-size H, --voxel-size H --origin X,Y,Z, or all of --voxel-size, --origin and --dims".into())
+        }
+    };
+    let n = grid.len();
+    // A grid (placed by --origin) that cannot touch the mesh is an error, not
+    // an empty file: its closed box and the mesh's bounding box are disjoint.
+    let near = [0, 1, 2].map(|a| grid.plane(a, 0).0);
+    let far = [0, 1, 2].map(|a| grid.plane(a, grid.dims[a] as i64).1);
+    if m.triangle_count() > 0 && (0..3).any(|a| hi.get(a) < near[a] || lo.get(a) > far[a]) {
+        return Err(format!(
+            "the grid [{}, {}] × [{}, {}] × [{}, {}] misses the mesh, whose bounding box is [{}, {}] × [{}, {}] × [{}, {}]: check --origin and --dims",
+            near[0], far[0], near[1], far[1], near[2], far[2], lo.x, hi.x, lo.y, hi.y, lo.z, hi.z
+        )
+        .into());
+    }
+    // the storage decision (and its errors) before the work
+    let dense = voxel::dense_storage(o.storage, o.mode, grid.dims)?;
+    let out_ext: Option<String> = o
+        .out
+        .as_ref()
+        .map(|p| p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase());
+    if let Some(out) = &o.out {
+        match out_ext.as_deref() {
+            Some("binvox") => {
+                // (a non-cubic grid is padded to the cube of its largest side)
+                let side = grid.dims.into_iter().max().unwrap_or(1) as u64;
+                if side.pow(3) > DENSE_MAX {
+                    return Err(format!("{}: binvox is run-length coded over all {side}³ voxels of its cube; cubes above {DENSE_MAX} voxels are not written (use .vox or .npy)", out.display()).into());
+                }
+            }
+            Some("npy") if o.npy_dense && n > DENSE_MAX => {
+                return Err(format!(
+                    "{}: dense .npy of {n} voxels is too large (at most {DENSE_MAX}; drop --npy-dense for an index list)",
+                    out.display()
+                )
+                .into());
+            }
+            _ => {}
+        }
+    }
+    let job = Job {
+        mode: o.mode,
+        dense,
+        out_ext: out_ext.as_deref(),
+        npy_dense: o.npy_dense,
+        triangles: o.triangles.is_some(),
+        preview: o.preview.is_some(),
+    };
+    let need = super::memory::resident() + estimate_bytes(m, &grid, &job);
+    let advice = match (o.mode, dense) {
+        (Mode::Solid, _) => {
+            "lower --res (the grid's memory grows with its cube) or use --mode surface"
+        }
+        (_, true) => "lower --res, or use --storage sparse (memory then grows with the surface)",
+        (_, false) => "lower --res",
+    };
+    super::memory::check(need, o.max_memory, advice)?;
+    Ok(Plan { grid, out_ext, need })
+}
+
+/// What a voxelize job does, for [`estimate_bytes`].
+pub(crate) struct Job<'a> {
+    pub mode: Mode,
+    pub dense: bool,
+    pub out_ext: Option<&'a str>,
+    pub npy_dense: bool,
+    pub triangles: bool,
+    pub preview: bool,
+}
+
+/// Estimated peak memory of a voxelize job beyond what the process already
+/// holds (the mesh), in bytes: the voxel set, the largest working set of
+/// the passes and writers on top of it, and 10 % slack. Measured against
+/// the peak RSS (bunny, dragon; 512³–8192³, dense and sparse, solid,
+/// surface, thin, with each writer) it is 1.0–1.6× the real peak.
+///
+/// - dense bits: `⌈nx/64⌉·ny·nz` words; sparse bricks: 200 bytes per brick
+///   (72 stored, the per-slab maps and the concatenation), a brick per
+///   `(8h)²` of surface area, times 1.5 (a surface crosses more than one
+///   brick per brick face it spans), at most every brick of the grid;
+/// - binning: 48 bytes per triangle and slab it spans (about 1.3);
+/// - solid: 32 bytes per crossing of the busiest axis (16-byte entries,
+///   a vector grown by doubling) and 12 per crossing of all axes (spans),
+///   crossings per axis = the mesh's projected area along it / h²;
+/// - writers: binvox 16 bytes per (y, z) of its cube side, dense npy 9 per
+///   (y, z), triangle lists 96 bytes per surface voxel; the others stream
+///   in fixed buffers.
+pub(crate) fn estimate_bytes(mesh: voxel::MeshRef<'_>, grid: &Grid, job: &Job<'_>) -> u64 {
+    let [nx, ny, nz] = grid.dims.map(|d| d as u64);
+    let h = grid.voxel as f64;
+    let (mut area, mut proj) = (0f64, [0f64; 3]);
+    for t in mesh.indices {
+        let p = t.map(|i| mesh.vertices[i as usize]);
+        let n = (p[1] - p[0]).cross(p[2] - p[0]);
+        let n = [n.x as f64, n.y as f64, n.z as f64];
+        area += 0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        for a in 0..3 {
+            proj[a] += 0.5 * n[a].abs();
+        }
+    }
+    let tris = mesh.indices.len() as f64;
+    // voxels a surface touches: its area in voxel faces, ×1.5 for the
+    // conservative shell, plus a few per triangle
+    let surface_voxels = (area / (h * h) * 1.5 + 4.0 * tris).min((nx * ny * nz) as f64);
+    let set = if job.dense {
+        (nx.div_ceil(64) * ny * nz * 8) as f64
+    } else {
+        let all_bricks = (nx.div_ceil(8) * ny.div_ceil(8) * nz.div_ceil(8)) as f64;
+        200.0 * (1.5 * area / (64.0 * h * h) + tris).min(all_bricks)
+    };
+    let bins = 48.0 * 1.3 * tris;
+    let solid = if job.mode == Mode::Solid {
+        let c = proj.map(|p| p / (h * h) + tris);
+        32.0 * c.iter().cloned().fold(0.0, f64::max) + 12.0 * c.iter().sum::<f64>()
+    } else {
+        0.0
+    };
+    let side = nx.max(ny).max(nz) as f64;
+    let writer = match job.out_ext {
+        Some("binvox") => 16.0 * side * side,
+        Some("npy") if job.npy_dense => 9.0 * (ny * nz) as f64,
+        _ => 1e6,
+    } + if job.triangles { 96.0 * surface_voxels } else { 0.0 }
+        + if job.preview { 3.0 * 4.0 * 512.0 * 512.0 } else { 0.0 };
+    let work = (bins + solid).max(writer);
+    (1.1 * (set + work)) as u64
 }
 
 /// When the progress bar appears (on a terminal): runs shorter than this

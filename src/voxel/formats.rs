@@ -6,7 +6,7 @@
 //! error never leaves a partial file.
 
 use super::grid::Grid;
-use super::storage::VoxelSet;
+use super::storage::{DenseBits, VoxelSet, BRICK};
 use super::VoxelError;
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +18,34 @@ pub fn write_atomic(
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), VoxelError> {
     stage(path, body)?.commit()
+}
+
+/// The temporary files [`stage`] has created and not yet renamed or
+/// removed, so an interrupted program can remove them
+/// ([`remove_temp_files`]): a signal ends the process without running the
+/// [`Staged`] destructors.
+static TEMP_FILES: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn temp_files() -> std::sync::MutexGuard<'static, Vec<std::path::PathBuf>> {
+    TEMP_FILES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn forget_temp_file(p: &Path) {
+    temp_files().retain(|q| q != p);
+}
+
+/// Removes every temporary file of an output still being written or
+/// staged (see [`stage`]) and returns how many there were. For signal
+/// handlers of programs that write through this module (the `widephase`
+/// CLI calls it on SIGINT, SIGTERM and SIGHUP before exiting): the outputs
+/// themselves are untouched, as their renames have not happened.
+pub fn remove_temp_files() -> usize {
+    let mut files = temp_files();
+    let n = files.len();
+    for f in files.drain(..) {
+        let _ = std::fs::remove_file(f);
+    }
+    n
 }
 
 /// A complete output waiting in its temporary file (see [`stage`]): [`commit`]
@@ -35,10 +63,12 @@ impl Staged {
     /// Renames the temporary file over the target.
     pub fn commit(mut self) -> Result<(), VoxelError> {
         self.done = true;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| {
+        let r = std::fs::rename(&self.tmp, &self.path).map_err(|e| {
             let _ = std::fs::remove_file(&self.tmp);
             VoxelError::Io(format!("{}: {e}", self.path.display()))
-        })
+        });
+        forget_temp_file(&self.tmp);
+        r
     }
 
     /// The target path.
@@ -51,6 +81,7 @@ impl Drop for Staged {
     fn drop(&mut self) {
         if !self.done {
             let _ = std::fs::remove_file(&self.tmp);
+            forget_temp_file(&self.tmp);
         }
     }
 }
@@ -95,6 +126,7 @@ pub fn stage(
         .to_string_lossy()
         .to_string();
     let tmp = dir.join(format!(".{file_name}.tmp{}", std::process::id()));
+    temp_files().push(tmp.clone());
     let staged = Staged { tmp, path: path.to_path_buf(), done: false };
     let run = || -> std::io::Result<()> {
         let f = std::fs::File::create(&staged.tmp)?;
@@ -133,7 +165,6 @@ pub fn write_binvox(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std::io::
 /// voxels are unchanged. Cubic grids are written exactly as [`write_binvox`].
 pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std::io::Result<()> {
     let n = grid.dims.into_iter().max().unwrap_or(1);
-    let n64 = n as u64;
     write!(
         w,
         "#binvox 1\ndim {n} {n} {n}\ntranslate {} {} {}\nscale {}\ndata\n",
@@ -142,38 +173,132 @@ pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std:
         grid.origin.z,
         grid.voxel as f64 * n as f64
     )?;
-    let mut lin: Vec<u64> = Vec::with_capacity(set.count() as usize);
-    set.for_each(|[x, y, z]| lin.push(x as u64 * n64 * n64 + z as u64 * n64 + y as u64));
-    lin.sort_unstable();
-    let total = n64 * n64 * n64;
-    let mut out = Vec::with_capacity(4096);
-    let mut run = |w: &mut dyn Write, value: u8, mut count: u64| -> std::io::Result<()> {
-        while count > 0 {
-            let c = count.min(255);
-            out.push(value);
-            out.push(c as u8);
-            count -= c;
-            if out.len() >= 4096 {
-                w.write_all(&out)?;
-                out.clear();
+    // The voxels in binvox order (x slowest, then z, then y), streamed one
+    // word column (64 x values) at a time: the column's words of every row
+    // are transposed in 64×64 bit blocks, so each (x, z) line is a run of
+    // words of 64 y values; 8 bytes per (z, y) pair of the column, 32 MiB
+    // at 2048³, never a list of voxels.
+    let [nx, ny, nz] = set.dims();
+    let (n, ny, nz) = (n as usize, ny as usize, nz as usize);
+    let yw = ny.div_ceil(64);
+    let mut rle = Rle { w, value: 0, count: 0, buf: Vec::with_capacity(1 << 16) };
+    let mut col = vec![0u64; nz * ny];
+    let mut t = vec![0u64; 64 * nz * yw];
+    for c in 0..n.div_ceil(64) {
+        let x0 = c * 64;
+        let inside = x0 < nx as usize;
+        if inside {
+            set.rows_into(0, nz as u32, c, c + 1, &mut col);
+            // t[(xl·nz + z)·yw + yb] bit y % 64 = voxel (x0 + xl, y, z)
+            let mut block = [0u64; 64];
+            for z in 0..nz {
+                for yb in 0..yw {
+                    let rows = &col[z * ny + yb * 64..z * ny + (yb * 64 + 64).min(ny)];
+                    block[..rows.len()].copy_from_slice(rows);
+                    block[rows.len()..].fill(0);
+                    transpose64(&mut block);
+                    for (xl, &word) in block.iter().enumerate() {
+                        t[(xl * nz + z) * yw + yb] = word;
+                    }
+                }
             }
         }
-        Ok(())
-    };
-    let mut pos = 0u64;
-    let mut s = 0;
-    while s < lin.len() {
-        let mut e = s + 1;
-        while e < lin.len() && lin[e] == lin[e - 1] + 1 {
-            e += 1;
+        for xl in 0..64.min(n - x0) {
+            if !inside || x0 + xl >= nx as usize {
+                rle.push(0, (n * n) as u64)?;
+                continue;
+            }
+            for z in 0..nz {
+                for yb in 0..yw {
+                    let bits = (ny - yb * 64).min(64) as u32;
+                    rle.push_bits(t[(xl * nz + z) * yw + yb], bits)?;
+                }
+                rle.push(0, (n - ny) as u64)?;
+            }
+            rle.push(0, ((n - nz) * n) as u64)?;
         }
-        run(w, 0, lin[s] - pos)?;
-        run(w, 1, (e - s) as u64)?;
-        pos = lin[e - 1] + 1;
-        s = e;
     }
-    run(w, 0, total - pos)?;
-    w.write_all(&out)
+    rle.finish()
+}
+
+/// binvox's run-length coder: maximal runs of one value, each written as
+/// `(value, count ≤ 255)` pairs.
+struct Rle<'a> {
+    w: &'a mut dyn Write,
+    value: u8,
+    count: u64,
+    buf: Vec<u8>,
+}
+
+impl Rle<'_> {
+    fn push(&mut self, value: u8, count: u64) -> std::io::Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        if value != self.value {
+            self.emit()?;
+            self.value = value;
+        }
+        self.count += count;
+        Ok(())
+    }
+
+    /// The low `n` bits of `word`, bit 0 first.
+    fn push_bits(&mut self, word: u64, n: u32) -> std::io::Result<()> {
+        let mask = if n == 64 { !0 } else { (1u64 << n) - 1 };
+        let word = word & mask;
+        if word == 0 || word == mask {
+            return self.push((word & 1) as u8, n as u64);
+        }
+        let (mut w, mut left) = (word, n);
+        while left > 0 {
+            let v = (w & 1) as u8;
+            let r = if v == 0 { w.trailing_zeros() } else { w.trailing_ones() }.min(left);
+            self.push(v, r as u64)?;
+            w = w.checked_shr(r).unwrap_or(0);
+            left -= r;
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self) -> std::io::Result<()> {
+        while self.count > 0 {
+            let c = self.count.min(255);
+            self.buf.push(self.value);
+            self.buf.push(c as u8);
+            self.count -= c;
+        }
+        if self.buf.len() >= 1 << 16 {
+            self.w.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.emit()?;
+        self.w.write_all(&self.buf)
+    }
+}
+
+/// Transposes a 64×64 bit matrix in place: afterwards bit `c` of `a[r]` is
+/// what bit `r` of `a[c]` was (the recursive block swap of Warren,
+/// *Hacker's Delight*, 2nd ed., §7-3, for bit 0 as the first column).
+fn transpose64(a: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut m: u64 = 0x0000_0000_ffff_ffff;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            // swap the high j-bit half of a[k] with the low half of a[k + j]
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
 }
 
 /// A decoded voxel file: dimensions and the set voxels as sorted `[i, j, k]`,
@@ -278,27 +403,42 @@ pub fn write_npy(w: &mut dyn Write, set: &VoxelSet, dense: bool) -> std::io::Res
         let header =
             format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({nx}, {ny}, {nz}), }}");
         npy_header(w, &header)?;
-        let mut plane = vec![0u8; ny as usize * nz as usize];
-        for i in 0..nx {
-            for j in 0..ny {
-                for k in 0..nz {
-                    plane[(j * nz + k) as usize] = set.get([i, j, k]) as u8;
+        // one word column (64 x values) of every row at a time (8 bytes per
+        // (y, z) pair), then one (y, z) plane of bytes per x
+        let (ny, nz) = (ny as usize, nz as usize);
+        let mut col = vec![0u64; ny * nz];
+        let mut plane = vec![0u8; ny * nz];
+        for c in 0..DenseBits::row_words(nx) {
+            set.rows_into(0, nz as u32, c, c + 1, &mut col);
+            for xl in 0..64.min(nx as usize - c * 64) {
+                for j in 0..ny {
+                    for k in 0..nz {
+                        plane[j * nz + k] = (col[k * ny + j] >> xl & 1) as u8;
+                    }
                 }
+                w.write_all(&plane)?;
             }
-            w.write_all(&plane)?;
         }
         Ok(())
     } else {
-        let v = set.indices();
         let header =
-            format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", v.len());
+            format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", set.count());
         npy_header(w, &header)?;
-        let mut buf = Vec::with_capacity(v.len() * 12);
-        for p in v {
+        // streamed in (k, j, i) order, 64 KiB at a time
+        let mut buf = Vec::with_capacity(1 << 16);
+        let mut err = Ok(());
+        set.for_each_sorted(|p| {
             for c in p {
                 buf.extend_from_slice(&(c as i32).to_le_bytes());
             }
-        }
+            if buf.len() >= 1 << 16 {
+                if err.is_ok() {
+                    err = w.write_all(&buf);
+                }
+                buf.clear();
+            }
+        });
+        err?;
         w.write_all(&buf)
     }
 }
@@ -356,6 +496,11 @@ pub fn read_npy(bytes: &[u8], dims: [u32; 3]) -> Result<Decoded, VoxelError> {
 /// Largest MagicaVoxel model edge.
 pub const VOX_TILE: u32 = 256;
 
+/// Most voxels a `.vox` file holds: its `MAIN` chunk's size is a `u32`, and
+/// each voxel takes 4 bytes (64 MiB are kept for the model and scene
+/// chunks). [`write_vox`] errors above the exact limit.
+pub const VOX_MAX_VOXELS: u64 = (u32::MAX as u64 - (1 << 26)) / 4;
+
 fn chunk(out: &mut Vec<u8>, id: &[u8; 4], content: &[u8], children: &[u8]) {
     out.extend_from_slice(id);
     out.extend_from_slice(&(content.len() as u32).to_le_bytes());
@@ -383,41 +528,28 @@ fn vox_dict(out: &mut Vec<u8>, kv: &[(&str, String)]) {
 /// MagicaVoxel's z axis is up, as here.
 pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
-    let mut tiles: std::collections::BTreeMap<(u32, u32, u32), Vec<[u8; 4]>> = Default::default();
-    set.for_each(|[x, y, z]| {
-        tiles.entry((z / VOX_TILE, y / VOX_TILE, x / VOX_TILE)).or_default().push([
-            (x % VOX_TILE) as u8,
-            (y % VOX_TILE) as u8,
-            (z % VOX_TILE) as u8,
-            1,
-        ]);
-    });
+    // Two passes over the set, no voxel list: the first counts the voxels of
+    // every tile (the chunk sizes come first in the file), the second
+    // writes each tile's voxels straight from the set.
+    let mut tiles = vox_tile_counts(set);
     if tiles.is_empty() {
         // MagicaVoxel needs at least one model: an empty one of the first
         // tile's size (the grid clamped to 256 per axis)
-        tiles.insert((0, 0, 0), Vec::new());
+        tiles.insert((0, 0, 0), 0);
     }
-    let mut body = Vec::new();
     let mut models = Vec::new();
-    for (&(tz, ty, tx), vox) in &tiles {
+    let mut model_bytes = 0u64;
+    for &(tz, ty, tx) in tiles.keys() {
         let sz = [
             (dims[0] - tx * VOX_TILE).min(VOX_TILE),
             (dims[1] - ty * VOX_TILE).min(VOX_TILE),
             (dims[2] - tz * VOX_TILE).min(VOX_TILE),
         ];
-        let mut c = Vec::with_capacity(12);
-        for s in sz {
-            c.extend_from_slice(&s.to_le_bytes());
-        }
-        chunk(&mut body, b"SIZE", &c, &[]);
-        let mut x = Vec::with_capacity(4 + 4 * vox.len());
-        x.extend_from_slice(&(vox.len() as u32).to_le_bytes());
-        for v in vox {
-            x.extend_from_slice(v);
-        }
-        chunk(&mut body, b"XYZI", &x, &[]);
         models.push(([tx * VOX_TILE, ty * VOX_TILE, tz * VOX_TILE], sz));
+        // SIZE (12 + 12) and XYZI (12 + 4 + 4 per voxel)
+        model_bytes += 24 + 16 + 4 * tiles[&(tz, ty, tx)];
     }
+    let mut body = Vec::new();
     // scene graph: nTRN(0) -> nGRP(1) -> [nTRN(2+2m) -> nSHP(3+2m) -> model m]
     let mut c = Vec::new();
     c.extend_from_slice(&0u32.to_le_bytes());
@@ -464,11 +596,129 @@ pub fn write_vox(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     vox_dict(&mut l, &[("_name", "voxels".to_string())]);
     l.extend_from_slice(&(-1i32).to_le_bytes());
     chunk(&mut body, b"LAYR", &l, &[]);
-    let mut out = Vec::with_capacity(body.len() + 20);
-    out.extend_from_slice(b"VOX ");
-    out.extend_from_slice(&150u32.to_le_bytes());
-    chunk(&mut out, b"MAIN", &[], &body);
-    w.write_all(&out)
+    let children = u32::try_from(model_bytes + body.len() as u64).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "vox: more voxels than a .vox file can hold (its chunks are sized in 32 bits)",
+        )
+    })?;
+    let mut head = Vec::with_capacity(20);
+    head.extend_from_slice(b"VOX ");
+    head.extend_from_slice(&150u32.to_le_bytes());
+    head.extend_from_slice(b"MAIN");
+    head.extend_from_slice(&0u32.to_le_bytes());
+    head.extend_from_slice(&children.to_le_bytes());
+    w.write_all(&head)?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for ((&tile, &count), (_, sz)) in tiles.iter().zip(&models) {
+        let mut c = Vec::with_capacity(12);
+        for s in sz {
+            c.extend_from_slice(&s.to_le_bytes());
+        }
+        chunk(&mut buf, b"SIZE", &c, &[]);
+        buf.extend_from_slice(b"XYZI");
+        buf.extend_from_slice(&(4 + 4 * count as u32).to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        buf.extend_from_slice(&(count as u32).to_le_bytes());
+        vox_tile_voxels(set, tile, |v| {
+            buf.extend_from_slice(&v);
+            if buf.len() >= 1 << 16 {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+            Ok(())
+        })?;
+    }
+    w.write_all(&buf)?;
+    w.write_all(&body)
+}
+
+/// Voxel counts of the non-empty `.vox` tiles, keyed `(tz, ty, tx)`.
+fn vox_tile_counts(set: &VoxelSet) -> std::collections::BTreeMap<(u32, u32, u32), u64> {
+    let mut tiles = std::collections::BTreeMap::new();
+    match set {
+        VoxelSet::Dense(d) => {
+            let (ny, wpr) = (d.dims[1] as usize, d.words_per_row);
+            for (w, &word) in d.words.iter().enumerate() {
+                if word != 0 {
+                    let row = w / wpr;
+                    let tx = (w % wpr) as u32 * 64 / VOX_TILE;
+                    let key = ((row / ny) as u32 / VOX_TILE, (row % ny) as u32 / VOX_TILE, tx);
+                    *tiles.entry(key).or_insert(0) += word.count_ones() as u64;
+                }
+            }
+        }
+        VoxelSet::Sparse(s) => {
+            let nb = s.dims.map(|d| d.div_ceil(BRICK) as u64);
+            let per = (VOX_TILE / BRICK) as u64;
+            for (key, brick) in &s.bricks {
+                let (bx, by, bz) = (key % nb[0], key / nb[0] % nb[1], key / nb[0] / nb[1]);
+                let t = ((bz / per) as u32, (by / per) as u32, (bx / per) as u32);
+                *tiles.entry(t).or_insert(0) +=
+                    brick.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+            }
+        }
+    }
+    tiles.retain(|_, c| *c > 0);
+    tiles
+}
+
+/// Calls `f` with the `XYZI` entry (tile-local x, y, z, colour 1) of every
+/// voxel of tile `(tz, ty, tx)`: dense sets in `(k, j, i)` order, sparse
+/// sets brick by brick in key order (each brick z, y, x).
+fn vox_tile_voxels(
+    set: &VoxelSet,
+    (tz, ty, tx): (u32, u32, u32),
+    mut f: impl FnMut([u8; 4]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dims = set.dims();
+    let lo = [tx, ty, tz].map(|t| t * VOX_TILE);
+    let hi = [0, 1, 2].map(|a| (lo[a] + VOX_TILE).min(dims[a]));
+    let entry =
+        |[x, y, z]: [u32; 3]| [(x % VOX_TILE) as u8, (y % VOX_TILE) as u8, (z % VOX_TILE) as u8, 1];
+    match set {
+        VoxelSet::Dense(d) => {
+            let (ny, wpr) = (d.dims[1] as usize, d.words_per_row);
+            let (c0, c1) = ((lo[0] / 64) as usize, hi[0].div_ceil(64) as usize);
+            for k in lo[2]..hi[2] {
+                for j in lo[1]..hi[1] {
+                    let row = (k as usize * ny + j as usize) * wpr;
+                    for c in c0..c1 {
+                        let mut bits = d.words[row + c];
+                        while bits != 0 {
+                            let b = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            f(entry([c as u32 * 64 + b, j, k]))?;
+                        }
+                    }
+                }
+            }
+        }
+        VoxelSet::Sparse(s) => {
+            let nb = s.dims.map(|d| d.div_ceil(BRICK) as u64);
+            let b0 = lo.map(|l| (l / BRICK) as u64);
+            let b1 = [0, 1, 2].map(|a| (hi[a].div_ceil(BRICK)) as u64);
+            for bz in b0[2]..b1[2] {
+                for by in b0[1]..b1[1] {
+                    let row = (bz * nb[1] + by) * nb[0];
+                    let a = s.bricks.partition_point(|b| b.0 < row + b0[0]);
+                    let e = s.bricks.partition_point(|b| b.0 < row + b1[0]);
+                    for (key, brick) in &s.bricks[a..e] {
+                        let base = [(key - row) as u32, by as u32, bz as u32].map(|b| b * BRICK);
+                        for (z, &word) in brick.iter().enumerate() {
+                            let mut bits = word;
+                            while bits != 0 {
+                                let b = bits.trailing_zeros();
+                                bits &= bits - 1;
+                                f(entry([base[0] + b % 8, base[1] + b / 8, base[2] + z as u32]))?;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads a `.vox` written by [`write_vox`]: models placed by their `nTRN`
@@ -543,7 +793,9 @@ pub fn read_vox(bytes: &[u8]) -> Result<Decoded, VoxelError> {
 
 /// Renders a PNG preview: three depth-shaded axis projections side by side
 /// (looking down −z, −y and −x; nearer voxels are brighter), grey on black,
-/// each at most 512 pixels wide (large grids are binned).
+/// each at most 512 pixels wide (large grids are binned), each labelled
+/// below with its image axes, horizontal then vertical: `XY` (the view
+/// along z), `XZ` (along y), `YZ` (along x).
 #[cfg(feature = "preview")]
 pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let dims = set.dims();
@@ -554,7 +806,9 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     let views = [(0usize, 1usize, 2usize), (0, 2, 1), (1, 2, 0)];
     let gap = 8;
     let width: usize = views.iter().map(|v| d[v.0]).sum::<usize>() + gap * 4;
-    let height = views.iter().map(|v| d[v.1]).max().unwrap() + gap * 2;
+    let panels = views.iter().map(|v| d[v.1]).max().unwrap();
+    // the label strip: one row of 5×7 glyphs under the panels
+    let height = panels + gap * 2 + GLYPH_ROWS + 4;
     let mut depth: Vec<Vec<u32>> = views.iter().map(|v| vec![u32::MAX; d[v.0] * d[v.1]]).collect();
     set.for_each(|p| {
         for (n, v) in views.iter().enumerate() {
@@ -578,6 +832,17 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
                 }
             }
         }
+        let label = [v.0, v.1].map(|a| AXIS_GLYPHS[a]);
+        for (g, glyph) in label.iter().enumerate() {
+            for (r, bits) in glyph.iter().enumerate() {
+                for c in 0..5 {
+                    let x = x0 + g * 6 + c;
+                    if bits >> (4 - c) & 1 == 1 && x < width {
+                        img[(gap + panels + 2 + r) * width + x] = 255;
+                    }
+                }
+            }
+        }
         x0 += du + gap;
     }
     let mut enc = png::Encoder::new(w, width as u32, height as u32);
@@ -587,6 +852,18 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
     wr.write_image_data(&img).map_err(std::io::Error::other)?;
     wr.finish().map_err(std::io::Error::other)
 }
+
+/// Rows of the preview's label glyphs.
+#[cfg(feature = "preview")]
+const GLYPH_ROWS: usize = 7;
+
+/// 5×7 glyphs of the letters X, Y, Z (bit 4 the leftmost column).
+#[cfg(feature = "preview")]
+const AXIS_GLYPHS: [[u8; GLYPH_ROWS]; 3] = [
+    [0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001],
+    [0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100, 0b00100],
+    [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111],
+];
 
 /// Reads a 2-D little-endian `float32` `.npy` array with `cols` columns
 /// (NumPy format 1.0–3.0, C order) and returns its rows, flattened.
@@ -692,4 +969,159 @@ pub fn write_npy_triangle_rows(
         }
     }
     w.write_all(&buf)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The streaming writers against the list-based writers they replaced
+    //! (kept here as the reference): byte-identical files on random dense
+    //! and sparse sets of awkward dimensions.
+    use super::*;
+    use crate::math::Vec3;
+    use crate::voxel::storage::SparseBricks;
+
+    #[test]
+    fn transpose64_swaps_rows_and_columns() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let a: [u64; 64] = std::array::from_fn(|_| rng.u64(..));
+        let mut t = a;
+        transpose64(&mut t);
+        for (r, row) in t.iter().enumerate() {
+            for (c, col) in a.iter().enumerate() {
+                assert_eq!(row >> c & 1, col >> r & 1, "bit ({r}, {c})");
+            }
+        }
+    }
+
+    fn random_sets(dims: [u32; 3], fill: f64, seed: u64) -> [VoxelSet; 2] {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut d = DenseBits::new(dims).unwrap();
+        // runs along x and y of random length, so the files have long runs too
+        for k in 0..dims[2] {
+            for j in 0..dims[1] {
+                let mut i = 0;
+                while i < dims[0] {
+                    let len = rng.u32(1..=dims[0].min(200));
+                    if rng.f64() < fill {
+                        for x in i..(i + len).min(dims[0]) {
+                            d.set([x, j, k]);
+                        }
+                    }
+                    i += len;
+                }
+            }
+        }
+        let nb = dims.map(|d| d.div_ceil(BRICK) as u64);
+        let mut bricks: std::collections::BTreeMap<u64, [u64; 8]> = Default::default();
+        VoxelSet::Dense(d.clone()).for_each(|[x, y, z]| {
+            let key = ((z / 8) as u64 * nb[1] + (y / 8) as u64) * nb[0] + (x / 8) as u64;
+            bricks.entry(key).or_default()[(z % 8) as usize] |= 1 << ((y % 8) * 8 + x % 8);
+        });
+        let sparse = SparseBricks { dims, bricks: bricks.into_iter().collect() };
+        [VoxelSet::Dense(d), VoxelSet::Sparse(sparse)]
+    }
+
+    fn reference_binvox(grid: &Grid, set: &VoxelSet) -> Vec<u8> {
+        let n = grid.dims.into_iter().max().unwrap() as u64;
+        let mut w = format!(
+            "#binvox 1\ndim {n} {n} {n}\ntranslate {} {} {}\nscale {}\ndata\n",
+            grid.origin.x,
+            grid.origin.y,
+            grid.origin.z,
+            grid.voxel as f64 * n as f64
+        )
+        .into_bytes();
+        let mut lin = Vec::new();
+        set.for_each(|[x, y, z]| lin.push(x as u64 * n * n + z as u64 * n + y as u64));
+        lin.sort_unstable();
+        let mut run = |value: u8, mut count: u64| {
+            while count > 0 {
+                let c = count.min(255);
+                w.push(value);
+                w.push(c as u8);
+                count -= c;
+            }
+        };
+        let (mut pos, mut s) = (0, 0);
+        while s < lin.len() {
+            let mut e = s + 1;
+            while e < lin.len() && lin[e] == lin[e - 1] + 1 {
+                e += 1;
+            }
+            run(0, lin[s] - pos);
+            run(1, (e - s) as u64);
+            pos = lin[e - 1] + 1;
+            s = e;
+        }
+        run(0, n * n * n - pos);
+        w
+    }
+
+    fn reference_npy(set: &VoxelSet, dense: bool) -> Vec<u8> {
+        let [nx, ny, nz] = set.dims();
+        let mut w = Vec::new();
+        if dense {
+            let h = format!(
+                "{{'descr': '|u1', 'fortran_order': False, 'shape': ({nx}, {ny}, {nz}), }}"
+            );
+            npy_header(&mut w, &h).unwrap();
+            for i in 0..nx {
+                for j in 0..ny {
+                    for k in 0..nz {
+                        w.push(set.get([i, j, k]) as u8);
+                    }
+                }
+            }
+        } else {
+            let mut v = Vec::new();
+            set.for_each(|p| v.push(p));
+            v.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
+            let h =
+                format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", v.len());
+            npy_header(&mut w, &h).unwrap();
+            for p in v {
+                for c in p {
+                    w.extend_from_slice(&(c as i32).to_le_bytes());
+                }
+            }
+        }
+        w
+    }
+
+    fn written(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Vec<u8> {
+        let mut v = Vec::new();
+        f(&mut v).unwrap();
+        v
+    }
+
+    #[test]
+    fn streaming_writers_match_the_list_based_ones() {
+        for (n, (dims, fill)) in [
+            ([70, 130, 9], 0.3),
+            ([64, 64, 64], 0.5),
+            ([1, 1, 1], 1.0),
+            ([300, 20, 270], 0.02),
+            ([65, 3, 129], 0.0),
+            ([129, 128, 127], 0.9),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let grid = Grid::new(Vec3::new(0.5, -1.0, 2.0), 0.125, dims).unwrap();
+            let sets = random_sets(dims, fill, n as u64);
+            let base = reference_binvox(&grid, &sets[0]);
+            let vox = written(|w| write_vox(w, &sets[0]));
+            let got = read_vox(&vox).unwrap();
+            assert_eq!(got.voxels, sets[0].indices(), "{dims:?}: vox voxels");
+            for set in &sets {
+                let kind = if matches!(set, VoxelSet::Dense(_)) { "dense" } else { "sparse" };
+                assert_eq!(written(|w| write_binvox_cube(w, &grid, set)), base, "{dims:?} {kind}");
+                for dense in [false, true] {
+                    let got = written(|w| write_npy(w, set, dense));
+                    assert_eq!(got, reference_npy(set, dense), "{dims:?} {kind} npy {dense}");
+                }
+                assert_eq!(set.indices(), sets[0].indices(), "{dims:?} {kind} indices");
+            }
+        }
+    }
 }

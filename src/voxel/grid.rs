@@ -70,7 +70,10 @@ pub fn plane_bounds(o: f32, h: f32, n: i64) -> (f32, f32) {
 /// of voxels from `origin` whose far plane `origin + c·h` is `≥ max`
 /// exactly (its lower bound is); `n` is returned.
 fn covering_count(origin: f32, h: f32, min: f32, max: f32, pad: u32) -> Result<u32, VoxelError> {
-    if !(min.is_finite() && max.is_finite() && origin.is_finite()) {
+    if !origin.is_finite() {
+        return Err(VoxelError::Grid(format!("grid origin {origin} is not finite")));
+    }
+    if !(min.is_finite() && max.is_finite()) {
         return Err(VoxelError::Grid("mesh bounding box is not finite".into()));
     }
     let q = ((max as f64 - min as f64) / h as f64).ceil().max(1.0);
@@ -81,8 +84,19 @@ fn covering_count(origin: f32, h: f32, min: f32, max: f32, pad: u32) -> Result<u
     }
     let mut n = q as u32;
     // (at most a step or two: the quotient is within an ulp of the answer)
-    while plane_bounds(origin, h, (n + pad) as i64).0 < max {
+    // (i64: `n + pad` overflowed u32 for a huge pad and this loop ran
+    // for billions of steps; the quotient check above bounds `n`, and the
+    // step limit bounds the loop whatever the rounding)
+    for _ in 0..64 {
+        if plane_bounds(origin, h, n as i64 + pad as i64).0 >= max {
+            return Ok(n);
+        }
         n += 1;
+    }
+    if plane_bounds(origin, h, n as i64 + pad as i64).0 < max {
+        return Err(VoxelError::Grid(format!(
+            "voxel size {h} from origin {origin} cannot cover {max}: use a larger voxel size"
+        )));
     }
     Ok(n)
 }
@@ -99,7 +113,10 @@ impl Grid {
             )));
         }
         if !(origin.x.is_finite() && origin.y.is_finite() && origin.z.is_finite()) {
-            return Err(VoxelError::Grid(format!("origin {origin:?} is not finite")));
+            return Err(VoxelError::Grid(format!(
+                "origin ({}, {}, {}) is not finite",
+                origin.x, origin.y, origin.z
+            )));
         }
         for (a, &d) in dims.iter().enumerate() {
             if d == 0 || d > MAX_RES {
@@ -178,6 +195,9 @@ impl Grid {
     /// ```
     pub fn fit_voxel(min: Vec3, max: Vec3, h: f32, pad: u32) -> Result<Grid, VoxelError> {
         Self::check_voxel(h)?;
+        if 2 * pad as u64 >= MAX_RES as u64 {
+            return Err(VoxelError::Grid(format!("padding 2×{pad} exceeds {MAX_RES} voxels")));
+        }
         let origin = padded_origin(min, h, pad);
         let mut dims = [0u32; 3];
         for (a, d) in dims.iter_mut().enumerate() {

@@ -476,12 +476,8 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         })?;
         bins.keep();
         if opts.mode == Mode::Solid {
-            let inner = solid::interior(mesh, grid).ok_or_else(|| {
-                VoxelError::TooLarge("solid interior does not fit densely".into())
-            })?;
-            for (w, i) in bits.words.iter_mut().zip(&inner.words) {
-                *w |= i;
-            }
+            // (in place: the interior pass needs no grid of its own)
+            solid::add_interior(mesh, grid, &mut bits);
         }
         VoxelSet::Dense(bits)
     } else {

@@ -122,117 +122,256 @@ fn centre_range(o: f64, h: f64, d: u32, lo: f64, hi: f64) -> Option<(u32, u32)> 
 /// dense set of voxels whose centre is inside. Returns `None` when the grid is
 /// too large for dense storage.
 pub fn interior(mesh: MeshRef<'_>, grid: &Grid) -> Option<DenseBits> {
+    let mut out = DenseBits::new(grid.dims)?;
+    add_interior(mesh, grid, &mut out);
+    Some(out)
+}
+
+/// ORs the interior of `mesh` on `grid` (the voxels [`interior`] returns)
+/// into `bits`, which must have the grid's dimensions (the solid pass ORs
+/// it into the surface grid in place).
+///
+/// Memory: besides `bits`, the crossings of one axis at a time (16 bytes
+/// each) and the fill spans of the three axes (24 bytes per span, about
+/// half a crossing each), plus a few layers of words per thread. The vote
+/// never needs a grid per axis: the lines along x and y lie in one z
+/// layer, so their votes are computed layer by layer, and the votes along
+/// z are swept upward through the layers (a span sets its line's bit at
+/// its first layer and clears it after its last). Whether a line abstains
+/// is a property of the whole line, so it is one bit per line.
+pub fn add_interior(mesh: MeshRef<'_>, grid: &Grid, bits: &mut DenseBits) {
+    assert_eq!(bits.dims, grid.dims, "add_interior: grid and bits differ in dimensions");
+    let dims = grid.dims;
+    let [nx, ny, nz] = dims.map(|d| d as usize);
+    let wpr = bits.words_per_row;
+    let spans = [0, 1, 2].map(|a| axis_spans(mesh, grid, a));
+    let [sx, sy, sz] = &spans;
+    // The z-axis spans bucketed by first layer and by the layer after their
+    // last (a counting sort of span indices).
+    let bucket = |layer: &dyn Fn(&Span) -> usize| -> (Vec<usize>, Vec<u32>) {
+        let mut start = vec![0usize; nz + 2];
+        for s in &sz.spans {
+            start[layer(s) + 1] += 1;
+        }
+        for l in 0..=nz {
+            start[l + 1] += start[l];
+        }
+        let mut at = start.clone();
+        let mut idx = vec![0u32; sz.spans.len()];
+        for (n, s) in sz.spans.iter().enumerate() {
+            idx[at[layer(s)]] = n as u32;
+            at[layer(s)] += 1;
+        }
+        (start, idx)
+    };
+    let (open_at, opens) = bucket(&|s| s.n0 as usize);
+    let (close_at, closes) = bucket(&|s| s.n1 as usize + 1);
+    // z lines that abstain, as a layer mask (bit set: the line votes)
+    let layer_words = ny * wpr;
+    let mut z_votes = vec![!0u64; layer_words];
+    for &key in &sz.odd {
+        let (i, j) = ((key % nx as u64) as usize, (key / nx as u64) as usize);
+        z_votes[j * wpr + i / 64] &= !(1 << (i % 64));
+    }
+    // layers per task: a few tasks per thread; each starts its sweep by
+    // scanning all z spans for those open at its first layer
+    let tasks = (4 * rayon::current_num_threads()).clamp(1, nz);
+    let per_task = nz.div_ceil(tasks);
+    bits.words.par_chunks_mut(per_task * layer_words).enumerate().for_each(|(t, words)| {
+        let k0 = t * per_task;
+        let mut zin = vec![0u64; layer_words];
+        for s in sz.spans.iter().filter(|s| (s.n0 as usize) <= k0 && k0 <= s.n1 as usize) {
+            set_bit(&mut zin, wpr, s.key, nx);
+        }
+        let mut xin = vec![0u64; layer_words];
+        let mut yin = vec![0u64; layer_words];
+        let mut x_votes = vec![true; ny];
+        let mut y_votes = vec![!0u64; wpr];
+        for (l, layer) in words.chunks_mut(layer_words).enumerate() {
+            let k = k0 + l;
+            if l > 0 {
+                for &s in &closes[close_at[k]..close_at[k + 1]] {
+                    let s = &sz.spans[s as usize];
+                    let (i, j) = ((s.key % nx as u64) as usize, (s.key / nx as u64) as usize);
+                    zin[j * wpr + i / 64] &= !(1 << (i % 64));
+                }
+                for &s in &opens[open_at[k]..open_at[k + 1]] {
+                    set_bit(&mut zin, wpr, sz.spans[s as usize].key, nx);
+                }
+            }
+            // x lines of layer k: key k·ny + j, spans along i
+            xin.fill(0);
+            x_votes.fill(true);
+            let lines = (k * ny) as u64..((k + 1) * ny) as u64;
+            for s in sx.in_keys(&lines) {
+                let j = (s.key - lines.start) as usize;
+                let row = &mut xin[j * wpr..(j + 1) * wpr];
+                for i in s.n0..=s.n1 {
+                    row[i as usize / 64] |= 1 << (i % 64);
+                }
+            }
+            for &key in sx.odd_in(&lines) {
+                x_votes[(key - lines.start) as usize] = false;
+            }
+            // y lines of layer k: key k·nx + i, spans along j
+            yin.fill(0);
+            y_votes.fill(!0);
+            let lines = (k * nx) as u64..((k + 1) * nx) as u64;
+            for s in sy.in_keys(&lines) {
+                let i = (s.key - lines.start) as usize;
+                for j in s.n0..=s.n1 {
+                    yin[j as usize * wpr + i / 64] |= 1 << (i % 64);
+                }
+            }
+            for &key in sy.odd_in(&lines) {
+                let i = (key - lines.start) as usize;
+                y_votes[i / 64] &= !(1 << (i % 64));
+            }
+            for (w, out) in layer.iter_mut().enumerate() {
+                let (j, c) = (w / wpr, w % wpr);
+                let i = [zin[w], xin[w], yin[w]];
+                let votes = [z_votes[w], if x_votes[j] { !0 } else { 0 }, y_votes[c]];
+                let o = [0, 1, 2].map(|a| votes[a] & !i[a]);
+                // bit-sliced 2-bit counts, then in > out
+                let (i0, i1) = (i[0] ^ i[1] ^ i[2], (i[0] & i[1]) | (i[0] & i[2]) | (i[1] & i[2]));
+                let (o0, o1) = (o[0] ^ o[1] ^ o[2], (o[0] & o[1]) | (o[0] & o[2]) | (o[1] & o[2]));
+                *out |= (i1 & !o1) | (!(i1 ^ o1) & i0 & !o0);
+            }
+        }
+    });
+}
+
+/// Sets the bit of z line `key = j·nx + i` in a layer mask.
+fn set_bit(layer: &mut [u64], wpr: usize, key: u64, nx: usize) {
+    let (i, j) = ((key % nx as u64) as usize, (key / nx as u64) as usize);
+    layer[j * wpr + i / 64] |= 1 << (i % 64);
+}
+
+/// The centres `n0..=n1` along a line that its vote calls inside.
+struct Span {
+    key: u64,
+    n0: u32,
+    n1: u32,
+}
+
+/// One axis's votes: the inside spans of every line (sorted by line key,
+/// disjoint and not adjacent within a line) and the lines that abstain
+/// (sorted).
+struct AxisSpans {
+    spans: Vec<Span>,
+    odd: Vec<u64>,
+}
+
+impl AxisSpans {
+    fn in_keys(&self, keys: &std::ops::Range<u64>) -> &[Span] {
+        let a = self.spans.partition_point(|s| s.key < keys.start);
+        let b = self.spans.partition_point(|s| s.key < keys.end);
+        &self.spans[a..b]
+    }
+    fn odd_in(&self, keys: &std::ops::Range<u64>) -> &[u64] {
+        let a = self.odd.partition_point(|&k| k < keys.start);
+        let b = self.odd.partition_point(|&k| k < keys.end);
+        &self.odd[a..b]
+    }
+}
+
+/// The votes of the lines along axis `a` (see module docs). Lines are keyed
+/// z-layer first where they lie in one layer: along x by `k·ny + j`, along
+/// y by `k·nx + i`; along z by `j·nx + i`.
+fn axis_spans(mesh: MeshRef<'_>, grid: &Grid, a: usize) -> AxisSpans {
     let dims = grid.dims;
     let h = grid.voxel as f64;
     let o = [0, 1, 2].map(|a| grid.origin.get(a) as f64);
-    let mut ins: Vec<DenseBits> = Vec::new();
-    let mut dec: Vec<DenseBits> = Vec::new();
-    for a in 0..3 {
-        let (u, v) = ((a + 1) % 3, (a + 2) % 3);
-        let nu = dims[u];
-        // crossings (key, coordinate) from every triangle, in parallel chunks;
-        // key = 2·row id + (sign > 0), which keeps an entry at 16 bytes
-        let mut hits: Vec<(u64, f64)> = mesh
-            .indices
-            .par_chunks(4096)
-            .flat_map_iter(|chunk| {
-                let mut out = Vec::new();
-                for tri in chunk {
-                    let p = tri.map(|ix| {
-                        let q = mesh.vertices[ix as usize];
-                        [q.x as f64, q.y as f64, q.z as f64]
-                    });
-                    let lo = |k: usize| p[0][k].min(p[1][k]).min(p[2][k]);
-                    let hi = |k: usize| p[0][k].max(p[1][k]).max(p[2][k]);
-                    let Some((u0, u1)) = centre_range(o[u], h, dims[u], lo(u), hi(u)) else {
-                        continue;
-                    };
-                    let Some((v0, v1)) = centre_range(o[v], h, dims[v], lo(v), hi(v)) else {
-                        continue;
-                    };
-                    for jv in v0..=v1 {
-                        let cv = o[v] + (jv as f64 + 0.5) * h;
-                        for ju in u0..=u1 {
-                            let cu = o[u] + (ju as f64 + 0.5) * h;
-                            if let Some((x, sg)) = crossing(&p, a, [cu, cv]) {
-                                let row = jv as u64 * nu as u64 + ju as u64;
-                                out.push((row << 1 | (sg > 0) as u64, x));
-                            }
+    let (u, v) = ((a + 1) % 3, (a + 2) % 3);
+    let key = |ju: u32, jv: u32| {
+        if a == 1 {
+            ju as u64 * dims[v] as u64 + jv as u64
+        } else {
+            jv as u64 * dims[u] as u64 + ju as u64
+        }
+    };
+    // crossings (key, coordinate) from every triangle, in parallel chunks;
+    // 2·line key + (sign > 0) keeps an entry at 16 bytes
+    let mut hits: Vec<(u64, f64)> = mesh
+        .indices
+        .par_chunks(4096)
+        .flat_map_iter(|chunk| {
+            let mut out = Vec::new();
+            for tri in chunk {
+                let p = tri.map(|ix| {
+                    let q = mesh.vertices[ix as usize];
+                    [q.x as f64, q.y as f64, q.z as f64]
+                });
+                let lo = |k: usize| p[0][k].min(p[1][k]).min(p[2][k]);
+                let hi = |k: usize| p[0][k].max(p[1][k]).max(p[2][k]);
+                let Some((u0, u1)) = centre_range(o[u], h, dims[u], lo(u), hi(u)) else {
+                    continue;
+                };
+                let Some((v0, v1)) = centre_range(o[v], h, dims[v], lo(v), hi(v)) else {
+                    continue;
+                };
+                for jv in v0..=v1 {
+                    let cv = o[v] + (jv as f64 + 0.5) * h;
+                    for ju in u0..=u1 {
+                        let cu = o[u] + (ju as f64 + 0.5) * h;
+                        if let Some((x, sg)) = crossing(&p, a, [cu, cv]) {
+                            out.push((key(ju, jv) << 1 | (sg > 0) as u64, x));
                         }
                     }
                 }
-                out
-            })
-            .collect();
-        // the sign breaks ties at equal coordinates so the order (and the
-        // result) does not depend on the thread count
-        hits.par_sort_unstable_by(|x, y| {
-            (x.0 >> 1).cmp(&(y.0 >> 1)).then(x.1.total_cmp(&y.1)).then(x.0.cmp(&y.0))
-        });
-        let mut inside = DenseBits::new(dims)?;
-        // every line votes unless it has an odd crossing count (bits past nx
-        // in a row's last word are never inside, so they stay "outside")
-        let mut decided = DenseBits::new(dims)?;
-        decided.words.fill(!0);
-        let na = dims[a];
-        let mut s = 0;
-        while s < hits.len() {
-            let row = hits[s].0 >> 1;
-            let mut e = s;
-            while e < hits.len() && hits[e].0 >> 1 == row {
-                e += 1;
             }
-            let (ju, jv) = ((row % nu as u64) as u32, (row / nu as u64) as u32);
-            let at = |n: u32| {
-                let mut vx = [0u32; 3];
-                vx[a] = n;
-                vx[u] = ju;
-                vx[v] = jv;
-                vx
-            };
-            let line = &hits[s..e];
-            let sign = |k: usize| if line[k].0 & 1 == 1 { 1i64 } else { -1 };
-            let balanced = (0..line.len()).map(sign).sum::<i64>() == 0;
-            let mut fill = |x0: f64, x1: f64| {
-                if let Some((n0, n1)) = centre_range(o[a], h, na, x0, x1) {
-                    for n in n0..=n1 {
-                        inside.set(at(n));
-                    }
-                }
-            };
-            if balanced {
-                // nonzero rule: winding after crossing k is -Σ signs[..=k]
-                // (entering a CCW surface is a -1 crossing)
-                let mut wind = 0i64;
-                for k in 0..line.len() - 1 {
-                    wind -= sign(k);
-                    if wind != 0 {
-                        fill(line[k].1, line[k + 1].1);
-                    }
-                }
-            } else if line.len().is_multiple_of(2) {
-                // even-odd rule
-                for pair in line.chunks(2) {
-                    fill(pair[0].1, pair[1].1);
-                }
-            } else {
-                for n in 0..na {
-                    decided.clear(at(n));
-                }
-            }
-            s = e;
+            out
+        })
+        .collect();
+    // the sign breaks ties at equal coordinates so the order (and the
+    // result) does not depend on the thread count
+    hits.par_sort_unstable_by(|x, y| {
+        (x.0 >> 1).cmp(&(y.0 >> 1)).then(x.1.total_cmp(&y.1)).then(x.0.cmp(&y.0))
+    });
+    let na = dims[a];
+    let mut out = AxisSpans { spans: Vec::new(), odd: Vec::new() };
+    let mut s = 0;
+    while s < hits.len() {
+        let line_key = hits[s].0 >> 1;
+        let mut e = s;
+        while e < hits.len() && hits[e].0 >> 1 == line_key {
+            e += 1;
         }
-        ins.push(inside);
-        dec.push(decided);
+        let line = &hits[s..e];
+        let sign = |k: usize| if line[k].0 & 1 == 1 { 1i64 } else { -1 };
+        let balanced = (0..line.len()).map(sign).sum::<i64>() == 0;
+        let first = out.spans.len();
+        let mut fill = |x0: f64, x1: f64| {
+            if let Some((n0, n1)) = centre_range(o[a], h, na, x0, x1) {
+                // spans come in increasing order along the line: merge
+                // overlapping or adjacent ones (the sweep along z sets and
+                // clears bits at span ends)
+                let len = out.spans.len();
+                match out.spans.last_mut() {
+                    Some(l) if len > first && n0 <= l.n1 + 1 => l.n1 = l.n1.max(n1),
+                    _ => out.spans.push(Span { key: line_key, n0, n1 }),
+                }
+            }
+        };
+        if balanced {
+            // nonzero rule: winding after crossing k is -Σ signs[..=k]
+            // (entering a CCW surface is a -1 crossing)
+            let mut wind = 0i64;
+            for k in 0..line.len() - 1 {
+                wind -= sign(k);
+                if wind != 0 {
+                    fill(line[k].1, line[k + 1].1);
+                }
+            }
+        } else if line.len().is_multiple_of(2) {
+            // even-odd rule
+            for pair in line.chunks(2) {
+                fill(pair[0].1, pair[1].1);
+            }
+        } else {
+            out.odd.push(line_key);
+        }
+        s = e;
     }
-    let mut out = DenseBits::new(dims)?;
-    for w in 0..out.words.len() {
-        let i = [ins[0].words[w], ins[1].words[w], ins[2].words[w]];
-        let o = [0, 1, 2].map(|k| dec[k].words[w] & !i[k]);
-        // bit-sliced 2-bit counts, then in > out
-        let (i0, i1) = (i[0] ^ i[1] ^ i[2], (i[0] & i[1]) | (i[0] & i[2]) | (i[1] & i[2]));
-        let (o0, o1) = (o[0] ^ o[1] ^ o[2], (o[0] & o[1]) | (o[0] & o[2]) | (o[1] & o[2]));
-        out.words[w] = (i1 & !o1) | (!(i1 ^ o1) & i0 & !o0);
-    }
-    Some(out)
+    out
 }

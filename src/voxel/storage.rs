@@ -242,10 +242,7 @@ impl VoxelSet {
     /// All voxels as `[i, j, k]`, sorted by `(k, j, i)`.
     pub fn indices(&self) -> Vec<[u32; 3]> {
         let mut v = Vec::new();
-        self.for_each(|p| v.push(p));
-        if matches!(self, VoxelSet::Sparse(_)) {
-            v.sort_unstable_by_key(|p| (p[2], p[1], p[0]));
-        }
+        self.for_each_sorted(|p| v.push(p));
         v
     }
 
@@ -317,6 +314,102 @@ impl VoxelSet {
             }
         });
         out
+
+    /// Calls `f` on every voxel of the set in `(k, j, i)` order (`k`
+    /// slowest), for both storages, without collecting them: sparse bricks
+    /// are visited one brick layer (8 z layers) at a time, row by row
+    /// across the layer's bricks, which are sorted by `(by, bx)` within it.
+    pub fn for_each_sorted(&self, mut f: impl FnMut([u32; 3])) {
+        let s = match self {
+            VoxelSet::Dense(_) => return self.for_each(f),
+            VoxelSet::Sparse(s) => s,
+        };
+        let nb = s.nb();
+        let mut start = 0;
+        while start < s.bricks.len() {
+            let bz = s.bricks[start].0 / (nb[0] * nb[1]);
+            let end = start + s.bricks[start..].partition_point(|b| b.0 / (nb[0] * nb[1]) == bz);
+            let layer = &s.bricks[start..end];
+            for z in 0..BRICK as usize {
+                let k = bz as u32 * BRICK + z as u32;
+                let mut r = 0;
+                while r < layer.len() {
+                    let by = layer[r].0 / nb[0] % nb[1];
+                    let re = r + layer[r..].partition_point(|b| b.0 / nb[0] % nb[1] == by);
+                    for y in 0..BRICK {
+                        for (key, brick) in &layer[r..re] {
+                            let mut bits = brick[z] >> (y * 8) & 0xff;
+                            let bx = (key % nb[0]) as u32 * BRICK;
+                            while bits != 0 {
+                                let b = bits.trailing_zeros();
+                                bits &= bits - 1;
+                                f([bx + b, by as u32 * BRICK + y, k]);
+                            }
+                        }
+                    }
+                    r = re;
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// Copies words `c0..c1` (64 voxels along x each, as in [`DenseBits`])
+    /// of every row of the z layers `k0..k1` into `out`, at
+    /// `((k - k0)·ny + j)·(c1 - c0) + (c - c0)`; `out` must hold exactly
+    /// that many words. Sparse sets assemble the words from their bricks
+    /// (one binary search per brick row of the layers).
+    pub fn rows_into(&self, k0: u32, k1: u32, c0: usize, c1: usize, out: &mut [u64]) {
+        let ny = self.dims()[1] as usize;
+        let cw = c1 - c0;
+        assert_eq!(out.len(), (k1 - k0) as usize * ny * cw, "rows_into: output size");
+        match self {
+            VoxelSet::Dense(d) => {
+                let wpr = d.words_per_row;
+                for k in k0..k1 {
+                    for j in 0..ny {
+                        let row = (k as usize * ny + j) * wpr;
+                        let at = ((k - k0) as usize * ny + j) * cw;
+                        out[at..at + cw].copy_from_slice(&d.words[row + c0..row + c1]);
+                    }
+                }
+            }
+            VoxelSet::Sparse(s) => {
+                out.fill(0);
+                if k0 >= k1 {
+                    return;
+                }
+                let nb = s.nb();
+                // bricks bx = 8·c0 .. 8·c1 (a word spans 8 bricks)
+                let (bx0, bx1) = ((c0 * 8) as u64, ((c1 * 8) as u64).min(nb[0]));
+                for bz in (k0 / BRICK) as u64..=((k1 - 1) / BRICK) as u64 {
+                    for by in 0..nb[1] {
+                        let row = (bz * nb[1] + by) * nb[0];
+                        let a = s.bricks.partition_point(|b| b.0 < row + bx0);
+                        let e = s.bricks.partition_point(|b| b.0 < row + bx1);
+                        for (key, brick) in &s.bricks[a..e] {
+                            let bx = (key - row) as usize;
+                            let (c, shift) = (bx / 8, (bx % 8) * 8);
+                            for (z, &word) in brick.iter().enumerate() {
+                                let k = bz as u32 * BRICK + z as u32;
+                                if word == 0 || k < k0 || k >= k1 {
+                                    continue;
+                                }
+                                for y in 0..BRICK as usize {
+                                    let j = by as usize * BRICK as usize + y;
+                                    if j >= ny {
+                                        break;
+                                    }
+                                    let byte = word >> (y * 8) & 0xff;
+                                    out[((k - k0) as usize * ny + j) * cw + c - c0] |=
+                                        byte << shift;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -1973,6 +1973,13 @@ pub(crate) fn triangle_rows_plain<S: Sink>(
 /// Keeps the bits whose voxel's axis cross meets the triangle (see module docs).
 fn thin_filter(tri: &Triangle, g: &Grid, i0: u32, j: u32, k: u32, bits: u32) -> u32 {
     let p = [tri.a, tri.b, tri.c].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
+    if (0..3).all(|a| parallel_to_axis(&p, a)) {
+        // A zero-area triangle (a segment or a point) is parallel to every
+        // axis, so no axis segment would ever "cross" it and thin mode
+        // dropped it; it separates nothing, and is kept as the voxels it
+        // touches, as surface mode marks them.
+        return bits;
+    }
     let half = g.voxel as f64 * 0.5;
     let mut out = 0;
     let mut b = bits;
@@ -1985,6 +1992,18 @@ fn thin_filter(tri: &Triangle, g: &Grid, i0: u32, j: u32, k: u32, bits: u32) -> 
         }
     }
     out
+}
+
+/// Whether the triangle's projection along `axis` has zero area by the
+/// test of [`segment_hits`] (twice the area within `1e-9` of the largest
+/// edge-function term; for a zero-area triangle, which has zero area in every
+/// projection, the terms' scale is independent of the centre, taken here at
+/// the first vertex).
+fn parallel_to_axis(p: &[[f64; 3]; 3], axis: usize) -> bool {
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    let (e1, e2) = ([p[1][u] - p[0][u], p[1][v] - p[0][v]], [p[2][u] - p[0][u], p[2][v] - p[0][v]]);
+    let (t1, t2) = (e1[0] * e2[1], e1[1] * e2[0]);
+    (t1 - t2).abs() <= t1.abs().max(t2.abs()) * 1e-9
 }
 
 /// Does the triangle `p` meet the segment `c ± half·e_axis`? f64, slack 1e-9.

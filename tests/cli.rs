@@ -1,0 +1,424 @@
+//! The command line at its edges: the one `--threads` rule, output paths
+//! (collisions, extensions, interrupts), `--max-memory`, the messages for
+//! bad grid options, `bench --filter`, bipartite `pairs`, and the range of
+//! `raycast`'s hit distances.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_widephase")).args(args).output().unwrap()
+}
+
+fn err(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn fails(args: &[&str]) -> String {
+    let o = cli(args);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    err(&o)
+}
+
+/// A fresh scratch directory per test.
+fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wp-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An N×6 float32 `.npy` of boxes.
+fn write_boxes(p: &Path, boxes: &[[f32; 6]]) {
+    let mut h =
+        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, 6), }}", boxes.len());
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    b.extend_from_slice(h.as_bytes());
+    for r in boxes {
+        for x in r {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    std::fs::write(p, b).unwrap();
+}
+
+fn npy_data(bytes: &[u8]) -> &[u8] {
+    let hl = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    &bytes[10 + hl..]
+}
+
+// ---------------------------------------------------------------------------
+// threads
+
+/// Every subcommand refuses an absurd `--threads` at once with the range,
+/// and takes 0 as all cores.
+#[test]
+fn threads_one_rule_for_every_command() {
+    let commands: [&[&str]; 4] = [
+        &["voxelize", "builtin:torus", "--res", "16"],
+        &["pairs", "--random", "1000"],
+        &["raycast", "builtin:torus", "--rays", "1000"],
+        &["bench", "--quick", "--filter", "sphere_sphere"],
+    ];
+    for c in commands {
+        let mut a = c.to_vec();
+        a.extend(["--threads", "100000"]);
+        let t = Instant::now();
+        let e = fails(&a);
+        assert!(t.elapsed() < Duration::from_secs(1), "{a:?} took {:?}", t.elapsed());
+        assert!(
+            e.contains("--threads 100000 is out of range") && e.contains("0 (all"),
+            "{a:?}: {e}"
+        );
+    }
+    for c in &commands[..3] {
+        let mut a = c.to_vec();
+        a.extend(["--threads", "0", "--json"]);
+        let o = cli(&a);
+        assert!(o.status.success(), "{a:?}: {}", err(&o));
+        let cores = std::thread::available_parallelism().unwrap().get();
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(text.contains(&format!("\"threads\":{cores}")), "{a:?}: {text}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// outputs
+
+/// Two outputs on one path, however spelled, are refused before any work,
+/// and nothing is written.
+#[test]
+fn outputs_on_one_path_are_rejected() {
+    let dir = scratch("same-path");
+    let r = dir.join("r.npy");
+    let e = fails(&[
+        "raycast",
+        "builtin:torus",
+        "--rays",
+        "100",
+        "--dump-rays",
+        s(&r),
+        "--dump-hits",
+        s(&r),
+    ]);
+    assert!(e.contains("--dump-rays and --dump-hits both write") && e.contains("r.npy"), "{e}");
+    let a = dir.join("a.npy");
+    let other = format!("{}/./a.npy", s(&dir));
+    let e =
+        fails(&["voxelize", "builtin:torus", "--res", "8", "--out", s(&a), "--triangles", &other]);
+    assert!(e.contains("--out and --triangles both write"), "{e}");
+    // (the example: a preview named .binvox is refused for its extension)
+    let b = dir.join("a.binvox");
+    let e = fails(&["voxelize", "builtin:torus", "--res", "8", "--out", s(&b), "--preview", s(&b)]);
+    assert!(e.contains("--preview writes .png files, not .binvox"), "{e}");
+    // an output over the input mesh
+    let mesh = dir.join("m.obj");
+    std::fs::write(&mesh, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
+    let boxes = dir.join("boxes.npy");
+    write_boxes(&boxes, &[[0.0, 0.0, 0.0, 1.0, 1.0, 1.0]]);
+    let e = fails(&["pairs", s(&boxes), "--out", s(&boxes)]);
+    assert!(e.contains("would overwrite the input"), "{e}");
+    assert_eq!(files(&dir), ["boxes.npy", "m.obj"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An extension that does not name the content is refused: npy to .txt, a
+/// PNG to .binvox, no extension.
+#[test]
+fn output_extensions_must_match_the_content() {
+    let dir = scratch("ext");
+    for (args, needle) in [
+        (
+            vec!["voxelize", "builtin:torus", "--res", "8", "--out", "x.txt"],
+            "--out writes .binvox or .vox or .npy files, not .txt",
+        ),
+        (
+            vec!["voxelize", "builtin:torus", "--res", "8", "--preview", "x.binvox"],
+            "--preview writes .png files, not .binvox",
+        ),
+        (
+            vec!["voxelize", "builtin:torus", "--res", "8", "--triangles", "x"],
+            "--triangles writes .npy files, not no extension",
+        ),
+        (vec!["pairs", "--random", "10", "--out", "p.txt"], "--out writes .npy files, not .txt"),
+        (
+            vec!["raycast", "builtin:torus", "--rays", "10", "--dump-hits", "h.png"],
+            "--dump-hits writes .npy files, not .png",
+        ),
+    ] {
+        let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+        let last = a.len() - 1;
+        a[last] = s(&dir.join(&a[last])).to_string();
+        let a: Vec<&str> = a.iter().map(|x| x.as_str()).collect();
+        let e = fails(&a);
+        assert!(e.contains(needle), "{a:?}: {e}");
+    }
+    assert!(files(&dir).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The CLI names the files it wrote (stderr; `files` in voxelize's JSON).
+#[test]
+fn the_cli_says_which_files_it_wrote() {
+    let dir = scratch("wrote");
+    let (out, png) = (dir.join("t.binvox"), dir.join("t.png"));
+    let o =
+        cli(&["voxelize", "builtin:torus", "--res", "8", "--out", s(&out), "--preview", s(&png)]);
+    assert!(o.status.success(), "{}", err(&o));
+    let e = err(&o);
+    assert!(e.contains("wrote") && e.contains(s(&out)) && e.contains(s(&png)), "{e}");
+    let o = cli(&["voxelize", "builtin:torus", "--res", "8", "--out", s(&out), "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["files"], serde_json::json!([s(&out)]));
+    let p = dir.join("p.npy");
+    let o = cli(&["pairs", "--random", "100", "--out", s(&p)]);
+    assert!(err(&o).contains("wrote") && err(&o).contains(s(&p)), "{}", err(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// SIGTERM and SIGINT while an output is being written remove its
+/// temporary file (and write no output).
+#[cfg(unix)]
+#[test]
+fn interrupted_runs_leave_no_temporary_files() {
+    for sig in ["TERM", "INT"] {
+        let dir = scratch(&format!("signal-{sig}"));
+        let out = dir.join("big.npy");
+        // a dense .npy of 640³ bytes: long enough to be caught while writing
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_widephase"))
+            .args(["voxelize", "builtin:torus", "--res", "640", "--npy-dense", "--out", s(&out)])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        let caught = loop {
+            if files(&dir).iter().any(|f| f.contains(".tmp")) {
+                break true;
+            }
+            if t.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert!(caught, "SIG{sig}: never saw the temporary file");
+        let k = std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(k.success());
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "SIG{sig}: the run finished before the signal");
+        assert!(files(&dir).is_empty(), "SIG{sig}: left {:?}", files(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// memory
+
+/// A job above `--max-memory` is refused before the work, saying what it
+/// needs and what to change; sizes parse with units.
+#[test]
+fn max_memory_refuses_with_the_need() {
+    let e = fails(&[
+        "voxelize",
+        "builtin:torus",
+        "--res",
+        "512",
+        "--mode",
+        "solid",
+        "--max-memory",
+        "20M",
+    ]);
+    assert!(
+        e.contains("needs about") && e.contains("--max-memory 20 MiB") && e.contains("lower --res"),
+        "{e}"
+    );
+    let o =
+        cli(&["voxelize", "builtin:torus", "--res", "64", "--mode", "solid", "--max-memory", "2G"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let e = fails(&["voxelize", "builtin:torus", "--res", "8", "--max-memory", "lots"]);
+    assert!(e.contains("--max-memory") && e.contains("is not a size"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// messages
+
+/// `--origin inf,0,0` and `nan` blame the origin, in plain numbers.
+#[test]
+fn a_non_finite_origin_is_named() {
+    for (v, shown) in [("inf,0,0", "x = inf"), ("0,NaN,0", "y = NaN"), ("0,0,-inf", "z = -inf")] {
+        let e = fails(&["voxelize", "builtin:torus", "--voxel-size", "0.1", "--origin", v]);
+        assert!(
+            e.contains("--origin") && e.contains(shown) && e.contains("not finite"),
+            "{v}: {e}"
+        );
+        assert!(!e.contains("mesh") && !e.contains("Vec3"), "{v}: {e}");
+    }
+    // the library's own message has no debug formatting either
+    let g = widephase::voxel::Grid::new(widephase::Vec3::new(f32::NAN, 0.0, 1.5), 1.0, [1, 1, 1]);
+    let e = g.unwrap_err().to_string();
+    assert!(e.contains("origin (NaN, 0, 1.5) is not finite") && !e.contains("Vec3"), "{e}");
+}
+
+/// `--res -5`, `--res=-5`, `--res 0` and `--res 1e9` give one message style.
+#[test]
+fn bad_res_values_share_one_message() {
+    for a in [
+        &["--res", "-5"][..],
+        &["--res=-5"],
+        &["--res", "0"],
+        &["--res", "70000"],
+        &["--res", "2.5"],
+    ] {
+        let mut args = vec!["voxelize", "builtin:torus"];
+        args.extend_from_slice(a);
+        let e = fails(&args);
+        assert!(
+            e.contains("invalid value")
+                && e.contains("--res")
+                && e.contains("must be a whole number of voxels in 1..=65536"),
+            "{a:?}: {e}"
+        );
+    }
+    let e = fails(&["voxelize", "builtin:torus", "--res", "ten"]);
+    assert!(e.contains("\"ten\" is not a number"), "{e}");
+}
+
+/// A grid that cannot touch the mesh is an error naming both boxes.
+#[test]
+fn a_grid_that_misses_the_mesh_is_an_error() {
+    let dir = scratch("miss");
+    let out = dir.join("x.npy");
+    let e = fails(&[
+        "voxelize",
+        "builtin:cube",
+        "--voxel-size",
+        "0.1",
+        "--origin",
+        "100,100,100",
+        "--dims",
+        "4,4,4",
+        "--out",
+        s(&out),
+    ]);
+    assert!(e.contains("misses the mesh") && e.contains("--origin"), "{e}");
+    assert!(files(&dir).is_empty());
+    // a grid that touches the mesh only with its far face is fine
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bench --filter` with no match is an error listing the kernel names.
+#[test]
+fn bench_filter_without_a_match_lists_the_names() {
+    let t = Instant::now();
+    let e = fails(&["bench", "--quick", "--filter", "nosuch"]);
+    assert!(t.elapsed() < Duration::from_secs(2), "the check must come before the benchmark");
+    assert!(
+        e.contains("\"nosuch\" matches no kernel") && e.contains("triangle_aabb, sphere_aabb"),
+        "{e}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// pairs A.npy B.npy, raycast t range
+
+/// `pairs A.npy B.npy` gives the bipartite pairs, checked against all pairs
+/// of a brute-force loop.
+#[test]
+fn pairs_of_two_sets_from_the_command_line() {
+    let dir = scratch("bipartite");
+    let mut rng = fastrand::Rng::with_seed(3);
+    let mut set = |n: usize| -> Vec<[f32; 6]> {
+        (0..n)
+            .map(|_| {
+                let c = [rng.f32() * 10.0, rng.f32() * 10.0, rng.f32() * 10.0];
+                let h = rng.f32() * 1.5;
+                [c[0], c[1], c[2], c[0] + h, c[1] + h, c[2] + h]
+            })
+            .collect()
+    };
+    let (a, b) = (set(300), set(200));
+    let (pa, pb, out) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("p.npy"));
+    write_boxes(&pa, &a);
+    write_boxes(&pb, &b);
+    let o = cli(&["pairs", s(&pa), s(&pb), "--out", s(&out), "--json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut want = Vec::new();
+    for (i, x) in a.iter().enumerate() {
+        for (k, y) in b.iter().enumerate() {
+            if (0..3).all(|d| x[d] <= y[d + 3] && y[d] <= x[d + 3]) {
+                want.push((i as u32, k as u32));
+            }
+        }
+    }
+    assert!(!want.is_empty());
+    assert_eq!(j["pairs"], want.len());
+    let bytes = std::fs::read(&out).unwrap();
+    let got: Vec<(u32, u32)> = npy_data(&bytes)
+        .chunks_exact(8)
+        .map(|c| {
+            (
+                u32::from_le_bytes(c[..4].try_into().unwrap()),
+                u32::from_le_bytes(c[4..].try_into().unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `raycast`'s rays go on past their targets: hits have `t` in `[1/3, 3]`
+/// (`bvh::random_rays`), and many have `t > 1`.
+#[test]
+fn raycast_hit_distances_lie_in_a_third_to_three() {
+    let dir = scratch("t-range");
+    let hits = dir.join("h.npy");
+    let o = cli(&["raycast", "builtin:knot", "--rays", "20000", "--dump-hits", s(&hits)]);
+    assert!(o.status.success(), "{}", err(&o));
+    let bytes = std::fs::read(&hits).unwrap();
+    let t: Vec<f32> = npy_data(&bytes)
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .filter(|t| t.is_finite())
+        .collect();
+    assert!(t.len() > 1000);
+    assert!(t.iter().all(|&t| (1.0 / 3.0..=3.0).contains(&t)), "a t outside [1/3, 3]");
+    let beyond = t.iter().filter(|&&t| t > 1.0).count();
+    assert!(beyond * 20 > t.len(), "{beyond} of {} hits beyond t = 1", t.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A huge `--pad` with `--voxel-size` is refused at once (found by the
+/// argument fuzzer: `n + pad` overflowed u32 in the covering count, whose
+/// loop then ran for billions of steps).
+#[test]
+fn a_huge_pad_is_refused_at_once() {
+    for pad in ["4294967295", "40000", "2147483648"] {
+        let t = Instant::now();
+        let e = fails(&["voxelize", "builtin:cube", "--voxel-size", "0.25", "--pad", pad]);
+        assert!(t.elapsed() < Duration::from_secs(1), "--pad {pad} took {:?}", t.elapsed());
+        assert!(e.contains("padding") && e.contains("exceeds 65536"), "{pad}: {e}");
+    }
+    let e = fails(&["voxelize", "builtin:cube", "--res", "8", "--pad", "4294967295"]);
+    assert!(e.contains("padding") && e.contains("exceeds 65536"), "{e}");
+}
