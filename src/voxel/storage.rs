@@ -314,6 +314,7 @@ impl VoxelSet {
             }
         });
         out
+    }
 
     /// Calls `f` on every voxel of the set in `(k, j, i)` order (`k`
     /// slowest), for both storages, without collecting them: sparse bricks
