@@ -209,6 +209,25 @@ struct VoxelizeArgs {
     /// 512M, 2G; default: the memory available now).
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     max_memory: Option<u64>,
+    /// Voxelize only the tile [I0, I1) × [J0, J1) × [K0, K1) of the grid
+    /// (surface or thin): exactly the whole grid's voxels there, written as
+    /// an .npy index list of whole-grid indices (the files of a tiling
+    /// concatenate into the whole list).
+    #[arg(long, value_name = "I0,J0,K0:I1,J1,K1", value_parser = parse_tile, conflicts_with_all = ["preview", "triangles", "npy_dense", "repeat"])]
+    tile: Option<([u32; 3], [u32; 3])>,
+}
+
+/// `--tile I0,J0,K0:I1,J1,K1`: two corners of voxel indices, the second
+/// one past the last voxel on each axis.
+fn parse_tile(s: &str) -> Result<([u32; 3], [u32; 3]), String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| "expected I0,J0,K0:I1,J1,K1 (two corners separated by ':')".to_string())?;
+    let (lo, hi) = (parse3::<u32>(a)?, parse3::<u32>(b)?);
+    if (0..3).any(|k| lo[k] >= hi[k]) {
+        return Err(format!("the tile {lo:?}:{hi:?} is empty: each start must be below its end"));
+    }
+    Ok((lo, hi))
 }
 
 fn main() -> ExitCode {
@@ -290,6 +309,7 @@ fn voxelize_options(a: VoxelizeArgs) -> cli::voxelize::VoxelizeOptions {
         json: a.json,
         repeat: a.repeat,
         max_memory: a.max_memory,
+        tile: a.tile,
     }
 }
 

@@ -422,3 +422,71 @@ fn a_huge_pad_is_refused_at_once() {
     let e = fails(&["voxelize", "builtin:cube", "--res", "8", "--pad", "4294967295"]);
     assert!(e.contains("padding") && e.contains("exceeds 65536"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// tiles
+
+/// `voxelize --tile`: the index lists of a tiling that does not divide the
+/// grid, concatenated and sorted, are byte for byte the whole grid's list;
+/// a tile is .npy only, surface or thin, and inside the grid.
+#[test]
+fn tiles_concatenate_into_the_whole_grid() {
+    let dir = scratch("tiles");
+    let whole = dir.join("whole.npy");
+    let o = cli(&["voxelize", "builtin:knot", "--res", "40", "--pad", "1", "--out", s(&whole)]);
+    assert!(o.status.success(), "{}", err(&o));
+    let want = npy_data(&std::fs::read(&whole).unwrap()).to_vec();
+    let mut rows: Vec<[i32; 3]> = Vec::new();
+    let (n, size) = (42u32, [17u32, 42, 11]);
+    for k in (0..n).step_by(size[2] as usize) {
+        for i in (0..n).step_by(size[0] as usize) {
+            let (hi_i, hi_k) = ((i + size[0]).min(n), (k + size[2]).min(n));
+            let tile = format!("{i},0,{k}:{hi_i},{n},{hi_k}");
+            let out = dir.join(format!("t_{i}_{k}.npy"));
+            let o = cli(&[
+                "voxelize",
+                "builtin:knot",
+                "--res",
+                "40",
+                "--pad",
+                "1",
+                "--tile",
+                &tile,
+                "--out",
+                s(&out),
+                "--json",
+            ]);
+            assert!(o.status.success(), "{tile}: {}", err(&o));
+            assert!(String::from_utf8_lossy(&o.stdout).contains("\"tile\":["));
+            let b = std::fs::read(&out).unwrap();
+            for r in npy_data(&b).chunks_exact(12) {
+                let v = |x: usize| i32::from_le_bytes([r[x], r[x + 1], r[x + 2], r[x + 3]]);
+                rows.push([v(0), v(4), v(8)]);
+            }
+        }
+    }
+    rows.sort_by_key(|r| (r[2], r[1], r[0]));
+    let got: Vec<u8> = rows.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+    assert_eq!(got, want, "the tiles' rows differ from the whole grid's");
+    let tile = ["--tile", "0,0,0:8,8,8"];
+    let base = ["voxelize", "builtin:knot", "--res", "40"];
+    let run = |extra: &[&str]| fails(&[&base[..], &tile[..], extra].concat());
+    assert!(run(&["--out", s(&dir.join("t.binvox"))]).contains(".npy"));
+    assert!(run(&["--mode", "solid"]).contains("solid mode is not available tile by tile"));
+    let e = fails(&[&base[..], &["--tile", "0,0,0:8,8,41"][..]].concat());
+    assert!(e.contains("outside the grid"), "{e}");
+    assert!(fails(&[&base[..], &["--tile", "3,0,0:3,8,8"][..]].concat()).contains("empty"));
+}
+
+/// A mesh file's unknown statements are reported once on stderr and
+/// counted in `--json`.
+#[test]
+fn unknown_obj_statements_are_reported_once() {
+    let dir = scratch("unknown");
+    let obj = dir.join("m.obj");
+    std::fs::write(&obj, "v 0 0 0\nv 1 0 0\nv 0 1 0\nfoo 1\nbar 2\nf 1 2 3\n").unwrap();
+    let o = cli(&["voxelize", s(&obj), "--res", "4", "--json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(err(&o).matches("warning").count(), 1, "{}", err(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"unknown_statements\":2"));
+}

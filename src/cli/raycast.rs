@@ -72,7 +72,13 @@ pub fn run(o: RaycastOptions) -> CliResult {
     let mesh = match o.mesh.strip_prefix("builtin:") {
         Some(b) => builtin::by_name(b)
             .ok_or_else(|| format!("unknown builtin mesh {b:?} (try torus, knot, cube)"))?,
-        None => Mesh::load(Path::new(&o.mesh))?,
+        None => {
+            let (mesh, report) = Mesh::load_with_report(Path::new(&o.mesh))?;
+            for w in report.warnings() {
+                eprintln!("widephase: warning: {w}");
+            }
+            mesh
+        }
     };
     if mesh.indices.is_empty() {
         return Err(format!("{}: the mesh has no triangles", o.mesh).into());

@@ -8,7 +8,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use widephase::voxel::{self, builtin, formats, Grid, Mesh, Mode, Options, Storage, DENSE_MAX};
+use widephase::voxel::{
+    self, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex, DENSE_MAX,
+};
 use widephase::Vec3;
 
 /// Options of the subcommand (filled by clap in `main.rs`).
@@ -29,6 +31,8 @@ pub struct VoxelizeOptions {
     pub json: bool,
     /// Voxelize this many times (≥ 1); the outputs come from the first run.
     pub repeat: u32,
+    /// Only this tile `[lo, hi)` of the grid (`--tile`).
+    pub tile: Option<([u32; 3], [u32; 3])>,
     /// `--max-memory` in bytes (default: the memory available).
     pub max_memory: Option<u64>,
 }
@@ -51,6 +55,8 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     // The outputs are checked before the mesh is read: a typo fails fast.
     check_outputs(&o)?;
     let t0 = Instant::now();
+    // unknown OBJ statements the reader skipped (reported once, and in --json)
+    let mut unknown = 0;
     let src = match (o.builtin.as_deref(), o.mesh.as_deref()) {
         (Some(b), None) => format!("builtin:{b}"),
         (None, Some(p)) => p.to_string(),
@@ -65,12 +71,22 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     let mesh = match src.strip_prefix("builtin:") {
         Some(b) => builtin::by_name(b)
             .ok_or_else(|| format!("unknown builtin mesh {b:?} (try torus, knot, cube)"))?,
-        None => Mesh::load(Path::new(&src))?,
+        None => {
+            let (mesh, report) = Mesh::load_with_report(Path::new(&src))?;
+            for w in report.warnings() {
+                eprintln!("widephase: warning: {w}");
+            }
+            unknown = report.unknown_statements;
+            mesh
+        }
     };
     let name = src;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let m = mesh.as_ref();
     let Plan { grid, out_ext, need } = plan(&o, m)?;
+    if let Some((lo, hi)) = o.tile {
+        return run_tile(&o, &name, m, &grid, Tile { lo, hi }, load_ms);
+    }
     // The progress bar starts hidden and is drawn only on a terminal, once
     // the run has taken half a second: short runs print nothing but the
     // summary, and redirected stderr never gets escape codes.
@@ -168,7 +184,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         // (f32 Display: the shortest form that reads back as the same f32)
         let g = |x: f32| if x.is_finite() { format!("{x}") } else { "null".to_string() };
         println!(
-            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"files\":[{}]}}",
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"unknown_statements\":{unknown},\"files\":[{}]}}",
             json_str(&name),
             format!("{:?}", o.mode).to_ascii_lowercase(),
             g(grid.voxel),
@@ -204,12 +220,63 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
     Ok(())
 }
 
+/// `--tile`: the tile's voxels (`voxel::voxelize_tile`, from the triangles
+/// near it only), written as an `.npy` index list of whole-grid indices.
+fn run_tile(
+    o: &VoxelizeOptions,
+    name: &str,
+    m: voxel::MeshRef<'_>,
+    grid: &Grid,
+    tile: Tile,
+    load_ms: f64,
+) -> CliResult {
+    tile.validate(grid)?;
+    let t1 = Instant::now();
+    let index = TileIndex::new(m)?;
+    let tv = voxel::voxelize_tile(m, &index, grid, &tile, o.mode)?;
+    let voxelize_ms = t1.elapsed().as_secs_f64() * 1e3;
+    let rows = tv.indices();
+    let t2 = Instant::now();
+    let mut written = Vec::new();
+    if let Some(out) = &o.out {
+        let staged = formats::stage(out, |w| formats::write_npy_index_rows(w, &rows))?;
+        written.push(staged.path().to_path_buf());
+        formats::commit_all(vec![staged])?;
+    }
+    let write_ms = t2.elapsed().as_secs_f64() * 1e3;
+    let ([i0, j0, k0], [i1, j1, k1]) = (tile.lo, tile.hi);
+    let [nx, ny, nz] = grid.dims;
+    if o.json {
+        println!(
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"tile\":[[{i0},{j0},{k0}],[{i1},{j1},{k1}]],\"voxels\":{},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"threads\":{}}}",
+            json_str(name),
+            format!("{:?}", o.mode).to_ascii_lowercase(),
+            rows.len(),
+            json_num(load_ms, 3),
+            json_num(voxelize_ms, 3),
+            json_num(write_ms, 3),
+            rayon::current_num_threads()
+        );
+    } else {
+        println!(
+            "{name}: tile [{i0}, {i1}) × [{j0}, {j1}) × [{k0}, {k1}) of {nx}×{ny}×{nz} → {} voxels ({:?}) in {voxelize_ms:.1} ms (load {load_ms:.1} ms, write {write_ms:.1} ms)",
+            rows.len(),
+            o.mode
+        );
+        super::outputs::report(&written.iter().map(|p| p.as_path()).collect::<Vec<_>>());
+    }
+    Ok(())
+}
+
 /// The output paths of a job (see `outputs::check`), and none of them the
 /// input mesh.
 pub(crate) fn check_outputs(o: &VoxelizeOptions) -> CliResult {
     let mut outs = Vec::new();
     if let Some(p) = &o.out {
-        outs.push(Output { flag: "--out", path: p, extensions: &["binvox", "vox", "npy"] });
+        // a tile is an index list of whole-grid indices: .npy only
+        let extensions: &[&str] =
+            if o.tile.is_some() { &["npy"] } else { &["binvox", "vox", "npy"] };
+        outs.push(Output { flag: "--out", path: p, extensions });
     }
     if let Some(p) = &o.preview {
         outs.push(Output { flag: "--preview", path: p, extensions: &["png"] });
@@ -266,6 +333,11 @@ pub(crate) fn plan(
             near[0], far[0], near[1], far[1], near[2], far[2], lo.x, hi.x, lo.y, hi.y, lo.z, hi.z
         )
         .into());
+    }
+    if o.tile.is_some() {
+        // a tile's memory follows the tile and the triangles near it, not
+        // the grid (voxel::tile); its own checks run in `run_tile`
+        return Ok(Plan { grid, out_ext: Some("npy".into()), need: 0 });
     }
     // the storage decision (and its errors) before the work
     let dense = voxel::dense_storage(o.storage, o.mode, grid.dims)?;

@@ -443,6 +443,20 @@ pub fn write_npy(w: &mut dyn Write, set: &VoxelSet, dense: bool) -> std::io::Res
     }
 }
 
+/// Writes voxel index rows as [`write_npy`]'s `int32 (N, 3)` index list, in
+/// the order given (a tile's voxels by their whole-grid indices, from
+/// [`TileVoxels::indices`](super::TileVoxels::indices)).
+pub fn write_npy_index_rows(w: &mut dyn Write, rows: &[[u32; 3]]) -> std::io::Result<()> {
+    let header =
+        format!("{{'descr': '<i4', 'fortran_order': False, 'shape': ({}, 3), }}", rows.len());
+    npy_header(w, &header)?;
+    for chunk in rows.chunks(1 << 12) {
+        let buf: Vec<u8> = chunk.iter().flatten().flat_map(|&c| (c as i32).to_le_bytes()).collect();
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
 fn npy_header(w: &mut dyn Write, dict: &str) -> std::io::Result<()> {
     // magic (6) + version (2) + length (2) + dict + padding + '\n', total % 64 == 0
     let mut h = dict.to_string();
