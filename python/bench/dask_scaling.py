@@ -10,8 +10,8 @@ For MESH at RES³ (surface) with TILE³ tiles:
    checked voxel for voxel against (1) (`read_indices`), with each worker's
    peak RSS (`ru_maxrss`) and the store's size on disk.
 Then the expected wall time and store size of 16384³ and 65536³ jobs on N
-two-core machines, scaled from the measured per-tile figures (surface
-voxels and non-empty tiles grow with RES², empty tiles with RES³).
+two-core machines, scaled from the measured per-tile figures (the tiles
+submitted, those a triangle comes near, and the voxels grow with RES²).
 
 Usage: python python/bench/dask_scaling.py [--mesh PATH] [--res 2048] [--tile 256]
        [--workers 2] [--write-notes]
@@ -113,27 +113,29 @@ def main():
         f"identical: {res_facts['identical']} |",
     ]
     # On paper: scale the measured per-tile costs (worker core-seconds).
-    # Non-empty tiles grow with RES² (the surface), all tiles with RES³; the
-    # per-tile overhead (scheduling, transfer) is what the cluster run cost
-    # beyond the tiles' own voxelize and write times.
+    # The submitted tiles (those a triangle comes near) and the non-empty
+    # ones grow with RES² (the surface); the per-tile overhead (scheduling,
+    # transfer) is what the cluster run cost beyond the tiles' own voxelize
+    # and write times, per submitted tile.
     full = [r for r in summary["per_tile"] if r["count"]]
     hollow = [r for r in summary["per_tile"] if not r["count"]]
     full_s = float(np.mean([r["voxelize_s"] + r["write_s"] for r in full])) if full else 0.0
     hollow_s = float(np.mean([r["voxelize_s"] for r in hollow])) if hollow else 0.0
     busy = sum(r["voxelize_s"] + r["write_s"] for r in summary["per_tile"])
-    overhead_s = max(summary["seconds"] * args.workers - busy, 0.0) / len(tiles)
+    submitted = summary["tiles_submitted"]
+    overhead_s = max(summary["seconds"] * args.workers - busy, 0.0) / max(submitted, 1)
     res_facts.update(dask_full_tile_s=full_s, dask_empty_tile_s=hollow_s, dask_overhead_per_tile_s=overhead_s)
     lines.append(f"| per tile on a worker | | | non-empty {1e3 * full_s:.1f} ms (voxelize + write), "
                  f"empty {1e3 * hollow_s:.2f} ms, cluster overhead {1e3 * overhead_s:.2f} ms |")
     est = []
     for target in (16384, 65536):
         f = target / args.res
-        n_tiles = len(tiles) * f ** 3
+        n_tiles = submitted * f ** 2  # the tiles a triangle comes near: the surface's
         n_full = len(full) * f ** 2
         core_s = n_tiles * overhead_s + n_full * full_s + (n_tiles - n_full) * hollow_s
         for machines in (1, 16, 256):
             est.append((target, machines, n_tiles, core_s / (2 * machines), summary["store_bytes"] * f ** 2))
-    lines += ["", "| grid | machines (2 cores) | tiles | expected wall | expected store |",
+    lines += ["", "| grid | machines (2 cores) | tiles submitted | expected wall | expected store |",
               "|---|---:|---:|---:|---:|"]
     for target, machines, n_tiles, wall, b in est:
         lines.append(f"| {target}³ | {machines} | {n_tiles:.3g} | {wall / 3600:.2f} h | {b / 2**30:.1f} GiB |")
