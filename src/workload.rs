@@ -157,6 +157,26 @@ pub fn ray_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Ray>, Ve
     )
 }
 
+/// Segment–box pairs: boxes of size 0.5–1.5, segments from within 4 of a
+/// box's centre toward a point near it, of length 0.5–2 times that distance
+/// (some stop short of the box, some pass through).
+pub fn segment_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Segment>, Vec<Aabb>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let o = r.p(0.0, 100.0);
+            let b = Aabb::new(o, o + r.p(0.5, 1.5));
+            let from = b.center() + r.p(-4.0, 4.0);
+            let aim = b.center() + r.p(-1.5, 1.5);
+            let len = 0.5 + 1.5 * r.f();
+            (crate::Segment { a: from, b: from + (aim - from) * len }, b)
+        },
+        |seg, b| crate::ray::segment_aabb(seg, b),
+    )
+}
+
 /// Sphere pairs with radii 0.5–1.5 at centre distances 0–4.
 pub fn sphere_sphere_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Sphere>, Vec<Sphere>) {
     by_rate(

@@ -487,11 +487,14 @@ pub fn run(opt: BenchOptions) -> CliResult {
         if keep("aabb_aabb") {
             let (a, b) = box_box_pairs(stream_n(48), rate, 3);
             bench_kernel::<AabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_kernel::<AabbAabbConservative>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("ray_aabb") {
             let (r, b) = ray_box_pairs(stream_n(56), rate, 4);
             bench_kernel::<RayAabbTest>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
             bench_map_kernel::<RayAabb>(&mut rows, &r, &b, reps, bw1, bwp, tier)?;
+            let (s, b) = segment_box_pairs(stream_n(48), rate, 12);
+            bench_kernel::<SegmentAabb>(&mut rows, &s, &b, reps, bw1, bwp, tier)?;
         }
         if keep("ray_triangle") {
             let (r, t) = ray_triangle_pairs(compute_n, rate, 5);
@@ -500,6 +503,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         if keep("sphere_sphere") {
             let (a, b) = sphere_sphere_pairs(stream_n(32), rate, 6);
             bench_kernel::<SphereSphere>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_kernel::<SphereSphereConservative>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("obb_obb") {
             let (a, b) = obb_pairs(compute_n, rate, 7);
