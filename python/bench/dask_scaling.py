@@ -4,7 +4,8 @@ worker and store size, against one process on the same machine.
 For MESH at RES³ (surface) with TILE³ tiles:
 1. one whole-grid call (`voxelize(..., storage="sparse")`, all cores);
 2. the same grid tile by tile in one process (`voxelize_tile`, all cores per
-   tile), no store;
+   tile), no store; and the driver's tasks (voxelize, write the chunk) in a
+   loop in one process, into a store;
 3. `widephase.dask.voxelize_to_zarr` on a LocalCluster of WORKERS
    single-threaded workers into a Zarr v3 store (zstd, the default codec),
    checked voxel for voxel against (1) (`read_indices`), with each worker's
@@ -67,6 +68,20 @@ def main():
     tiled_count = sum(n for _, n in per_tile)
     nonempty = [s for s, n in per_tile if n]
     empty = [s for s, n in per_tile if not n]
+    # the same tasks (voxelize, then write the chunk) one after another in
+    # this process, into a store of its own: the baseline for the cluster
+    import zarr
+
+    serial_store = tempfile.mkdtemp(prefix="wp-serial-") + "/v.zarr"
+    zarr.create_array(store=serial_store, shape=tuple(grid.dims), chunks=(args.tile,) * 3, dtype="bool",
+                      fill_value=0, config={"write_empty_chunks": False})
+    occupied = [tuple(map(tuple, t)) for t in index.occupied_tiles(
+        grid.origin, grid.voxel_size, grid.dims, (args.tile,) * 3).tolist()]
+    t = time.perf_counter()
+    for tile in occupied:
+        wd._tile_task(index, tuple(grid), tile, serial_store, "surface", "bool", None, None)
+    serial_s = time.perf_counter() - t
+    shutil.rmtree(os.path.dirname(serial_store))
     store = tempfile.mkdtemp(prefix="wp-dask-") + "/v.zarr"
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                            dashboard_address=None)
@@ -89,7 +104,7 @@ def main():
     res_facts = {
         "mesh": name, "triangles": int(len(m.faces)), "res": args.res, "tile": args.tile,
         "workers": args.workers, "voxels": int(count), "whole_s": whole_s, "tiled_one_process_s": tiled_s,
-        "tiles": len(tiles), "nonempty_tiles": len(nonempty),
+        "tiles": len(tiles), "nonempty_tiles": len(nonempty), "serial_zarr_s": serial_s,
         "mean_nonempty_tile_s": float(np.mean(nonempty)) if nonempty else 0.0,
         "mean_empty_tile_s": float(np.mean(empty)) if empty else 0.0,
         "dask_s": summary["seconds"], "dask_voxelize_s": summary["voxelize_s"],
@@ -107,6 +122,8 @@ def main():
         f"| tile by tile, one process (2 threads per tile) | {tiled_s:.2f} | {tiled_s / whole_s:.2f}× | "
         f"non-empty tile {1e3 * res_facts['mean_nonempty_tile_s']:.1f} ms, empty "
         f"{1e3 * res_facts['mean_empty_tile_s']:.2f} ms |",
+        f"| tile by tile into Zarr v3, one process (the driver's tasks in a loop) | {serial_s:.2f} | "
+        f"{serial_s / whole_s:.2f}× | {len(occupied)} occupied tiles |",
         f"| Dask LocalCluster, {args.workers} workers × 1 thread, into Zarr v3 | {summary['seconds']:.2f} | "
         f"{summary['seconds'] / whole_s:.2f}× | worker peak RSS {', '.join(f'{r:.0f}' for r in worker_rss)} MB; "
         f"store {summary['store_bytes'] / 2**20:.1f} MiB in {summary['chunks_written']} chunks; "
