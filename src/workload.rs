@@ -173,7 +173,7 @@ pub fn segment_box_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Segm
             let len = 0.5 + 1.5 * r.f();
             (crate::Segment { a: from, b: from + (aim - from) * len }, b)
         },
-        |seg, b| crate::ray::segment_aabb(seg, b),
+        crate::ray::segment_aabb,
     )
 }
 
