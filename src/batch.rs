@@ -332,6 +332,9 @@ pub mod kernels {
         /// [`overlap::sphere_triangle`].
         SphereTriangle, Sphere, Triangle, "sphere_triangle", overlap::sphere_triangle);
     pair_kernel!(
+        /// [`overlap::sphere_triangle_conservative`].
+        SphereTriangleConservative, Sphere, Triangle, "sphere_triangle_conservative", overlap::sphere_triangle_conservative);
+    pair_kernel!(
         /// [`overlap::sphere_sphere`].
         SphereSphere, Sphere, Sphere, "sphere_sphere", overlap::sphere_sphere);
     pair_kernel!(
@@ -340,6 +343,9 @@ pub mod kernels {
     pair_kernel!(
         /// [`overlap::obb_obb`].
         ObbObb, Obb, Obb, "obb_obb", overlap::obb_obb);
+    pair_kernel!(
+        /// [`overlap::obb_obb_conservative`].
+        ObbObbConservative, Obb, Obb, "obb_obb_conservative", overlap::obb_obb_conservative);
     pair_kernel!(
         /// [`overlap::triangle_triangle`].
         TriangleTriangle, Triangle, Triangle, "triangle_triangle", overlap::triangle_triangle);
@@ -354,6 +360,9 @@ pub mod kernels {
     pair_kernel!(
         /// Hit/miss of [`ray::ray_aabb`] (use [`RayAabb`] for the entry `t`).
         RayAabbTest, Ray, Aabb, "ray_aabb", ray_slab_hit);
+    pair_kernel!(
+        /// [`ray::ray_triangle_conservative`] (hit mask only).
+        RayTriangleConservative, Ray, Triangle, "ray_triangle_conservative", ray::ray_triangle_conservative);
     pair_kernel!(
         /// [`ray::segment_aabb`].
         SegmentAabb, Segment, Aabb, "segment_aabb", ray::segment_aabb);
@@ -406,7 +415,23 @@ pub mod kernels {
         /// Displacement over the step.
         pub velocity: V3<L>,
     }
-    pod_generic!(HitT, HitTuv, ObbContactRecord, ContactTimes, MovingAabb);
+    /// A sphere moving with constant velocity over the unit time step.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct MovingSphere<L = f32> {
+        /// The sphere at time 0.
+        pub sphere: Sphere<L>,
+        /// Displacement of the center over the step.
+        pub velocity: V3<L>,
+    }
+    pod_generic!(HitT, HitTuv, ObbContactRecord, ContactTimes, MovingAabb, MovingSphere);
+    impl Packable for MovingSphere {
+        type Lanes<L: LanePod> = MovingSphere<L>;
+        const PADDING: Self = MovingSphere {
+            sphere: <Sphere as Packable>::PADDING,
+            velocity: V3 { x: 0.0, y: 0.0, z: 0.0 },
+        };
+    }
     impl Packable for HitT {
         type Lanes<L: LanePod> = HitT<L>;
         const PADDING: Self = HitT { t: f32::NAN };
@@ -485,6 +510,18 @@ pub mod kernels {
     /// [`dynamic::moving_aabb_aabb`]: first and last contact times.
     MovingAabbAabb, MovingAabb, MovingAabb, ContactTimes, "moving_aabb_aabb", |a, b| {
         let h = dynamic::moving_aabb_aabb(&a.aabb, &a.velocity, &b.aabb, &b.velocity);
+        (h.hit, ContactTimes { t_first: h.t_first, t_last: h.t_last })
+    });
+    map_kernel!(
+    /// [`dynamic::moving_sphere_aabb_lanes`]: earliest contact time of a moving sphere and a box.
+    MovingSphereAabb, MovingSphere, Aabb, HitT, "moving_sphere_aabb", |s, b| {
+        let h = dynamic::moving_sphere_aabb_lanes(&s.sphere, &s.velocity, b);
+        (h.hit, HitT { t: h.t })
+    });
+    map_kernel!(
+    /// [`dynamic::moving_aabb_aabb_conservative`]: widened first and last contact times.
+    MovingAabbAabbConservative, MovingAabb, MovingAabb, ContactTimes, "moving_aabb_aabb_conservative", |a, b| {
+        let h = dynamic::moving_aabb_aabb_conservative(&a.aabb, &a.velocity, &b.aabb, &b.velocity);
         (h.hit, ContactTimes { t_first: h.t_first, t_last: h.t_last })
     });
 }

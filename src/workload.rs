@@ -288,6 +288,72 @@ pub fn ray_triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<crate::Ray
     )
 }
 
+/// Sphere–triangle pairs: triangles of size ~2 near `c`, spheres of radius
+/// 0.2–1 within a few units (the conservative sphere–triangle kernel's bench).
+pub fn sphere_triangle_pairs(n: usize, hit_rate: f32, seed: u64) -> (Vec<Sphere>, Vec<Triangle>) {
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            let t = Triangle::new(c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0), c + r.p(-1.0, 1.0));
+            (Sphere::new(c + r.p(-3.0, 3.0), 0.2 + 0.8 * r.f()), t)
+        },
+        crate::overlap::sphere_triangle,
+    )
+}
+
+/// Pairs of moving boxes (size 0.5–1.5, displacements up to 4 per step) for
+/// the swept-box kernels.
+pub fn moving_box_pairs(
+    n: usize,
+    hit_rate: f32,
+    seed: u64,
+) -> (Vec<crate::batch::kernels::MovingAabb>, Vec<crate::batch::kernels::MovingAabb>) {
+    use crate::batch::kernels::MovingAabb;
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let one = |r: &mut SplitMix, c: Vec3| {
+                let lo = c + r.p(-0.5, 0.5);
+                let aabb = Aabb::new(lo, lo + r.p(0.5, 1.5));
+                MovingAabb { aabb, velocity: r.p(-2.0, 2.0) }
+            };
+            let c = r.p(0.0, 100.0);
+            let a = one(r, c);
+            let b = one(r, c + Vec3::splat(3.0));
+            (a, b)
+        },
+        |a, b| crate::dynamic::moving_aabb_aabb(&a.aabb, &a.velocity, &b.aabb, &b.velocity).hit,
+    )
+}
+
+/// Moving spheres (radius 0.2–1, displacement up to 4) against boxes (size
+/// 0.5–1.5) for the swept sphere–box kernel.
+pub fn moving_sphere_box_pairs(
+    n: usize,
+    hit_rate: f32,
+    seed: u64,
+) -> (Vec<crate::batch::kernels::MovingSphere>, Vec<Aabb>) {
+    use crate::batch::kernels::MovingSphere;
+    by_rate(
+        n,
+        hit_rate,
+        seed,
+        |r| {
+            let c = r.p(0.0, 100.0);
+            let lo = c + r.p(-0.5, 0.5);
+            let b = Aabb::new(lo, lo + r.p(0.5, 1.5));
+            let s = Sphere::new(c + r.p(-3.0, 3.0), 0.2 + 0.8 * r.f());
+            (MovingSphere { sphere: s, velocity: r.p(-2.0, 2.0) }, b)
+        },
+        |m, b| crate::dynamic::moving_sphere_aabb(&m.sphere, m.velocity, b).is_some(),
+    )
+}
+
 /// A random collider of `kind`, of size about 1, near `c` (contact benchmarks):
 /// spheres of radius 0.2–1, capsules of half length up to 1 and radius
 /// 0.2–0.6, rotated boxes of half extents 0.25–1, triangles of size ~2.

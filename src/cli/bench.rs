@@ -436,8 +436,10 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
 }
 
 /// The kernel groups `--filter` selects from (by substring).
-pub const KERNEL_GROUPS: [&str; 10] = [
+pub const KERNEL_GROUPS: [&str; 12] = [
     "triangle_aabb",
+    "sphere_triangle",
+    "moving",
     "sphere_aabb",
     "aabb_aabb",
     "ray_aabb",
@@ -499,6 +501,19 @@ pub fn run(opt: BenchOptions) -> CliResult {
         if keep("ray_triangle") {
             let (r, t) = ray_triangle_pairs(compute_n, rate, 5);
             bench_map_kernel::<RayTriangle>(&mut rows, &r, &t, reps, bw1, bwp, tier)?;
+            bench_kernel::<RayTriangleConservative>(&mut rows, &r, &t, reps, bw1, bwp, tier)?;
+        }
+        if keep("sphere_triangle") {
+            let (s, t) = widephase::workload::sphere_triangle_pairs(compute_n, rate, 13);
+            bench_kernel::<SphereTriangle>(&mut rows, &s, &t, reps, bw1, bwp, tier)?;
+            bench_kernel::<SphereTriangleConservative>(&mut rows, &s, &t, reps, bw1, bwp, tier)?;
+        }
+        if keep("moving") {
+            let (a, b) = widephase::workload::moving_box_pairs(stream_n(56), rate, 14);
+            bench_map_kernel::<MovingAabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_map_kernel::<MovingAabbAabbConservative>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            let (s, b) = widephase::workload::moving_sphere_box_pairs(compute_n, rate, 15);
+            bench_map_kernel::<MovingSphereAabb>(&mut rows, &s, &b, reps, bw1, bwp, tier)?;
         }
         if keep("sphere_sphere") {
             let (a, b) = sphere_sphere_pairs(stream_n(32), rate, 6);
@@ -509,6 +524,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
             let (a, b) = obb_pairs(compute_n, rate, 7);
             bench_kernel::<ObbObb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
             bench_map_kernel::<ObbObbContact>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_kernel::<ObbObbConservative>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
         }
         if keep("triangle_triangle") {
             let (a, b) = triangle_pairs(compute_n, rate, 8);

@@ -68,6 +68,67 @@ pub fn moving_aabb_aabb<L: Lane>(
     b: &Aabb<L>,
     vb: &V3<L>,
 ) -> MovingAabbHit<L> {
+    sweep(a, va, b, vb, false)
+}
+
+/// Relative widening of [`moving_aabb_aabb_conservative`]'s per-axis times:
+/// `2^-20 = 16u` (the derived need is `3.0001u` for the quotient plus the
+/// widening's own two roundings; see `simd-notes.md`, "Moving AABB–AABB").
+pub const MOVING_AABB_WIDEN_REL: f32 = 1.0 / 1_048_576.0;
+/// Absolute widening: `2^-126`, covering quotients that underflow (`2^-150`).
+pub const MOVING_AABB_WIDEN_ABS: f32 = f32::MIN_POSITIVE;
+
+/// Conservative [`moving_aabb_aabb`]: never answers "no contact" when the
+/// exact boxes touch at some `t ∈ [0, 1]`, and `[t_first, t_last]` contains the
+/// exact interval of contact.
+///
+/// Each finite per-axis entry time `q = fl(lo/v)` moves down and each exit time
+/// up by `16u·|q| + 2^-126` (`MOVING_AABB_WIDEN_REL`, `MOVING_AABB_WIDEN_ABS`):
+/// `q` is within `γ3·|q*| + 2^-150` of the exact quotient (one rounding each of
+/// `lo`, `v` and the division), so the widened entry is `<=` the exact one and
+/// the widened exit `>=` it, even after the widening's own two roundings (the
+/// derivation of the conservative ray–box slab test, `simd-notes.md`). Static
+/// axes (`v == 0`) and the clamps to `[0, 1]` are exact; infinite times
+/// (overflowed quotients, `|q*| > f32::MAX`) are not widened. False positives
+/// only when the exact `T_first - T_last <= 40u·(|T_first| + |T_last|) + 2^-120`.
+///
+/// **LANE-GENERIC**, bit-identical at every width. Invalid lanes: as
+/// [`moving_aabb_aabb`].
+///
+/// ```
+/// use widephase::{dynamic::moving_aabb_aabb_conservative, Aabb, Vec3};
+/// let a = Aabb::new(Vec3::new(0.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 1.0));
+/// let b = Aabb::new(Vec3::new(3.0, 0.0, 0.0), Vec3::new(4.0, 1.0, 1.0));
+/// let r = moving_aabb_aabb_conservative(&a, &Vec3::ZERO, &b, &Vec3::new(-4.0, 0.0, 0.0));
+/// let (t0, t1) = r.times().unwrap();
+/// assert!(t0 <= 0.5 && t0 > 0.49 && t1 == 1.0);
+/// ```
+pub fn moving_aabb_aabb_conservative<L: Lane>(
+    a: &Aabb<L>,
+    va: &V3<L>,
+    b: &Aabb<L>,
+    vb: &V3<L>,
+) -> MovingAabbHit<L> {
+    sweep(a, va, b, vb, true)
+}
+
+/// Moves a finite time `q` by `16u·|q| + 2^-126` down (`up = false`) or up.
+#[inline(always)]
+fn widen<L: Lane>(q: L, up: bool) -> L {
+    let w = L::splat(MOVING_AABB_WIDEN_REL) * q.abs() + L::splat(MOVING_AABB_WIDEN_ABS);
+    let moved = if up { q + w } else { q - w };
+    L::select(q.is_finite(), moved, q)
+}
+
+/// The body of [`moving_aabb_aabb`] and its conservative variant.
+#[inline(always)]
+fn sweep<L: Lane>(
+    a: &Aabb<L>,
+    va: &V3<L>,
+    b: &Aabb<L>,
+    vb: &V3<L>,
+    conservative: bool,
+) -> MovingAabbHit<L> {
     // Pseudocode (per axis i, exact form; v = vb - va is b's velocity relative
     // to a):
     //   the projections overlap at time t  ⇔  lo ≤ t·v ≤ hi,
@@ -92,8 +153,12 @@ pub fn moving_aabb_aabb<L: Lane>(
         let q_lo = lo / vi; // ±∞ or NaN when vi == 0: selected away below
         let q_hi = hi / vi;
         // if v > 0 { enter = lo/v; exit = hi/v } else { enter = hi/v; exit = lo/v }
-        let enter_moving = L::select(pos, q_lo, q_hi);
-        let exit_moving = L::select(pos, q_hi, q_lo);
+        let mut enter_moving = L::select(pos, q_lo, q_hi);
+        let mut exit_moving = L::select(pos, q_hi, q_lo);
+        if conservative {
+            enter_moving = widen(enter_moving, false);
+            exit_moving = widen(exit_moving, true);
+        }
         // v == 0: the axis never changes: always (lo ≤ 0 ≤ hi) or never.
         let static_ok = lo.le(zero) & hi.ge(zero);
         let enter_static = L::select(static_ok, -inf, inf);

@@ -1,10 +1,9 @@
 //! Moving sphere vs AABB.
 
 use super::aabb_aabb::moving_aabb_aabb;
-use super::support::{
-    corner, earliest, max_magnitude, pow2_normalizer, segment_capsule_first_time,
-};
-use crate::math::Vec3;
+use super::support::{earliest_lanes, pow2_normalizer_lanes, segment_capsule_first_time_lanes};
+use crate::lane::Lane;
+use crate::math::{Vec3, V3};
 use crate::shapes::{Aabb, Sphere};
 
 /// Moving sphere–AABB: the earliest `t ∈ [0, 1]` at which the sphere `s`,
@@ -50,52 +49,95 @@ use crate::shapes::{Aabb, Sphere};
 /// // ... although the center enters the grown box [-1, 2]^3 at t = 0.
 /// ```
 pub fn moving_sphere_aabb(s: &Sphere, d: Vec3, b: &Aabb) -> Option<f32> {
-    if !(s.is_valid() && b.is_valid() && d.is_finite()) {
-        return None;
+    let h = moving_sphere_aabb_lanes::<f32>(s, &d, b);
+    if h.hit {
+        Some(h.t)
+    } else {
+        None
     }
+}
+
+/// The result of [`moving_sphere_aabb_lanes`]: per lane, whether the moving
+/// sphere touches the box during `t ∈ [0, 1]`, and the earliest such time
+/// (NaN in lanes without contact).
+#[derive(Clone, Copy, Debug)]
+pub struct MovingSphereHit<L: Lane> {
+    /// Lanes where the sphere touches the box at some `t ∈ [0, 1]`.
+    pub hit: L::Mask,
+    /// Earliest time of contact.
+    pub t: L,
+}
+
+/// [`moving_sphere_aabb`] written once over [`Lane`]: `L = f32` is the scalar
+/// query (which [`moving_sphere_aabb`] wraps), `f32x4/8/16` test packs of
+/// (sphere, displacement, box) triples with bit-identical results.
+///
+/// Every lane computes the face/inside answer and the three capsule times of
+/// the edges through the region's corner, and selects by its region: the same
+/// operations, in the same order, as its own branch of the scalar pseudocode
+/// (the edge along axis `j` is taken from the corner with coordinate `max_j` to
+/// `min_j`, except in the vertex region below `min_j`, where it starts at
+/// `min_j`, as the scalar `corner(v) → corner(v ^ bit)` did). Contracts and
+/// band: [`moving_sphere_aabb`].
+///
+/// ```
+/// use widephase::{dynamic::moving_sphere_aabb_lanes, Aabb, Sphere, Vec3};
+/// let b = Aabb::new(Vec3::ZERO, Vec3::new(1.0, 1.0, 1.0));
+/// let s = Sphere::new(Vec3::new(-3.0, 0.5, 0.5), 1.0);
+/// let h = moving_sphere_aabb_lanes::<f32>(&s, &Vec3::new(4.0, 0.0, 0.0), &b);
+/// assert!(h.hit && h.t == 0.5);
+/// ```
+pub fn moving_sphere_aabb_lanes<L: Lane>(s: &Sphere<L>, d: &V3<L>, b: &Aabb<L>) -> MovingSphereHit<L> {
+    let zero = L::splat(0.0);
+    let valid = s.is_valid() & b.is_valid() & d.is_finite();
     // Local frame: origin at b.min, lengths scaled by a power of two so the
     // capsule quadratics (degree 8) neither underflow nor overflow.
     let ext = b.max - b.min;
     let c = s.center - b.min;
-    let k = pow2_normalizer(max_magnitude(&[ext, c, d], s.radius));
-    let (ext, c, d, r) = (ext * k, c * k, d * k, s.radius * k);
-    let b = &Aabb::new(Vec3::ZERO, ext);
-    let e = Aabb::new(b.min - Vec3::splat(r), b.max + Vec3::splat(r));
+    let m = s.radius.abs().max(ext.abs().max_element()).max(c.abs().max_element()).max(d.abs().max_element());
+    let k = pow2_normalizer_lanes(m);
+    let (ext, c, d, r) = (ext * k, c * k, *d * k, s.radius * k);
+    let o = V3::splat(zero);
+    let e = Aabb { min: o - V3::splat(r), max: ext + V3::splat(r) };
     // The center as a moving point-box against e: the slab test, with zero
     // direction components handled exactly.
-    let entry = moving_aabb_aabb::<f32>(&e, &Vec3::ZERO, &Aabb::new(c, c), &d);
-    if !entry.hit {
-        return None;
-    }
+    let entry = moving_aabb_aabb::<L>(&e, &o, &Aabb { min: c, max: c }, &d);
     let t = entry.t_first;
     let p = c + d * t;
-    // Bit i of u: p below b.min on axis i; of v: above b.max (never both).
-    let mut u = 0u32;
-    let mut v = 0u32;
-    for i in 0..3 {
-        if p.get(i) < b.min.get(i) {
-            u |= 1 << i;
+    // Per axis: p below b.min (= 0) or above b.max (never both).
+    let below = [p.x.lt(zero), p.y.lt(zero), p.z.lt(zero)];
+    let above = [p.x.gt(ext.x), p.y.gt(ext.y), p.z.gt(ext.z)];
+    let out = [below[0] | above[0], below[1] | above[1], below[2] | above[2]];
+    let vertex = out[0] & out[1] & out[2];
+    // Exactly two axes outside: the edge region along the third (free) axis.
+    let free = [!out[0] & out[1] & out[2], out[0] & !out[1] & out[2], out[0] & out[1] & !out[2]];
+    let edge = free[0] | free[1] | free[2];
+    // The capsule of the edge along axis j through the region's corner.
+    let capsule = |j: usize| {
+        let mut from = V3::splat(zero);
+        let mut to = V3::splat(zero);
+        for i in 0..3 {
+            let hi = ext.get(i);
+            if i == j {
+                let start_low = vertex & below[j];
+                from.set(i, L::select(start_low, zero, hi));
+                to.set(i, L::select(start_low, hi, zero));
+            } else {
+                let x = L::select(above[i], hi, zero);
+                from.set(i, x);
+                to.set(i, x);
+            }
         }
-        if p.get(i) > b.max.get(i) {
-            v |= 1 << i;
-        }
-    }
-    let m = u | v;
-    if m & m.wrapping_sub(1) == 0 {
-        // Face region (one bit) or inside b (no bit): t is the contact time.
-        return Some(t);
-    }
-    if m == 7 {
-        // Vertex region: the corner is `v` (bits above max), its three edges go
-        // to the corners that differ in one bit.
-        let mut best = None;
-        for bit in [1u32, 2, 4] {
-            let hit = segment_capsule_first_time(c, d, corner(b, v), corner(b, v ^ bit), r);
-            best = earliest(best, hit);
-        }
-        return best;
-    }
-    // Edge region: the edge from corner(u ^ 7) to corner(v) runs along the one
-    // axis not set in m.
-    segment_capsule_first_time(c, d, corner(b, u ^ 7), corner(b, v), r)
+        segment_capsule_first_time_lanes(c, d, from, to, r)
+    };
+    let (c0, c1, c2) = (capsule(0), capsule(1), capsule(2));
+    // Vertex region: the earliest of the three; edge region: its free axis.
+    let corner = earliest_lanes(earliest_lanes(c0, c1), c2);
+    let edge_t = L::select(free[0], c0.t, L::select(free[1], c1.t, c2.t));
+    let edge_hit = (free[0] & c0.hit) | (free[1] & c1.hit) | (free[2] & c2.hit);
+    // Face region (one axis outside) or inside b (none): t is the contact time.
+    let hit_t = L::select(vertex, corner.t, L::select(edge, edge_t, t));
+    let region_hit = (vertex & corner.hit) | (edge & edge_hit) | !(vertex | edge);
+    let hit = valid & entry.hit & region_hit;
+    MovingSphereHit { hit, t: L::select(hit, hit_t, L::splat(f32::NAN)) }
 }

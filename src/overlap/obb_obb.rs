@@ -110,6 +110,67 @@ pub fn obb_obb<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
     valid.and_not(separated)
 }
 
+/// Relative tolerance of [`obb_obb_conservative`]: `16u` (the derived need is
+/// `8.01u`, see the function docs).
+pub const OBB_CONSERVATIVE_K: f32 = 16.0 * crate::UNIT_ROUNDOFF;
+/// Absolute term of [`obb_obb_conservative`]: `2^-140`, covering underflowed
+/// products (at most about 40 of `2^-150` each per axis).
+pub const OBB_CONSERVATIVE_FLOOR: f32 = f32::from_bits(512);
+
+/// Conservative OBB–OBB overlap, per lane: never answers "separated" when the
+/// closed boxes (the parallelepipeds as given, as in [`obb_obb`]) touch or
+/// overlap in exact arithmetic.
+///
+/// Same 15 axes and the same `overlap(L) = r_A + r_B - |t·L|` as [`obb_obb`],
+/// but an axis separates only when `overlap < -(16u·M_L + 2^-140)`,
+/// `M_L = (Σ h_A,i|A_i| + Σ h_B,j|B_j| + |t|)·|L|` (componentwise absolute
+/// values, `W = Σ h_A,i|A_i| + Σ h_B,j|B_j|` computed once per pair).
+///
+/// Why it cannot miss: the rounded axis `L` is some float vector, and if the
+/// exact projections on *that* vector are disjoint the boxes are disjoint (any
+/// vector is a certificate, [`sat`](crate::overlap::sat)), so the rounding of
+/// the cross products needs no allowance and parallel-edge noise axes need no
+/// rule. What remains is the rounding of the projections on `L`: each dot
+/// `A_i·L` errs by `γ3·Σ_k|A_ik||L_k|`, the product with `h` and the two sums
+/// of the radius add `3u`, `t = fl(c_B - c_A)` and `t·L` err by `4u·|t|·|L|`,
+/// and the last two operations by `2u` of everything: in all
+/// `<= 8.01u·M_L`. The computed `M_L` is at least `(1 - 14u)` of the exact
+/// one, so `16u·M_L` (an exact power-of-two product) covers it; the floor
+/// covers underflow. Overflow gives `±∞` or NaN overlaps and tolerances, and
+/// those compare "not separated". False positives only when every one of the
+/// 15 exact axes has `overlap >= -32u·M` (inside [`obb_obb`]'s band,
+/// `simd-notes.md`, "OBB–OBB").
+///
+/// **LANE-GENERIC**, bit-identical at every width. Invalid lanes answer `false`.
+///
+/// ```
+/// use widephase::{overlap::obb_obb_conservative, Obb, Vec3};
+/// let a = Obb::new(Vec3::ZERO, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
+/// let touch = Obb::new(Vec3::new(3.0, 0.5, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(2.0, 1.0, 1.0));
+/// assert!(obb_obb_conservative(&a, &touch));
+/// let apart = Obb::new(Vec3::new(3.5, 0.0, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(2.0, 1.0, 1.0));
+/// assert!(!obb_obb_conservative(&a, &apart));
+/// ```
+#[inline]
+pub fn obb_obb_conservative<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
+    let valid = a.is_valid() & b.is_valid();
+    let t = b.center - a.center;
+    let reach = |o: &Obb<L>| {
+        o.axes[0].abs() * o.half.x + o.axes[1].abs() * o.half.y + o.axes[2].abs() * o.half.z
+    };
+    let w = reach(a) + reach(b) + t.abs();
+    let k = L::splat(OBB_CONSERVATIVE_K);
+    let floor = L::splat(OBB_CONSERVATIVE_FLOOR);
+    let mut separated = <L::Mask as LaneMask>::splat(false);
+    for (l, _) in axes15(a, b) {
+        let (overlap, _) = overlap_on(a, b, t, l);
+        let tol = k * w.dot(l.abs()) + floor;
+        // if (r_A + r_B - |t·L| < -tol) return separated;
+        separated = separated | overlap.lt(-tol);
+    }
+    valid.and_not(separated)
+}
+
 /// The contact of [`obb_obb_contact`]: per lane, the axis of least overlap.
 #[derive(Clone, Copy, Debug)]
 pub struct ObbContact<L: Lane> {

@@ -328,6 +328,107 @@ fn finish<L: Lane>(
     out
 }
 
+/// Relative factor of the edge-function tolerance of
+/// [`ray_triangle_conservative`]: `128u` against the derived `80.01u`
+/// (`simd-notes.md`, "Ray–triangle").
+pub const RAY_TRIANGLE_EDGE_K: f32 = 128.0 * crate::UNIT_ROUNDOFF;
+
+/// Conservative ray–triangle test: never answers "miss" when the exact ray
+/// (its segment `[t_min, t_max]`) touches the exact closed triangle. Hit mask
+/// only; use [`ray_triangle`] for `t` and barycentrics.
+///
+/// Same shear and edge functions `U, V, W` as [`ray_triangle`], but a miss is
+/// reported only on a certificate:
+/// - **edges**: some edge function is `< -τ` and another `> τ`, with
+///   `τ_PQ = 128u·M_P·M_Q + 2^-140`, `M_P = max_i |P_i - o_i|`. The computed
+///   sheared edge function is within `80.01u·M_P·M_Q` (+ underflow) of the exact
+///   one, whose sign says on which side of the edge the ray's line passes, so
+///   two certified opposite signs mean the line misses the triangle;
+/// - **vertex range**: every sheared `z_i` (the ray parameter of vertex `i`'s
+///   plane across the dominant axis; `γ3` relative error) is below `t_min` or
+///   every one above `t_max` after moving it outward by `8u·|z_i| + 2^-140`:
+///   the hit parameter is a convex combination of the `z_i`;
+/// - **hit parameter**: when `|det| > 4E`, `E = τ_BC + τ_CA + τ_AB` (so the
+///   exact `det` is not 0 and the line crosses the plane once), `t` computed as
+///   in [`ray_triangle`] is within `Z·(2.02·E/|det| + 12.7u) + 2^-149` of the
+///   exact parameter of any exact hit (`Z = max|z_i|`); the tolerance used is
+///   `Z·(4E/|det| + 16u) + 2^-129`. Derivation in `simd-notes.md`.
+///
+/// A zero direction is the point `origin`, decided by the scalar f64
+/// [`point_in_triangle`] (relative tolerance `2^-40`, above its own rounding), as
+/// in [`ray_triangle`]. Invalid lanes and `t_min > t_max` answer `false`. No
+/// f64 path otherwise: an edge function at 0 is inside its tolerance. False
+/// positives: exact misses whose edge functions are within `2τ` of 0 or whose
+/// hit parameter is within twice the tolerance of the interval.
+///
+/// **LANE-GENERIC**, bit-identical at every width.
+///
+/// ```
+/// use widephase::{ray::{ray_triangle_conservative}, Ray, Triangle, Vec3};
+/// let tri = Triangle::new(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0));
+/// let ray = Ray::new(Vec3::new(1.0, 1.0, 5.0), Vec3::new(0.0, 0.0, -2.0));
+/// assert!(ray_triangle_conservative(&ray, &tri));
+/// let beside = Ray::new(Vec3::new(1.5, 1.5, 5.0), Vec3::new(0.0, 0.0, -2.0));
+/// assert!(!ray_triangle_conservative(&beside, &tri));
+/// ```
+pub fn ray_triangle_conservative<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> L::Mask {
+    let valid = ray_valid(ray) & tri.is_valid() & ray.t_min.le(ray.t_max);
+    let s = shear(ray, tri);
+    let (a, b, c) = (s.a, s.b, s.c);
+    let u = c.x * b.y - c.y * b.x;
+    let v = a.x * c.y - a.y * c.x;
+    let w = b.x * a.y - b.y * a.x;
+    // M_P from the rounded differences (each at least (1 - u) of the exact one).
+    let reach = |p: V3<L>| (p - ray.origin).abs().max_element();
+    let (ma, mb, mc) = (reach(tri.a), reach(tri.b), reach(tri.c));
+    let k = L::splat(RAY_TRIANGLE_EDGE_K);
+    let floor = L::splat(f32::from_bits(512)); // 2^-140
+    let (tu, tv, tw) = (k * (mb * mc) + floor, k * (mc * ma) + floor, k * (ma * mb) + floor);
+    // if (some edge certainly < 0 && some edge certainly > 0) the line misses
+    let neg = u.lt(-tu) | v.lt(-tv) | w.lt(-tw);
+    let pos = u.gt(tu) | v.gt(tv) | w.gt(tw);
+    let line_misses = neg & pos;
+    // if (every z_i certainly < t_min || every z_i certainly > t_max) miss
+    let z_k = L::splat(8.0 * crate::UNIT_ROUNDOFF);
+    let widen = |z: L| z_k * z.abs() + floor;
+    let z_hi = (a.z + widen(a.z)).max(b.z + widen(b.z)).max(c.z + widen(c.z));
+    let z_lo = (a.z - widen(a.z)).min(b.z - widen(b.z)).min(c.z - widen(c.z));
+    let vertices_outside = z_hi.lt(ray.t_min) | z_lo.gt(ray.t_max);
+    // if (|det| > 4E && t ± tol_t outside [t_min, t_max]) miss
+    let det = u + v + w;
+    let e_sum = tu + tv + tw;
+    let det_abs = det.abs();
+    let well = det_abs.gt(L::splat(4.0) * e_sum);
+    let t = (u / det) * a.z + (v / det) * b.z + (w / det) * c.z;
+    let z_max = a.z.abs().max(b.z.abs()).max(c.z.abs());
+    let tol_t = z_max * (L::splat(4.0) * e_sum / det_abs + L::splat(16.0 * crate::UNIT_ROUNDOFF))
+        + L::splat(f32::from_bits(0x0010_0000)); // 2^-129
+    let t_outside = well & ((t + tol_t).lt(ray.t_min) | (t - tol_t).gt(ray.t_max));
+    let mut hit = valid.and_not(line_misses | vertices_outside | t_outside);
+    let point_lanes = valid & s.dir_zero;
+    if point_lanes.any() {
+        // The ray is its origin: the scalar point test, per lane.
+        let bits = point_lanes.bits();
+        let mut hit_b = [false; 16];
+        for (i, h) in hit_b.iter_mut().enumerate().take(L::WIDTH) {
+            *h = if (bits >> i) & 1 == 1 {
+                let r = Ray {
+                    origin: ray.origin.lane(i),
+                    dir: ray.dir.lane(i),
+                    t_min: ray.t_min.lane(i),
+                    t_max: ray.t_max.lane(i),
+                };
+                let tr = Triangle { a: tri.a.lane(i), b: tri.b.lane(i), c: tri.c.lane(i) };
+                exact_sign_fallback(&r, &tr).hit
+            } else {
+                (hit.bits() >> i) & 1 == 1
+            };
+        }
+        hit = mask_from_bools::<L>(&hit_b[..L::WIDTH]);
+    }
+    hit
+}
+
 /// [`ray_triangle`] with the arguments swapped.
 ///
 /// ```
