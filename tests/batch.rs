@@ -290,6 +290,12 @@ fn ray_tables_replay_through_map_drivers() {
     let c = ray_triangle_cases();
     let (rays, tris): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.ray, k.tri)).unzip();
     map_all_widths::<RayTriangle>(&rays, &tris);
+    let want: Vec<bool> = rays
+        .iter()
+        .zip(&tris)
+        .map(|(r, t)| widephase::ray::ray_triangle_conservative(r, t))
+        .collect();
+    all_widths::<RayTriangleConservative>(&rays, &tris, &want);
     let c = ray_sphere_cases();
     let (rays, spheres): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.ray, k.sphere)).unzip();
     map_all_widths::<RaySphere>(&rays, &spheres);
@@ -315,6 +321,9 @@ fn convex_tables_replay_through_drivers() {
         a.iter().zip(&b).map(|(x, y)| widephase::overlap::obb_obb(x, y)).collect();
     all_widths::<ObbObb>(&a, &b, &want);
     map_all_widths::<ObbObbContact>(&a, &b);
+    let want: Vec<bool> =
+        a.iter().zip(&b).map(|(x, y)| widephase::overlap::obb_obb_conservative(x, y)).collect();
+    all_widths::<ObbObbConservative>(&a, &b, &want);
     let c = sphere_sphere_cases();
     let (a, b): (Vec<_>, Vec<_>) = c.iter().map(|k| (k.a, k.b)).unzip();
     let want: Vec<bool> =
@@ -338,6 +347,23 @@ fn moving_box_table_replays_through_map_drivers() {
         })
         .unzip();
     map_all_widths::<MovingAabbAabb>(&a, &b);
+    map_all_widths::<MovingAabbAabbConservative>(&a, &b);
+}
+
+/// The moving sphere–box table through the map drivers at every width and
+/// offset, against the scalar `moving_sphere_aabb` (hit and time bits).
+#[test]
+fn moving_sphere_box_table_replays_through_map_drivers() {
+    let c = common::cases::dynamic::sphere_aabb_cases();
+    let spheres: Vec<MovingSphere> =
+        c.iter().map(|k| MovingSphere { sphere: k.s, velocity: k.d }).collect();
+    let boxes: Vec<Aabb> = c.iter().map(|k| k.b).collect();
+    for (m, b) in spheres.iter().zip(&boxes) {
+        let (hit, out) = MovingSphereAabb::eval::<f32>(m, b);
+        let want = widephase::dynamic::moving_sphere_aabb(&m.sphere, m.velocity, b);
+        assert_eq!(if hit { Some(out.t) } else { None }, want);
+    }
+    map_all_widths::<MovingSphereAabb>(&spheres, &boxes);
 }
 
 #[test]
@@ -397,6 +423,12 @@ fn sphere_triangle_table_replays_through_pairwise_drivers() {
     let want: Vec<bool> =
         s.iter().zip(&t).map(|(a, b)| widephase::overlap::sphere_triangle(a, b)).collect();
     all_widths::<SphereTriangle>(&s, &t, &want);
+    let want: Vec<bool> = s
+        .iter()
+        .zip(&t)
+        .map(|(a, b)| widephase::overlap::sphere_triangle_conservative(a, b))
+        .collect();
+    all_widths::<SphereTriangleConservative>(&s, &t, &want);
 }
 
 /// The precomputed one-ray path (with its fast path for rays without a zero

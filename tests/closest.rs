@@ -1742,3 +1742,130 @@ fn point_triangle_weights_in_unit_interval_near_edges() {
     }
     assert!(near_zero > 1000);
 }
+
+// ------------------------------------------------ conservative sphere–triangle
+
+/// A sphere touching a triangle exactly in real arithmetic, at a vertex, an edge
+/// point or a face point `x`: the centre is `x + k·ν` with `ν` an integer
+/// vector of integer length `n` (a Pythagorean quadruple, random signs and
+/// order) and `r = k·n`, and the triangle lies in `{y: (y - x)·ν <= 0}` (for the
+/// face, in the plane `ν⊥` around `x`). Coordinates are dyadic and exact; the
+/// kernels' products round.
+fn touching_sphere_triangle(r: &mut Rng) -> (Sphere, Triangle) {
+    const QUADS: [[i32; 4]; 8] = [
+        [1, 2, 2, 3],
+        [2, 3, 6, 7],
+        [1, 4, 8, 9],
+        [4, 4, 7, 9],
+        [2, 6, 9, 11],
+        [6, 6, 7, 11],
+        [3, 4, 12, 13],
+        [8, 9, 12, 17],
+    ];
+    let q = QUADS[r.usize(0..QUADS.len())];
+    let mut c = [q[0], q[1], q[2]];
+    for i in (1..3).rev() {
+        c.swap(i, r.usize(0..=i));
+    }
+    let nu = Vec3::new(
+        c[0] as f32 * if r.bool() { 1.0 } else { -1.0 },
+        c[1] as f32 * if r.bool() { 1.0 } else { -1.0 },
+        c[2] as f32 * if r.bool() { 1.0 } else { -1.0 },
+    );
+    // two integer vectors spanning ν⊥
+    let helper = if nu.x.abs() < nu.y.abs() { Vec3::X } else { Vec3::Y };
+    let e1 = nu.cross(helper);
+    let e2 = nu.cross(e1);
+    let x = rng::grid_point(r, 4096, 8);
+    let k = r.i32(1..=256) as f32 / 64.0;
+    let s = |r: &mut Rng| r.i32(1..=32) as f32 / 16.0;
+    let below = |r: &mut Rng| e1 * rng::grid(r, 16, 4) + e2 * rng::grid(r, 16, 4) - nu * s(r);
+    let tri = match r.u32(0..3) {
+        0 => Triangle::new(x, x + below(r), x + below(r)),
+        1 => {
+            let (a, b) = (s(r), s(r));
+            Triangle::new(x - e1 * a, x + e1 * b, x + below(r))
+        }
+        _ => {
+            let (a, b, c2, d) = (s(r), s(r), s(r), s(r));
+            Triangle::new(x - e1 * a - e2 * b, x + e1 * c2, x + e2 * d)
+        }
+    };
+    (Sphere::new(x + nu * k, k * q[3] as f32), tri)
+}
+
+/// `sphere_triangle_conservative` never misses: constructed exact contacts (the
+/// plain `sphere_triangle` misses some, checked) and the random near-contact
+/// cases of `point_and_sphere_triangle_exact_property` (radius the exact
+/// distance nudged by ±3 ulps), against the exact rational distance; false
+/// positives within twice `sphere_triangle`'s band; every width and lane
+/// position.
+#[test]
+fn sphere_triangle_conservative_never_misses() {
+    let mut r = rng::rng(0xC057);
+    let n = rng::cases() / 2;
+    let (mut touching, mut plain_missed, mut widened) = (0usize, 0usize, 0usize);
+    let mut worst = 0.0f64;
+    let (mut spheres, mut tris) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let (s, t) = if i % 2 == 0 {
+            touching_sphere_triangle(&mut r)
+        } else {
+            let kind = (i % 4 / 2) as u32;
+            let t = gen_triangle(&mut r, kind);
+            let c = if i % 3 == 0 { gen_point(&mut r, kind) } else { near_point(&mut r, &t) };
+            let e = scale_exp(&mut r);
+            let (t, c) = (scale_tri(&t, e), rng::scale_pow2(c, e));
+            let d = reference::point_triangle(c, &t).sq.to_f64().sqrt() as f32;
+            (Sphere::new(c, rng::nudge(d, r.i32(-3..=3)).max(0.0)), t)
+        };
+        let d = reference::point_triangle(s.center, &t).sq;
+        let r2 = Q::f(s.radius) * Q::f(s.radius);
+        if i % 2 == 0 {
+            assert!(d == r2, "construction: {s:?} {t:?}");
+        }
+        let got = overlap::sphere_triangle_conservative(&s, &t);
+        if d <= r2 {
+            touching += 1;
+            assert!(got, "conservative missed: {s:?} {t:?}");
+            plain_missed += !overlap::sphere_triangle(&s, &t) as usize;
+        } else if got {
+            widened += 1;
+            let gap = (d.clone() - r2).to_f64();
+            let band = sphere_triangle_band(&s, &t, d.to_f64());
+            worst = worst.max(gap / band);
+            assert!(gap <= 2.0 * band, "false positive outside twice the band: {s:?} {t:?}");
+        }
+        if spheres.len() < 3000 {
+            spheres.push(s);
+            tris.push(t);
+        }
+    }
+    eprintln!(
+        "sphere_triangle_conservative: {touching} touching, plain missed {plain_missed}, {widened} widened, largest false-positive gap {worst:.3e} of the band"
+    );
+    assert!(plain_missed > 50, "the constructed contacts must defeat the plain test");
+    fn go<L: Lane>(spheres: &[Sphere], tris: &[Triangle]) {
+        let n = spheres.len();
+        for i in 0..n {
+            let want = overlap::sphere_triangle_conservative(&spheres[i], &tris[i]);
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(n, i, pos);
+                let s = Sphere::<L> {
+                    center: lanes::gather_v3::<L, Sphere>(spheres, &idx, |s| s.center),
+                    radius: lanes::gather_f::<L, Sphere>(spheres, &idx, |s| s.radius),
+                };
+                let t = Triangle::<L> {
+                    a: lanes::gather_v3::<L, Triangle>(tris, &idx, |t| t.a),
+                    b: lanes::gather_v3::<L, Triangle>(tris, &idx, |t| t.b),
+                    c: lanes::gather_v3::<L, Triangle>(tris, &idx, |t| t.c),
+                };
+                let got = overlap::sphere_triangle_conservative(&s, &t);
+                assert_eq!((got.bits() >> pos) & 1 == 1, want, "case {i} lane {pos}");
+            }
+        }
+    }
+    go::<f32x4>(&spheres, &tris);
+    go::<f32x8>(&spheres, &tris);
+    go::<f32x16>(&spheres, &tris);
+}

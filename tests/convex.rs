@@ -1038,3 +1038,134 @@ fn box_box_sat_hit_matches_exact_near_parallel_edges() {
     replay::<f32x8>(&a, &b);
     replay::<f32x16>(&a, &b);
 }
+
+// ------------------------------------------------------ conservative OBB–OBB --
+
+/// `x` rounded to a multiple of `2^-k` (an f32 with few significant bits).
+fn dyadic(x: f32, k: i32) -> f32 {
+    let s = 2f32.powi(k);
+    (x * s).round() / s
+}
+
+/// Two boxes touching exactly in real arithmetic: a vertex `v` of B lies on the
+/// face `+h_0·A_0` of A (the plane spanned by `A_1`, `A_2`, normal
+/// `n = A_1 × A_2`), and B is on the outer side of that plane. Axes are
+/// rotations rounded to 12 fractional bits (so every constructed sum is an
+/// exact f32, checked, while the kernels' products round); the box model is the
+/// parallelepiped as given, which is what the exact reference decides.
+fn touching_obb_pair(r: &mut Rng) -> Option<(Obb, Obb)> {
+    let axes = |r: &mut Rng| {
+        rand_rotation(r).map(|v| Vec3::new(dyadic(v.x, 12), dyadic(v.y, 12), dyadic(v.z, 12)))
+    };
+    let (aa, ba) = (axes(r), axes(r));
+    let d = |v: Vec3| [v.x as f64, v.y as f64, v.z as f64];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mut n = cross(d(aa[1]), d(aa[2]));
+    if dot(n, d(aa[0])) < 0.0 {
+        n = n.map(|x| -x);
+    }
+    let ha = Vec3::new(
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+    );
+    let hb = Vec3::new(
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+        dyadic(rng::uniform(r, 0.25, 1.5), 4),
+    );
+    let v = Vec3::new(
+        dyadic(rng::uniform(r, -2.0, 2.0), 10),
+        dyadic(rng::uniform(r, -2.0, 2.0), 10),
+        dyadic(rng::uniform(r, -2.0, 2.0), 10),
+    );
+    // B's vertex nearest to A: s_j = -sign(B_j·n)
+    let mut cb = d(v);
+    for j in 0..3 {
+        let s = dot(d(ba[j]), n);
+        if s == 0.0 {
+            return None;
+        }
+        let sj = if s > 0.0 { -1.0 } else { 1.0 };
+        for k in 0..3 {
+            cb[k] -= sj * hb.get(j) as f64 * d(ba[j])[k];
+        }
+    }
+    // A's face point v = c_A + h0 A0 + α A1 + β A2, |α| < h1, |β| < h2
+    let al = dyadic(rng::uniform(r, -0.9, 0.9) * ha.y, 6) as f64;
+    let be = dyadic(rng::uniform(r, -0.9, 0.9) * ha.z, 6) as f64;
+    let mut ca = d(v);
+    for k in 0..3 {
+        ca[k] -= ha.x as f64 * d(aa[0])[k] + al * d(aa[1])[k] + be * d(aa[2])[k];
+    }
+    let exact32 = |p: [f64; 3]| {
+        let q = Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32);
+        (d(q) == p).then_some(q)
+    };
+    Some((Obb::new(exact32(ca)?, aa, ha), Obb::new(exact32(cb)?, ba, hb)))
+}
+
+/// `obb_obb_conservative` never misses: constructed exact vertex–face contacts
+/// (the plain `obb_obb` misses some of them, checked) and the random pairs of
+/// `obb_obb_matches_exact`, against the exact integer SAT reference; false
+/// positives only inside `obb_obb`'s band; every width and lane position.
+#[test]
+fn obb_obb_conservative_never_misses() {
+    let mut r = rng::rng(0xC0BB);
+    let n = rng::cases() / 2;
+    let (mut touching, mut plain_missed, mut widened, mut built) = (0usize, 0usize, 0usize, 0usize);
+    let mut pairs = Vec::new();
+    for i in 0..n {
+        let (a, b) = if i % 2 == 0 {
+            match touching_obb_pair(&mut r) {
+                Some(p) => {
+                    built += 1;
+                    p
+                }
+                None => continue,
+            }
+        } else {
+            obb_pair(&mut r, i)
+        };
+        let want = exact::obb_obb(&a, &b);
+        if i % 2 == 0 {
+            assert!(want, "construction: {a:?} {b:?}");
+        }
+        let got = overlap::obb_obb_conservative(&a, &b);
+        if want {
+            touching += 1;
+            assert!(got, "conservative missed a touching pair: {a:?} {b:?}");
+            plain_missed += !overlap::obb_obb(&a, &b) as usize;
+        } else if got {
+            widened += 1;
+            assert!(
+                exact::obb_obb_in_band(&a, &b, false),
+                "false positive outside the band: {a:?} {b:?}"
+            );
+        }
+        if pairs.len() < 2000 {
+            pairs.push((a, b));
+        }
+    }
+    eprintln!("obb_obb_conservative: {built} built, {touching} touching, plain missed {plain_missed}, {widened} widened");
+    assert!(built > n / 4, "too few constructed contacts: {built}");
+    assert!(plain_missed > 50, "the constructed contacts must defeat the plain test");
+    fn lanes_match<L: Lane>(a: &[Obb], b: &[Obb]) {
+        for i in 0..a.len() {
+            let want = overlap::obb_obb_conservative(&a[i], &b[i]);
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(a.len(), i, pos);
+                let got =
+                    overlap::obb_obb_conservative(&obb_pack::<L>(a, &idx), &obb_pack::<L>(b, &idx));
+                assert_eq!(bit(got, pos), want, "pair {i} at lane {pos} of {}", L::WIDTH);
+            }
+        }
+    }
+    let (a, b): (Vec<Obb>, Vec<Obb>) = pairs.into_iter().unzip();
+    lanes_match::<f32x4>(&a, &b);
+    lanes_match::<f32x8>(&a, &b);
+    lanes_match::<f32x16>(&a, &b);
+}

@@ -1100,3 +1100,157 @@ fn interval_halving_on_moving_triangles() {
     }
     assert!(hits > n / 10 && hits < n, "hit rate {hits}/{n}");
 }
+
+// ---------------------------------------------------------------------------
+// Conservative moving AABB–AABB
+// ---------------------------------------------------------------------------
+
+/// A random f32 with 22 significant bits in `[1, 2)·2^e` (so `3x` is exact).
+fn bits22(r: &mut Rng, e: i32) -> f32 {
+    (1.0 + r.u32(0..1 << 21) as f32 / (1u32 << 21) as f32) * 2f32.powi(e)
+}
+
+/// Boxes that touch at exactly one instant in real arithmetic: b enters a on x
+/// at `E = (α - β)/(δ - γ)` and leaves it on y at `3(α - β)/(3δ - 3γ) = E`.
+/// The f32 quotients `fl(fl(α - β)/fl(δ - γ))` and `fl(fl(3α - 3β)/fl(3δ - 3γ))`
+/// round differently (the differences round), so the plain test can see the
+/// entry after the exit.
+fn touching_once(r: &mut Rng) -> (Aabb, Vec3, Aabb, Vec3) {
+    let alpha = bits22(r, 0);
+    let e = -r.i32(3..=20);
+    let beta = -bits22(r, e);
+    let delta = bits22(r, 2);
+    let e = -r.i32(3..=20);
+    let gamma = -bits22(r, e);
+    let a = Aabb::new(Vec3::new(alpha, -10.0, 0.0), Vec3::new(alpha + 4.0, 3.0 * alpha, 1.0));
+    let b = Aabb::new(Vec3::new(-1.0, 3.0 * beta, 0.0), Vec3::new(beta, 1.0, 1.0));
+    (a, Vec3::new(gamma, 3.0 * gamma, 0.0), b, Vec3::new(delta, 3.0 * delta, 0.0))
+}
+
+/// `moving_aabb_aabb_conservative` never misses: constructed single-instant
+/// contacts (where the plain test misses some, checked), and the random pairs
+/// of `moving_aabb_exact_property`, all against the exact rational times; the
+/// returned interval contains the exact one; false positives inside
+/// `T_first - T_last <= 40u·(|T_first| + |T_last|) + 2^-120`.
+#[test]
+fn moving_aabb_conservative_never_misses() {
+    let mut r = rng::rng(0xC0A5);
+    let mut plain_missed = 0usize;
+    let mut cases = Vec::new();
+    for i in 0..20_000 {
+        let c = if i % 2 == 0 { touching_once(&mut r) } else { gen_moving_aabb(&mut r) };
+        cases.push(c);
+    }
+    let (mut touching, mut widened) = (0usize, 0usize);
+    for (i, (a, va, b, vb)) in cases.iter().enumerate() {
+        let exact = reference::moving_aabb_aabb(a, *va, b, *vb);
+        if i % 2 == 0 {
+            let (e, x) = exact.clone().expect("constructed contact");
+            assert!(e == x && e.is_pos() && e < Q::one(), "construction: {a:?} {b:?}");
+        }
+        let got = moving_aabb_aabb_conservative::<f32>(a, va, b, vb);
+        match exact {
+            Some((e, x)) if e <= x => {
+                touching += 1;
+                assert!(got.hit, "conservative missed: {a:?} {va:?} {b:?} {vb:?}");
+                assert!(q(got.t_first) <= e && q(got.t_last) >= x, "interval: {a:?} {b:?}");
+                plain_missed += !moving_aabb_aabb::<f32>(a, va, b, vb).hit as usize;
+            }
+            Some((e, x)) if got.hit => {
+                widened += 1;
+                let band = &(&ku(40) * &(&e.abs() + &x.abs())) + &q(2f32.powi(-120));
+                assert!(&e - &x <= band, "false positive outside the band: {a:?} {b:?}");
+            }
+            None => assert!(!got.hit, "static axis apart: {a:?} {b:?}"),
+            _ => {}
+        }
+    }
+    eprintln!("moving_aabb_aabb_conservative: {touching} touching, plain missed {plain_missed}, {widened} widened");
+    assert!(plain_missed > 100, "the constructed contacts must defeat the plain test");
+    check_conservative_width::<f32x4>(&cases[..600]);
+    check_conservative_width::<f32x8>(&cases[..600]);
+    check_conservative_width::<f32x16>(&cases[..600]);
+}
+
+fn check_conservative_width<L: Lane>(cases: &[(Aabb, Vec3, Aabb, Vec3)]) {
+    let n = cases.len();
+    for i in 0..n {
+        for pos in 0..L::WIDTH {
+            let idx = lanes::placement::<L>(n, i, pos);
+            let a = Aabb::<L> {
+                min: lanes::gather_v3(cases, &idx, |c| c.0.min),
+                max: lanes::gather_v3(cases, &idx, |c| c.0.max),
+            };
+            let b = Aabb::<L> {
+                min: lanes::gather_v3(cases, &idx, |c| c.2.min),
+                max: lanes::gather_v3(cases, &idx, |c| c.2.max),
+            };
+            let va: V3<L> = lanes::gather_v3(cases, &idx, |c| c.1);
+            let vb: V3<L> = lanes::gather_v3(cases, &idx, |c| c.3);
+            let got = moving_aabb_aabb_conservative::<L>(&a, &va, &b, &vb);
+            let c = &cases[i];
+            let want = moving_aabb_aabb_conservative::<f32>(&c.0, &c.1, &c.2, &c.3);
+            assert_eq!((got.hit.bits() >> pos) & 1 == 1, want.hit, "case {i} lane {pos}");
+            assert_eq!(got.t_first.lane(pos).to_bits(), want.t_first.to_bits(), "case {i}");
+            assert_eq!(got.t_last.lane(pos).to_bits(), want.t_last.to_bits(), "case {i}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Moving sphere–AABB over Lane
+// ---------------------------------------------------------------------------
+
+/// `moving_sphere_aabb_lanes` at every width and lane position gives the
+/// scalar answer bit for bit (hit and time): the table, and random sweeps
+/// aimed at faces, edges and corners of boxes with distinct extents at scales
+/// `2^-60 … 2^36` (so every region branch is taken in mixed packs).
+#[test]
+fn moving_sphere_aabb_lanes_bit_identical() {
+    let mut cases: Vec<(Sphere, Vec3, Aabb)> =
+        sphere_aabb_cases().iter().map(|c| (c.s, c.d, c.b)).collect();
+    let mut r = rng::rng(0x5A1B);
+    for _ in 0..1500 {
+        let g = r.u32(0..2);
+        let b = gen_aabb_for_sphere(&mut r, g);
+        let mut p = Vec3::ZERO;
+        for i in 0..3 {
+            let (lo, hi) = (b.min.get(i), b.max.get(i));
+            p.set(i, [lo, hi, 0.5 * (lo + hi), lo - 0.7, hi + 0.7][r.usize(0..5)]);
+        }
+        let d = rng::point(&mut r, -6.0, 6.0);
+        let c = p - d * rng::uniform(&mut r, -0.2, 1.2);
+        let rad = rng::uniform(&mut r, 0.0, 1.5);
+        let e = [-60, -24, 0, 0, 0, 24, 36][r.usize(0..7)];
+        let s = Sphere::new(rng::scale_pow2(c, e), rad * 2f32.powi(e));
+        cases.push((s, rng::scale_pow2(d, e), scale_box(&b, e)));
+    }
+    let hits = cases.iter().filter(|c| moving_sphere_aabb(&c.0, c.1, &c.2).is_some()).count();
+    assert!(hits > 300 && cases.len() - hits > 300, "{hits} hits of {}", cases.len());
+    fn go<L: Lane>(cases: &[(Sphere, Vec3, Aabb)]) {
+        let n = cases.len();
+        for i in 0..n {
+            let want = moving_sphere_aabb(&cases[i].0, cases[i].1, &cases[i].2);
+            let scalar = moving_sphere_aabb_lanes::<f32>(&cases[i].0, &cases[i].1, &cases[i].2);
+            assert_eq!(want, if scalar.hit { Some(scalar.t) } else { None });
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(n, i, pos);
+                let s = Sphere::<L> {
+                    center: lanes::gather_v3(cases, &idx, |c| c.0.center),
+                    radius: lanes::gather_f(cases, &idx, |c| c.0.radius),
+                };
+                let d: V3<L> = lanes::gather_v3(cases, &idx, |c| c.1);
+                let b = Aabb::<L> {
+                    min: lanes::gather_v3(cases, &idx, |c| c.2.min),
+                    max: lanes::gather_v3(cases, &idx, |c| c.2.max),
+                };
+                let got = moving_sphere_aabb_lanes::<L>(&s, &d, &b);
+                assert_eq!((got.hit.bits() >> pos) & 1 == 1, scalar.hit, "case {i} lane {pos}");
+                assert_eq!(got.t.lane(pos).to_bits(), scalar.t.to_bits(), "case {i} lane {pos}");
+            }
+        }
+    }
+    go::<f32x4>(&cases);
+    go::<f32x8>(&cases);
+    go::<f32x16>(&cases);
+}

@@ -1804,3 +1804,134 @@ fn cylinder_and_capsule_are_scale_invariant() {
     }
     assert!(hits > 2000, "too few hits: {hits}");
 }
+
+// ---------------------------------------------------- conservative ray–triangle
+
+/// The false-positive band of `ray_triangle_conservative`: its certificates
+/// are twice as wide as `ray_triangle`'s band (edge functions within
+/// `256u·M_p·M_q`), plus exact-`det` conditioning `|det| <= 8·384u·M²` (no
+/// `t` certificate then: only the vertices' range), plus `t` within
+/// `Z·(8·384u·M²/|det| + 32u)` of an interval end.
+fn tri_conservative_in_band(ray: &Ray, tri: &Triangle, ex: &reference::TriExact) -> bool {
+    let (o, d) = (QV3::f(ray.origin), QV3::f(ray.dir));
+    if d.is_zero() || ex.coplanar {
+        return true;
+    }
+    let dinf = q_abs_f64(&reference::qmax_abs(&d));
+    let ps: Vec<QV3> = tri.vertices().iter().map(|p| &QV3::f(*p) - &o).collect();
+    let ms: Vec<f64> = ps.iter().map(|p| q_abs_f64(&reference::qmax_abs(p))).collect();
+    let eta = 2f64.powi(-118);
+    let mut det = 0.0;
+    for (i, j) in [(0, 1), (1, 2), (2, 0)] {
+        let e = q_abs_f64(&d.dot(&ps[i].cross(&ps[j]))) / dinf;
+        det += e;
+        if e <= 256.0 * U * ms[i] * ms[j] + eta {
+            return true;
+        }
+    }
+    let m = ms.iter().cloned().fold(0.0, f64::max);
+    if det <= 8.0 * 384.0 * U * m * m + eta {
+        return true;
+    }
+    let zmax = m / dinf;
+    let tband = zmax * (8.0 * 384.0 * U * m * m / det + 32.0 * U) + eta;
+    let ebc = d.dot(&ps[1].cross(&ps[2]));
+    let eca = d.dot(&ps[2].cross(&ps[0]));
+    let eab = d.dot(&ps[0].cross(&ps[1]));
+    let s = &(&ebc + &eca) + &eab;
+    let num = &(&(&ebc * &ps[0].dot(&d)) + &(&eca * &ps[1].dot(&d))) + &(&eab * &ps[2].dot(&d));
+    let t = (&num / &(&s * &d.dot(&d))).to_f64();
+    (ray.t_min.is_finite() && (t - ray.t_min as f64).abs() <= tband)
+        || (ray.t_max.is_finite() && (t - ray.t_max as f64).abs() <= tband)
+}
+
+/// A ray touching a triangle exactly in real arithmetic: through a point of an
+/// edge (dyadic parameter), or ending (`t_max = 1`) or starting (`t_min = 1`)
+/// at an interior point; the direction has non-dyadic ratios, so the shear
+/// rounds and the plain test can come out either way.
+fn touching_ray_triangle(r: &mut Rng) -> (Ray, Triangle) {
+    let dy = |r: &mut Rng| Vec3::new(grid(r, 512, 7), grid(r, 512, 7), grid(r, 512, 7));
+    let tri = Triangle::new(dy(r), dy(r), dy(r));
+    let v = tri.vertices();
+    let i = r.usize(0..3);
+    let j = (i + 1) % 3;
+    let k = r.u32(0..3);
+    let x = if k == 0 {
+        v[i] + (v[j] - v[i]) * (r.i32(1..=7) as f32 / 8.0)
+    } else {
+        (v[0] * 2.0 + v[1] * 3.0 + v[2] * 3.0) * 0.125
+    };
+    let mut d = Vec3::new(r.i32(-97..=97) as f32, r.i32(-97..=97) as f32, r.i32(-97..=97) as f32);
+    d.set(r.usize(0..3), 101.0);
+    let d = d * 0.0625;
+    let o = x - d;
+    let (t0, t1) = match k {
+        0 => (0.0, 4.0),
+        1 => (0.0, 1.0),
+        _ => (1.0, 4.0),
+    };
+    (Ray::with_interval(o, d, t0, t1), tri)
+}
+
+/// `ray_triangle_conservative` never misses: constructed exact contacts (the
+/// plain `ray_triangle` misses some of them, checked) and the random near-contact
+/// pairs of `ray_triangle_property_exact`, against the exact rational reference;
+/// false positives only inside the band above; every width and lane position.
+#[test]
+fn ray_triangle_conservative_never_misses() {
+    let n = rng::cases() / 2;
+    let mut r = rng::rng(0xC0_7A1);
+    let (mut rays, mut tris) = (Vec::new(), Vec::new());
+    let (mut touching, mut plain_missed, mut widened) = (0usize, 0usize, 0usize);
+    for i in 0..n {
+        let (ray, tri) =
+            if i % 2 == 0 { touching_ray_triangle(&mut r) } else { gen_ray_triangle(&mut r) };
+        let ex = reference::ray_triangle_exact(&ray, &tri);
+        if i % 2 == 0 {
+            assert!(ex.hit, "construction: {ray:?} {tri:?}");
+        }
+        let got = ray_triangle_conservative(&ray, &tri);
+        if ex.hit {
+            touching += 1;
+            assert!(got, "conservative missed: {ray:?} {tri:?}");
+            plain_missed += !ray_triangle(&ray, &tri).hit as usize;
+        } else if got {
+            widened += 1;
+            assert!(
+                tri_conservative_in_band(&ray, &tri, &ex),
+                "false positive outside the band: {ray:?} {tri:?}"
+            );
+        }
+        if i < 3000 {
+            rays.push(ray);
+            tris.push(tri);
+        }
+    }
+    eprintln!("ray_triangle_conservative: {touching} hits, plain missed {plain_missed}, {widened} widened");
+    assert!(plain_missed > 50, "the constructed contacts must defeat the plain test");
+    fn go<L: Lane>(rays: &[Ray], tris: &[Triangle]) {
+        let n = rays.len();
+        for i in 0..n {
+            let want = ray_triangle_conservative(&rays[i], &tris[i]);
+            for pos in 0..L::WIDTH {
+                let idx = lanes::placement::<L>(n, i, pos);
+                let ray = Ray::<L> {
+                    origin: lanes::gather_v3(rays, &idx, |r| r.origin),
+                    dir: lanes::gather_v3(rays, &idx, |r| r.dir),
+                    t_min: lanes::gather_f(rays, &idx, |r| r.t_min),
+                    t_max: lanes::gather_f(rays, &idx, |r| r.t_max),
+                };
+                let tri = Triangle::<L> {
+                    a: lanes::gather_v3(tris, &idx, |t| t.a),
+                    b: lanes::gather_v3(tris, &idx, |t| t.b),
+                    c: lanes::gather_v3(tris, &idx, |t| t.c),
+                };
+                let got = ray_triangle_conservative(&ray, &tri);
+                assert_eq!((got.bits() >> pos) & 1 == 1, want, "case {i} lane {pos}");
+            }
+        }
+    }
+    go::<f32x4>(&rays, &tris);
+    go::<f32x8>(&rays, &tris);
+    go::<f32x16>(&rays, &tris);
+}

@@ -511,7 +511,9 @@ pub fn run(opt: BenchOptions) -> CliResult {
         if keep("moving") {
             let (a, b) = widephase::workload::moving_box_pairs(stream_n(56), rate, 14);
             bench_map_kernel::<MovingAabbAabb>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
-            bench_map_kernel::<MovingAabbAabbConservative>(&mut rows, &a, &b, reps, bw1, bwp, tier)?;
+            bench_map_kernel::<MovingAabbAabbConservative>(
+                &mut rows, &a, &b, reps, bw1, bwp, tier,
+            )?;
             let (s, b) = widephase::workload::moving_sphere_box_pairs(compute_n, rate, 15);
             bench_map_kernel::<MovingSphereAabb>(&mut rows, &s, &b, reps, bw1, bwp, tier)?;
         }

@@ -87,14 +87,23 @@ pub struct MovingSphereHit<L: Lane> {
 /// let h = moving_sphere_aabb_lanes::<f32>(&s, &Vec3::new(4.0, 0.0, 0.0), &b);
 /// assert!(h.hit && h.t == 0.5);
 /// ```
-pub fn moving_sphere_aabb_lanes<L: Lane>(s: &Sphere<L>, d: &V3<L>, b: &Aabb<L>) -> MovingSphereHit<L> {
+pub fn moving_sphere_aabb_lanes<L: Lane>(
+    s: &Sphere<L>,
+    d: &V3<L>,
+    b: &Aabb<L>,
+) -> MovingSphereHit<L> {
     let zero = L::splat(0.0);
     let valid = s.is_valid() & b.is_valid() & d.is_finite();
     // Local frame: origin at b.min, lengths scaled by a power of two so the
     // capsule quadratics (degree 8) neither underflow nor overflow.
     let ext = b.max - b.min;
     let c = s.center - b.min;
-    let m = s.radius.abs().max(ext.abs().max_element()).max(c.abs().max_element()).max(d.abs().max_element());
+    let m = s
+        .radius
+        .abs()
+        .max(ext.abs().max_element())
+        .max(c.abs().max_element())
+        .max(d.abs().max_element());
     let k = pow2_normalizer_lanes(m);
     let (ext, c, d, r) = (ext * k, c * k, *d * k, s.radius * k);
     let o = V3::splat(zero);
