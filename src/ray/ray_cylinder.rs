@@ -122,12 +122,31 @@ pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f
 /// scale). Answers are therefore bit-identical under power-of-two scaling of
 /// all inputs, tested for `2^-60 … 2^40`.
 ///
-/// Band: no rigorous error bound is derived for the side's quadratic. What
-/// the tests establish (`tests/rays.rs`, against an `f64` sampling of the ray):
-/// a reported entry point lies within `1e-4·(1 + |o - a| + |dir| + |b - a|)`
-/// of the cylinder, no sample clearly inside (by that margin) comes before it,
-/// and a miss has no such sample; by the scaling property this holds at every
-/// scale in that range.
+/// Band (hit/miss; derived in `simd-notes.md`, "Ray–cylinder band"; first
+/// order in `u`, with the second-order terms of the rounded minimiser kept).
+/// Write `d = b - a`, `m = o - a`, `n = dir` (exact), the side function
+/// `f(t) = |(m + t·n) × d|² - r²|d|²` (the ray point is in the infinite
+/// cylinder iff `f <= 0`) and `g(t) = (m + t·n)·d` (in the cap slab iff
+/// `0 <= g <= |d|²`). Let `J±` be `[t_min, t_max]` clipped by the slab whose
+/// two exact crossing times are moved out (`+`) or in (`-`) by their rounding
+/// bound `Δ = (5.01u·Σ|m_i d_i| + 4.01u·|s|·Σ|n_i d_i|)/|n·d| + u|s|` (the far
+/// cap adds `5.01u|d|² + u·|d|² - m·d|` to the numerator), and `F± = min f` over
+/// `J±`. Then **a hit implies `F⁺ <= E` and a miss implies `F⁻ > -E`**, with
+/// `E = 16u·(P² + r²|d|²) + E₂`, `P² = Σ_i (W_j|d_k| + W_k|d_j|)²`,
+/// `W = |m| + T·|n|` (componentwise, `T` the largest `|t|` of `J⁺`), and `E₂`
+/// the effect of the rounded minimiser `2·(u·(4|Π_X| + 9|X|·|Π_Y|/|Y| +
+/// 7|X|))²` (`X = m × d`, `Y = n × d`, `Π` their permanent magnitudes), or for a
+/// ray whose `f32` cross product `n × d` is zero (decided at `t = 0`)
+/// `6u·|X|·|Π_Y|·T + 9u²|Π_Y|²T²`. Since `J⁻ ⊆ J* ⊆ J⁺`, the answer is exact
+/// whenever the exact minimum `F*` over the exact interval is outside
+/// `[-E, E]` and the cap crossings are farther than `Δ` from the decisive
+/// interval ends. Tested at the band's edge (`tests/rays.rs`,
+/// `ray_cylinder_band_is_derived_and_holds`: every hit and miss satisfies the
+/// implications; radii putting `F*` at `±(1 + 2^-4)·E` are answered exactly;
+/// the largest side-decided disagreement used `7.7e-3` of `E`). The entry
+/// parameter itself is only checked by the sampling test (the entry point within
+/// `1e-4·(1 + |o - a| + |dir| + |b - a|)` of the shape); by the scaling property
+/// all of this holds at every scale in that range.
 ///
 /// ```
 /// use widephase::{ray::ray_cylinder, Cylinder, Ray, Vec3};
