@@ -40,8 +40,11 @@
 //! ## Conservative variants
 //! Functions named `*_conservative` never answer "separated" when exact arithmetic
 //! says the closed shapes touch or overlap: they widen each comparison by the
-//! derived error bound, so their only errors are false positives inside the band.
-//! The voxelizer uses these.
+//! derived error bound, or answer "separated" only on a certificate that survives
+//! the rounding (a separating direction whose computed margin exceeds its error
+//! bound), so their only errors are false positives inside the band. Moving-shape
+//! variants widen the contact interval instead (`t_first` never later, `t_last`
+//! never earlier than exact). The voxelizer uses these.
 //!
 //! ## Range
 //! The bounds assume no overflow: coordinates (and ray parameters used in

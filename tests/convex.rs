@@ -1084,22 +1084,23 @@ fn touching_obb_pair(r: &mut Rng) -> Option<(Obb, Obb)> {
     );
     // B's vertex nearest to A: s_j = -sign(B_j·n)
     let mut cb = d(v);
-    for j in 0..3 {
-        let s = dot(d(ba[j]), n);
+    for (j, &axis) in ba.iter().enumerate() {
+        let s = dot(d(axis), n);
         if s == 0.0 {
             return None;
         }
         let sj = if s > 0.0 { -1.0 } else { 1.0 };
-        for k in 0..3 {
-            cb[k] -= sj * hb.get(j) as f64 * d(ba[j])[k];
+        for (c, x) in cb.iter_mut().zip(d(axis)) {
+            *c -= sj * hb.get(j) as f64 * x;
         }
     }
     // A's face point v = c_A + h0 A0 + α A1 + β A2, |α| < h1, |β| < h2
     let al = dyadic(rng::uniform(r, -0.9, 0.9) * ha.y, 6) as f64;
     let be = dyadic(rng::uniform(r, -0.9, 0.9) * ha.z, 6) as f64;
     let mut ca = d(v);
-    for k in 0..3 {
-        ca[k] -= ha.x as f64 * d(aa[0])[k] + al * d(aa[1])[k] + be * d(aa[2])[k];
+    let (a0, a1, a2) = (d(aa[0]), d(aa[1]), d(aa[2]));
+    for (k, c) in ca.iter_mut().enumerate() {
+        *c -= ha.x as f64 * a0[k] + al * a1[k] + be * a2[k];
     }
     let exact32 = |p: [f64; 3]| {
         let q = Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32);

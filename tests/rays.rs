@@ -2070,7 +2070,8 @@ fn ray_cylinder_band_is_derived_and_holds() {
                 // grazing a cap rim: across the cap plane, near the rim
                 let eps = 2f32.powi(-r.i32(8..=30)) * if r.bool() { 1.0 } else { -1.0 };
                 let x = b + w * (rad * (1.0 + eps));
-                let dir = (v + d * rng::uniform(&mut r, -0.3, 0.3)) * rng::uniform(&mut r, 0.5, 2.0);
+                let dir =
+                    (v + d * rng::uniform(&mut r, -0.3, 0.3)) * rng::uniform(&mut r, 0.5, 2.0);
                 (x - dir * rng::uniform(&mut r, 0.2, 1.8), dir)
             }
             2 => {
@@ -2101,9 +2102,17 @@ fn ray_cylinder_band_is_derived_and_holds() {
         let eq = q_of_f64(e);
         if got {
             let fp = fp.clone().expect("a hit needs a non-empty widened interval");
-            assert!(fp <= eq, "hit outside the band: F+ = {} > E = {e}: {ray:?} {a:?} {b:?} {rad}", fp.to_f64());
+            assert!(
+                fp <= eq,
+                "hit outside the band: F+ = {} > E = {e}: {ray:?} {a:?} {b:?} {rad}",
+                fp.to_f64()
+            );
         } else if let Some(fm) = &fm {
-            assert!(fm > &(-eq.clone()), "miss outside the band: F- = {} <= -E = {e}: {ray:?} {a:?} {b:?} {rad}", fm.to_f64());
+            assert!(
+                fm > &(-eq.clone()),
+                "miss outside the band: F- = {} <= -E = {e}: {ray:?} {a:?} {b:?} {rad}",
+                fm.to_f64()
+            );
         }
         // the exact answer over the exact clipped interval lies between F- and F+
         let exact_min: Option<Q> = {
@@ -2111,7 +2120,11 @@ fn ray_cylinder_band_is_derived_and_holds() {
             let (dq, mq, nq) = (&qb - &qa, &QV3::f(ray.origin) - &qa, QV3::f(ray.dir));
             let (al, be, dd) = (mq.dot(&dq), nq.dot(&dq), dq.len2());
             let (lo, hi) = if be.is_zero() {
-                if !al.is_neg() && al <= dd { (Q::f(ray.t_min), Q::f(ray.t_max)) } else { (Q::one(), Q::zero()) }
+                if !al.is_neg() && al <= dd {
+                    (Q::f(ray.t_min), Q::f(ray.t_max))
+                } else {
+                    (Q::one(), Q::zero())
+                }
             } else {
                 let s0 = -(al.clone()) / be.clone();
                 let s1 = (&dd - &al) / be.clone();
@@ -2120,17 +2133,25 @@ fn ray_cylinder_band_is_derived_and_holds() {
             (lo <= hi).then(|| {
                 let (x, y) = (mq.cross(&dq), nq.cross(&dq));
                 let (aa, bb) = (y.len2(), x.dot(&y));
-                let t = if aa.is_zero() { lo.clone() } else { (-(bb.clone()) / aa.clone()).max(lo).min(hi) };
+                let t = if aa.is_zero() {
+                    lo.clone()
+                } else {
+                    (-(bb.clone()) / aa.clone()).max(lo).min(hi)
+                };
                 let r2dd = &(&Q::f(rad) * &Q::f(rad)) * &dd;
                 &(&(&(&aa * &t) * &t) + &(&(&Q::int(2) * &bb) * &t)) + &(&x.len2() - &r2dd)
             })
         };
         let exact_hit = exact_min.as_ref().is_some_and(|f| !f.is_pos());
         if edge {
-            let outside = fp.as_ref().is_none_or(|f| f > &eq) || fm.as_ref().is_some_and(|f| f <= &(-eq.clone()));
+            let outside = fp.as_ref().is_none_or(|f| f > &eq)
+                || fm.as_ref().is_some_and(|f| f <= &(-eq.clone()));
             if outside {
                 edge_cases += 1;
-                assert_eq!(got, exact_hit, "at the band's edge the answer must be exact: {ray:?} {a:?} {b:?} {rad}");
+                assert_eq!(
+                    got, exact_hit,
+                    "at the band's edge the answer must be exact: {ray:?} {a:?} {b:?} {rad}"
+                );
             }
         }
         if got != exact_hit {

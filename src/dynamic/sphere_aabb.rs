@@ -125,14 +125,14 @@ pub fn moving_sphere_aabb_lanes<L: Lane>(
     let capsule = |j: usize| {
         let mut from = V3::splat(zero);
         let mut to = V3::splat(zero);
-        for i in 0..3 {
+        for (i, &above_i) in above.iter().enumerate() {
             let hi = ext.get(i);
             if i == j {
                 let start_low = vertex & below[j];
                 from.set(i, L::select(start_low, zero, hi));
                 to.set(i, L::select(start_low, hi, zero));
             } else {
-                let x = L::select(above[i], hi, zero);
+                let x = L::select(above_i, hi, zero);
                 from.set(i, x);
                 to.set(i, x);
             }

@@ -130,7 +130,7 @@ pub(crate) fn ray_cylinder_interval(ray: &Ray, cyl: &Cylinder) -> Option<(f32, f
 /// `0 <= g <= |d|²`). Let `J±` be `[t_min, t_max]` clipped by the slab whose
 /// two exact crossing times are moved out (`+`) or in (`-`) by their rounding
 /// bound `Δ = (5.01u·Σ|m_i d_i| + 4.01u·|s|·Σ|n_i d_i|)/|n·d| + u|s|` (the far
-/// cap adds `5.01u|d|² + u·|d|² - m·d|` to the numerator), and `F± = min f` over
+/// cap adds `5.01u·|d|² + u·||d|² - m·d|` to the numerator), and `F± = min f` over
 /// `J±`. Then **a hit implies `F⁺ <= E` and a miss implies `F⁻ > -E`**, with
 /// `E = 16u·(P² + r²|d|²) + E₂`, `P² = Σ_i (W_j|d_k| + W_k|d_j|)²`,
 /// `W = |m| + T·|n|` (componentwise, `T` the largest `|t|` of `J⁺`), and `E₂`
