@@ -438,8 +438,6 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
 /// The kernel groups `--filter` selects from (by substring).
 pub const KERNEL_GROUPS: [&str; 12] = [
     "triangle_aabb",
-    "sphere_triangle",
-    "moving",
     "sphere_aabb",
     "aabb_aabb",
     "ray_aabb",
@@ -447,6 +445,8 @@ pub const KERNEL_GROUPS: [&str; 12] = [
     "sphere_sphere",
     "obb_obb",
     "triangle_triangle",
+    "sphere_triangle",
+    "moving",
     "one_vs_many",
     "contact",
 ];

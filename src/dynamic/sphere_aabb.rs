@@ -2,7 +2,7 @@
 
 use super::aabb_aabb::moving_aabb_aabb;
 use super::support::{earliest_lanes, pow2_normalizer_lanes, segment_capsule_first_time_lanes};
-use crate::lane::Lane;
+use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::shapes::{Aabb, Sphere};
 
@@ -121,6 +121,14 @@ pub fn moving_sphere_aabb_lanes<L: Lane>(
     // Exactly two axes outside: the edge region along the third (free) axis.
     let free = [!out[0] & out[1] & out[2], out[0] & !out[1] & out[2], out[0] & out[1] & !out[2]];
     let edge = free[0] | free[1] | free[2];
+    let hit = valid & entry.hit;
+    let nan = L::splat(f32::NAN);
+    // Face region (one axis outside) or inside b (none): t is the contact time.
+    // When no lane needs a capsule, the answer below without the capsules
+    // (the scalar query's face/inside branch; every lane's values unchanged).
+    if !(hit & (vertex | edge)).any() {
+        return MovingSphereHit { hit, t: L::select(hit, t, nan) };
+    }
     // The capsule of the edge along axis j through the region's corner.
     let capsule = |j: usize| {
         let mut from = V3::splat(zero);
@@ -144,9 +152,8 @@ pub fn moving_sphere_aabb_lanes<L: Lane>(
     let corner = earliest_lanes(earliest_lanes(c0, c1), c2);
     let edge_t = L::select(free[0], c0.t, L::select(free[1], c1.t, c2.t));
     let edge_hit = (free[0] & c0.hit) | (free[1] & c1.hit) | (free[2] & c2.hit);
-    // Face region (one axis outside) or inside b (none): t is the contact time.
     let hit_t = L::select(vertex, corner.t, L::select(edge, edge_t, t));
     let region_hit = (vertex & corner.hit) | (edge & edge_hit) | !(vertex | edge);
-    let hit = valid & entry.hit & region_hit;
-    MovingSphereHit { hit, t: L::select(hit, hit_t, L::splat(f32::NAN)) }
+    let hit = hit & region_hit;
+    MovingSphereHit { hit, t: L::select(hit, hit_t, nan) }
 }
