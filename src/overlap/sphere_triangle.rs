@@ -51,10 +51,12 @@ const SPHERE_TRIANGLE_K: f32 = 8.0 * crate::UNIT_ROUNDOFF;
 /// "touching".
 ///
 /// False positives only where the computed `q` is not close enough to the exact
-/// closest point to certify the gap: for a gap `dist - r` above
-/// [`sphere_triangle`]'s band (`simd-notes.md`, "point–triangle") plus
-/// `16u·A/|l|` the certificate holds. **LANE-GENERIC**, bit-identical at every
-/// width; invalid lanes (non-finite values, negative radius) answer `false`.
+/// closest point for the certificate to hold; no bound is derived for them (it
+/// would inherit the point–triangle conditioning term). Measured against exact
+/// rationals on near-contact cases: the largest false-positive gap `D - r²` was
+/// half of [`sphere_triangle`]'s band (`simd-notes.md`, "point–triangle"); the
+/// test allows twice the band. **LANE-GENERIC**, bit-identical at every width;
+/// invalid lanes (non-finite values, negative radius) answer `false`.
 ///
 /// ```
 /// use widephase::{overlap, Sphere, Triangle, Vec3};

@@ -358,8 +358,10 @@ pub const RAY_TRIANGLE_EDGE_K: f32 = 128.0 * crate::UNIT_ROUNDOFF;
 /// [`point_in_triangle`] (relative tolerance `2^-40`, above its own rounding), as
 /// in [`ray_triangle`]. Invalid lanes and `t_min > t_max` answer `false`. No
 /// f64 path otherwise: an edge function at 0 is inside its tolerance. False
-/// positives: exact misses whose edge functions are within `2τ` of 0 or whose
-/// hit parameter is within twice the tolerance of the interval.
+/// positives (the band the tests check): an exact edge function within `2τ` of
+/// 0, a ray nearly in the triangle's plane (exact `|det| <= 8E`, where only the
+/// vertex-range certificate applies), or an exact hit parameter within twice
+/// the tolerance of the interval.
 ///
 /// **LANE-GENERIC**, bit-identical at every width.
 ///
