@@ -324,7 +324,8 @@ pub fn moving_box_pairs(
             };
             let c = r.p(0.0, 100.0);
             let a = one(r, c);
-            let b = one(r, c + Vec3::splat(3.0));
+            let off = r.p(-2.5, 2.5);
+            let b = one(r, c + off);
             (a, b)
         },
         |a, b| crate::dynamic::moving_aabb_aabb(&a.aabb, &a.velocity, &b.aabb, &b.velocity).hit,

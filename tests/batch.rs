@@ -543,3 +543,65 @@ fn segment_aabb_kernel_matches_scalar() {
     assert!(hits > 300 && want.len() - hits > 300, "{hits} hits of {}", want.len());
     all_widths::<SegmentAabb>(&segs, &boxes, &want);
 }
+
+/// The kernels added for the conservative variants and the moving sphere–box
+/// query give the same masks (and times) on 1, 2, 3 and 7 threads as on one
+/// unthreaded pass, at width 16, on the bench workloads at a 50 % hit rate.
+#[test]
+fn new_kernels_thread_count_does_not_change_results() {
+    use widephase::workload::*;
+    fn pairs_on_threads<K: PairKernel>(a: &[K::A], b: &[K::B]) {
+        let (pa, pb) = (Pack::<K::A, f32x16>::new(a), Pack::<K::B, f32x16>::new(b));
+        let mut reference = BitMask::default();
+        pairwise::<K, f32x16>(&pa, &pb, &mut reference);
+        assert!(reference.count_ones() > 0, "{}", K::NAME);
+        for threads in [1, 2, 3, 7] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut out = BitMask::default();
+            pool.install(|| par_pairwise::<K, f32x16>(&pa, &pb, &mut out));
+            assert_eq!(out, reference, "{} on {threads} threads", K::NAME);
+        }
+    }
+    fn map_on_threads<K: MapKernel>(a: &[K::A], b: &[K::B])
+    where
+        K::Out: PartialEq + std::fmt::Debug,
+    {
+        let (pa, pb) = (Pack::<K::A, f32x16>::new(a), Pack::<K::B, f32x16>::new(b));
+        let (mut m, mut v) = (BitMask::default(), Vec::new());
+        pairwise_map::<K, f32x16>(&pa, &pb, &mut m, &mut v);
+        assert!(m.count_ones() > 0, "{}", K::NAME);
+        for threads in [1, 2, 3, 7] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (mut pm, mut pv) = (BitMask::default(), Vec::new());
+            pool.install(|| par_pairwise_map::<K, f32x16>(&pa, &pb, &mut pm, &mut pv));
+            assert_eq!(pm, m, "{} on {threads} threads", K::NAME);
+            for i in 0..a.len() {
+                if m.get(i) {
+                    assert_eq!(
+                        format!("{:?}", pv[i]),
+                        format!("{:?}", v[i]),
+                        "{} pair {i} on {threads} threads",
+                        K::NAME
+                    );
+                }
+            }
+        }
+    }
+    // every tier of `widephase bench` can be generated
+    for rate in [0.0, 0.02, 0.5] {
+        let _ = sphere_triangle_pairs(2000, rate, 9);
+        let _ = moving_box_pairs(2000, rate, 9);
+        let _ = moving_sphere_box_pairs(2000, rate, 9);
+    }
+    let n = 20_000;
+    let (s, t) = sphere_triangle_pairs(n, 0.5, 1);
+    pairs_on_threads::<SphereTriangleConservative>(&s, &t);
+    let (a, b) = obb_pairs(n, 0.5, 2);
+    pairs_on_threads::<ObbObbConservative>(&a, &b);
+    let (r, t) = ray_triangle_pairs(n, 0.5, 3);
+    pairs_on_threads::<RayTriangleConservative>(&r, &t);
+    let (a, b) = moving_box_pairs(n, 0.5, 4);
+    map_on_threads::<MovingAabbAabbConservative>(&a, &b);
+    let (s, b) = moving_sphere_box_pairs(n, 0.5, 5);
+    map_on_threads::<MovingSphereAabb>(&s, &b);
+}
