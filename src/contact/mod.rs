@@ -60,6 +60,7 @@ mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
 mod closest_pair;
+pub mod internal_edges;
 pub mod mesh;
 pub mod pipeline;
 mod sphere_box;
