@@ -36,8 +36,7 @@ fn v(x: f32, y: f32, z: f32) -> Vec3 {
 fn patch(
     x0: f32,
     z0: f32,
-    nx: usize,
-    nz: usize,
+    (nx, nz): (usize, usize),
     cell: f32,
     flip: bool,
     nudge_x0: bool,
@@ -69,14 +68,14 @@ fn patch(
 
 /// Flat ground `y = 0` over `[-4, 4]²` of 0.125 cells (8192 triangles).
 fn flat() -> Vec<Triangle> {
-    patch(-4.0, -4.0, 64, 64, 0.125, false, false, |_| 0.0)
+    patch(-4.0, -4.0, (64, 64), 0.125, false, false, |_| 0.0)
 }
 
 /// Two coplanar soups, `x < 0.5` and `x > 0.5`, diagonals crossed, the right
 /// one's seam vertices a few ulps off the left one's, as one mesh.
 fn seam() -> Vec<Triangle> {
-    let mut t = patch(-4.0, -4.0, 36, 64, 0.125, false, false, |_| 0.0);
-    t.extend(patch(0.5, -4.0, 28, 64, 0.125, true, true, |_| 0.0));
+    let mut t = patch(-4.0, -4.0, (36, 64), 0.125, false, false, |_| 0.0);
+    t.extend(patch(0.5, -4.0, (28, 64), 0.125, true, true, |_| 0.0));
     t
 }
 
@@ -144,7 +143,7 @@ fn leans(out: &MeshManifolds) -> (usize, f32, usize) {
 
 fn sliding(name: &str, tris: &[Triangle]) {
     let labels = ["sphere", "capsule", "box"];
-    for kind in 0..3 {
+    for (kind, label) in labels.iter().enumerate() {
         let shapes = sliders(kind, 20 + kind as u64);
         let fixed = run(&shapes, tris, false);
         let raw = run(&shapes, tris, true);
@@ -152,16 +151,16 @@ fn sliding(name: &str, tris: &[Triangle]) {
         let (raw_bad, raw_worst, raw_touching) = leans(&raw);
         println!(
             "GHOSTS {name} {}: {} positions, {touching} touching, filtered: {bad} leaning (max {worst:.2e} rad), {} dropped; raw: {raw_bad} leaning (max {raw_worst:.3} rad)",
-            labels[kind],
+            label,
             shapes.len(),
             fixed.ghosts_dropped()
         );
         // no shape loses its contact with the ground
-        assert_eq!(touching, raw_touching, "{name} {}", labels[kind]);
-        assert!(touching > shapes.len() / 2, "{name} {}: {touching}", labels[kind]);
-        assert_eq!(bad, 0, "{name} {}: {bad} leaning normals, max {worst}", labels[kind]);
+        assert_eq!(touching, raw_touching, "{name} {}", label);
+        assert!(touching > shapes.len() / 2, "{name} {}: {touching}", label);
+        assert_eq!(bad, 0, "{name} {}: {bad} leaning normals, max {worst}", label);
         // the raw output has the ghosts this test is about
-        assert!(raw_bad > 100, "{name} {}: raw output has {raw_bad} leaning", labels[kind]);
+        assert!(raw_bad > 100, "{name} {}: raw output has {raw_bad} leaning", label);
         // what is kept is the raw output minus the ghosts, unchanged
         for (f, r) in fixed.iter().zip(raw.iter()) {
             assert!(f.iter().all(|c| r.contains(c)));
@@ -192,8 +191,8 @@ fn shapes_sliding_across_the_seam_of_two_welded_soups_get_only_the_face_normal()
 fn ridge(sign: f32) -> Vec<Triangle> {
     let t = 20f32.to_radians().tan();
     let y = move |x: f32| 1.0 - sign * x.abs() * t;
-    let mut tris = patch(-2.0, -2.0, 16, 32, 0.125, false, false, y);
-    tris.extend(patch(0.0, -2.0, 16, 32, 0.125, true, false, y));
+    let mut tris = patch(-2.0, -2.0, (16, 32), 0.125, false, false, y);
+    tris.extend(patch(0.0, -2.0, (16, 32), 0.125, true, false, y));
     tris
 }
 

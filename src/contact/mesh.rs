@@ -440,15 +440,13 @@ fn drop_ghosts(
     if kept.iter().all(|&k| k) || !kept.iter().any(|&k| k) {
         return 0;
     }
-    let mut i = 0;
     let before = contacts.len();
     let mut w = first;
-    for r in first..before {
+    for (i, r) in (first..before).enumerate() {
         if kept[i] {
             contacts[w] = contacts[r];
             w += 1;
         }
-        i += 1;
     }
     contacts.truncate(w);
     before - w
