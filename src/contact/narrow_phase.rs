@@ -142,6 +142,11 @@ pub struct NarrowPhase {
     /// Scratch: pairs to recompute and their positions.
     todo: Vec<(u32, u32)>,
     todo_at: Vec<u32>,
+    /// Last-but-one frame's buffers, reused for the next frame (a frame
+    /// allocates nothing once the pair count settles).
+    spare_pairs: Vec<(u32, u32)>,
+    spare_manifolds: Vec<Manifold>,
+    spare_at: Vec<(Collider, Collider)>,
 }
 
 impl NarrowPhase {
@@ -196,8 +201,10 @@ impl NarrowPhase {
         self.todo.clear();
         self.todo_at.clear();
         self.gone.clear();
-        let mut manifolds = Vec::with_capacity(pairs.len());
-        let mut computed_at = Vec::with_capacity(pairs.len());
+        let mut manifolds = std::mem::take(&mut self.spare_manifolds);
+        let mut computed_at = std::mem::take(&mut self.spare_at);
+        manifolds.clear();
+        computed_at.clear();
         // merge with last frame's sorted pairs
         let mut j = 0;
         for (k, &(a, b)) in pairs.iter().enumerate() {
@@ -257,9 +264,14 @@ impl NarrowPhase {
             }
         }
         stats.gone = self.gone.len();
-        self.pairs = pairs.to_vec();
+        let mut new_pairs = std::mem::take(&mut self.spare_pairs);
+        new_pairs.clear();
+        new_pairs.extend_from_slice(pairs);
+        self.pairs = new_pairs;
         self.manifolds = manifolds;
         self.computed_at = computed_at;
+        (self.spare_pairs, self.spare_manifolds, self.spare_at) =
+            (old_pairs, old_manifolds, old_at);
         self.stats = stats;
     }
 
