@@ -4,25 +4,29 @@
 //! 1. broad phase: box pruning over the AABBs (grown by the speculative
 //!    margin): `broad::self_pairs` among the bodies, and every body whose box
 //!    meets the ground mesh's bounding box paired with the mesh;
-//! 2. narrow phase: body pairs through `contact::contacts` (bucketed by pair
-//!    type, 16-wide testers, rayon), body–ground pairs through
-//!    `contact::mesh_contacts`: the bowl is one `StaticMesh` whose BVH finds
-//!    the triangles near each body, tested by the same 16-wide triangle
-//!    testers (one manifold per touched triangle);
+//! 2. narrow phase: body pairs through a persistent `contact::NarrowPhase`
+//!    (manifolds kept from frame to frame by body pair and feature id; a
+//!    pair whose bodies moved at most `REUSE` in total since its manifold
+//!    was computed reuses it, the others go through the bucketed 16-wide
+//!    testers), body–ground pairs through `contact::mesh_contacts`: the bowl
+//!    is one `StaticMesh` whose BVH finds the triangles near each body,
+//!    tested by the same 16-wide triangle testers (one manifold per touched
+//!    triangle, ghost contacts of the bowl's internal edges dropped);
 //! 3. a minimal solver: semi-implicit Euler and sequential impulses on the
 //!    manifolds (normal impulse with speculative contacts and Baumgarte
 //!    correction, Coulomb friction), 8 iterations.
 //!
 //! Prints per-frame broad- and narrow-phase times (the narrow phase includes
 //! the BVH queries) and counts (candidates: body pairs plus the (body,
-//! triangle) pairs the BVH found), then checks that no body fell through the
+//! triangle) pairs the BVH found; body pairs reused by the narrow phase;
+//! ghost manifolds dropped on the bowl), then checks that no body fell through the
 //! ground (exit code 1 if one did).
 //!
 //! `cargo run --release --example pile -- [frames] [bodies]`
 
 use std::time::Instant;
 use widephase::broad::self_pairs;
-use widephase::contact::{contacts, mesh_contacts, Collider, Manifold, StaticMesh};
+use widephase::contact::{mesh_contacts, Collider, Manifold, NarrowPhase, StaticMesh};
 use widephase::overlap::aabb_aabb;
 use widephase::{Aabb, Capsule, Obb, Sphere, Triangle, Vec3};
 
@@ -30,6 +34,9 @@ const DT: f32 = 1.0 / 60.0;
 const GRAVITY: Vec3 = Vec3 { x: 0.0, y: -9.81, z: 0.0 };
 /// Speculative margin: a body falling at up to 12 m/s moves 0.2 per frame.
 const MARGIN: f32 = 0.2;
+/// Reuse bound of the persistent body–body manifolds: a reused point's
+/// depth is off by at most this much (`contact::narrow_phase` docs).
+const REUSE: f32 = 1e-3;
 const ITERATIONS: usize = 8;
 const FRICTION: f32 = 0.5;
 /// Baumgarte factor and allowed penetration.
@@ -282,7 +289,10 @@ fn main() {
         DT,
         rayon::current_num_threads()
     );
-    println!("frame  broad_ms  narrow_ms  solve_ms  candidates  manifolds  points  max_depth");
+    println!(
+        "frame  broad_ms  narrow_ms  solve_ms  candidates  manifolds  points  max_depth  reused  ghosts"
+    );
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(REUSE);
     let (mut t_broad, mut t_narrow) = (0.0f64, 0.0f64);
     let mut colliders: Vec<Collider> = Vec::with_capacity(nb);
     let mut last_max_depth = 0.0f32;
@@ -308,7 +318,8 @@ fn main() {
 
         // narrow phase (with the BVH queries of the mesh pairs)
         let t1 = Instant::now();
-        let manifolds: Vec<Manifold> = contacts(&colliders, &pairs, MARGIN);
+        np.update(&colliders, &pairs);
+        let manifolds: &[Manifold] = np.manifolds();
         let ground = mesh_contacts(&colliders, &meshes, &ground_pairs, MARGIN);
         let narrow = t1.elapsed().as_secs_f64();
         t_broad += broad;
@@ -320,7 +331,7 @@ fn main() {
         let (mut n_man, mut n_pts, mut max_depth) = (0, 0, 0.0f32);
         // body pairs (b = Some), then each body's ground manifolds (b = None:
         // static), one per touched triangle
-        let body_pairs = pairs.iter().zip(&manifolds).map(|(&(i, j), m)| (i, Some(j as usize), m));
+        let body_pairs = pairs.iter().zip(manifolds).map(|(&(i, j), m)| (i, Some(j as usize), m));
         let ground_manifolds = ground_pairs
             .iter()
             .zip(ground.iter())
@@ -367,11 +378,13 @@ fn main() {
         let solve_t = t2.elapsed().as_secs_f64();
         last_max_depth = max_depth;
         println!(
-            "{frame:5}  {:8.3}  {:9.3}  {:8.3}  {:10}  {n_man:9}  {n_pts:6}  {max_depth:9.4}",
+            "{frame:5}  {:8.3}  {:9.3}  {:8.3}  {:10}  {n_man:9}  {n_pts:6}  {max_depth:9.4}  {:6}  {:6}",
             broad * 1e3,
             narrow * 1e3,
             solve_t * 1e3,
-            pairs.len() + ground.tested()
+            pairs.len() + ground.tested(),
+            np.stats().reused,
+            ground.ghosts_dropped()
         );
     }
     println!(

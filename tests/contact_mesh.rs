@@ -53,6 +53,12 @@ fn same(a: &[MeshContact], b: &[MeshContact]) -> bool {
             .all(|(x, y)| x.triangle == y.triangle && bits(&x.manifold) == bits(&y.manifold))
 }
 
+/// A mesh returning raw per-triangle manifolds (what brute force gives; the
+/// ghost-contact filter is tested in `tests/contact_mesh_ghosts.rs`).
+fn raw_mesh(tris: &[Triangle]) -> StaticMesh {
+    StaticMesh::new(tris).with_raw_contacts(true)
+}
+
 // ---------------------------------------------------------------- meshes --
 
 /// Flat (`y = 0`) for `x <= 0`, bumps for `x > 0` (continuous at `x = 0`).
@@ -388,7 +394,7 @@ fn check(name: &str, got: &MeshManifolds, shapes: &[Collider], tris: &[Triangle]
 #[test]
 fn mesh_contacts_equal_brute_force_at_every_width() {
     for (name, tris, shapes) in scenes() {
-        let mesh = StaticMesh::new(&tris);
+        let mesh = raw_mesh(&tris);
         let pairs: Vec<(u32, u32)> = (0..shapes.len() as u32).map(|i| (i, 0)).collect();
         let meshes = [mesh];
         let runs = [
@@ -438,7 +444,7 @@ fn mesh_contacts_equal_brute_force_at_every_width() {
 #[test]
 fn the_comparison_catches_a_lost_triangle() {
     let tris = grid(16, 0.5);
-    let mesh = StaticMesh::new(&tris);
+    let mesh = raw_mesh(&tris);
     // a large sphere on the bumpy half straddles many triangles
     let s = Collider::Sphere(Sphere::new(v(2.0, 0.6, 0.5), 1.0));
     let got = mesh_contacts(&[s], core::slice::from_ref(&mesh), &[(0, 0)], MARGIN);
@@ -484,7 +490,7 @@ fn a_box_beyond_the_margin_of_a_tilted_triangle_gets_no_contact() {
     let near = Triangle::new(t.a - Vec3::X * 0.01, t.b - Vec3::X * 0.01, t.c - Vec3::X * 0.01);
     for tri in [t, near] {
         let want = brute(&b, &[tri], MARGIN);
-        let mesh = StaticMesh::new(&[tri]);
+        let mesh = raw_mesh(&[tri]);
         let got = mesh_contacts(&[b], &[mesh], &[(0, 0)], MARGIN);
         assert!(same(got.pair(0), &want));
     }
@@ -496,7 +502,7 @@ fn output_is_the_same_for_one_two_and_three_threads() {
     // every scene in one call: pairs against four meshes, shuffled, with
     // repeats, so the tasks cut the sub-pairs at different places
     let sc = scenes();
-    let meshes: Vec<StaticMesh> = sc.iter().map(|(_, t, _)| StaticMesh::new(t)).collect();
+    let meshes: Vec<StaticMesh> = sc.iter().map(|(_, t, _)| raw_mesh(t)).collect();
     let mut shapes = Vec::new();
     let mut pairs = Vec::new();
     for (m, (_, _, p)) in sc.iter().enumerate() {
@@ -535,7 +541,7 @@ fn output_is_the_same_for_one_two_and_three_threads() {
 #[test]
 fn triangles_empty_meshes_and_invalid_margins_give_nothing() {
     let tris = grid(8, 0.5);
-    let meshes = [StaticMesh::new(&tris), StaticMesh::new(&[])];
+    let meshes = [raw_mesh(&tris), raw_mesh(&[])];
     assert!(meshes[1].is_empty() && !meshes[1].aabb().is_valid());
     let s = Collider::Sphere(Sphere::new(v(0.0, 0.2, 0.0), 0.5));
     let t = Collider::Triangle(tris[3]);
@@ -563,7 +569,7 @@ fn normals_point_from_the_shape_into_the_mesh() {
     // a box resting on the flat half of the grid: 4 points per triangle
     // under it, normal -Y, depth 0, points on the ground
     let tris = grid(16, 0.5);
-    let mesh = StaticMesh::new(&tris);
+    let mesh = raw_mesh(&tris);
     let b = Collider::Box(Obb::new(
         v(-2.0, 0.25, -2.0),
         [Vec3::X, Vec3::Y, Vec3::Z],
@@ -584,7 +590,28 @@ fn normals_point_from_the_shape_into_the_mesh() {
 #[test]
 #[should_panic(expected = "indexes past")]
 fn a_pair_past_the_meshes_panics() {
-    let mesh = StaticMesh::new(&grid(2, 1.0));
+    let mesh = raw_mesh(&grid(2, 1.0));
     let s = Collider::Sphere(Sphere::new(Vec3::ZERO, 1.0));
     mesh_contacts(&[s], &[mesh], &[(0, 1)], MARGIN);
+}
+
+#[test]
+fn the_ghost_filter_keeps_a_subset_and_never_empties_a_pair() {
+    // every scene (incl. NaN, ∞ and degenerate triangles, closed meshes):
+    // the filtered output is the raw output minus some manifolds, and a
+    // shape touching the mesh keeps at least one contact
+    let mut dropped = 0;
+    for (name, tris, shapes) in scenes() {
+        let pairs: Vec<(u32, u32)> = (0..shapes.len() as u32).map(|i| (i, 0)).collect();
+        let raw = mesh_contacts(&shapes, &[raw_mesh(&tris)], &pairs, MARGIN);
+        let fixed = mesh_contacts(&shapes, &[StaticMesh::new(&tris)], &pairs, MARGIN);
+        assert_eq!(raw.ghosts_dropped(), 0);
+        for (i, (f, r)) in fixed.iter().zip(raw.iter()).enumerate() {
+            assert_eq!(f.is_empty(), r.is_empty(), "{name} shape {i}");
+            assert!(f.iter().all(|c| r.contains(c)), "{name} shape {i}");
+        }
+        assert_eq!(raw.contacts().len() - fixed.contacts().len(), fixed.ghosts_dropped());
+        dropped += fixed.ghosts_dropped();
+    }
+    assert!(dropped > 1000, "{dropped}");
 }

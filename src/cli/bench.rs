@@ -435,6 +435,78 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
     Ok(())
 }
 
+/// A resting-pile frame through [`NarrowPhase`](widephase::contact::NarrowPhase)
+/// on the `contact_pipeline` scene: the frames alternate between the scene
+/// and the scene with every tenth collider moved by `1e-4` (within the reuse
+/// bound `1e-3`), so each frame reuses the manifolds of the pairs in contact
+/// and of the pairs of unmoved colliders and recomputes the empty pairs of
+/// the moved ones. Rows `contact_persistent`: `x16` on one thread, `par`
+/// on every rayon thread; items are candidate pairs. Each variant's last
+/// frame must equal `contacts()` on every recomputed pair.
+fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
+    use widephase::contact::{Collider, NarrowPhase};
+    const MARGIN: f32 = 0.05;
+    let (rest, mut pairs) = widephase::workload::contact_scene(4096, MARGIN, 71);
+    pairs.sort_unstable();
+    let nudge = |c: &Collider| -> Collider {
+        let t = widephase::Vec3::new(1e-4, 0.0, 0.0);
+        match *c {
+            Collider::Sphere(mut s) => {
+                s.center += t;
+                Collider::Sphere(s)
+            }
+            Collider::Capsule(mut s) => {
+                s.a += t;
+                s.b += t;
+                Collider::Capsule(s)
+            }
+            Collider::Box(mut b) => {
+                b.center += t;
+                Collider::Box(b)
+            }
+            Collider::Triangle(mut s) => {
+                s.a += t;
+                s.b += t;
+                s.c += t;
+                Collider::Triangle(s)
+            }
+        }
+    };
+    let moved: Vec<Collider> =
+        rest.iter().enumerate().map(|(i, c)| if i % 10 == 0 { nudge(c) } else { *c }).collect();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    let go = || -> Result<(f64, NarrowPhase), String> {
+        let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+        np.update(&rest, &pairs);
+        let inner = 8;
+        let t = best_time(reps, || {
+            for f in 0..inner {
+                np.update(black_box(if f % 2 == 0 { &moved } else { &rest }), &pairs);
+            }
+        });
+        let want = cp::contacts(&rest, &pairs, MARGIN);
+        for (k, w) in want.iter().enumerate() {
+            if !np.reused(k) && np.manifolds()[k] != *w {
+                return Err(format!("contact_persistent: recomputed pair {k} differs"));
+            }
+        }
+        Ok((t / inner as f64, np))
+    };
+    let res = [("x16", 1, one.install(go)?), ("par", rayon::current_num_threads(), go()?)];
+    for (variant, threads, (t, np)) in &res {
+        rows.push(Row {
+            kernel: "contact_persistent".into(),
+            variant,
+            threads: *threads,
+            n: pairs.len(),
+            items_per_s: pairs.len() as f64 / t,
+            roofline_items_per_s: f64::NAN,
+            hits: np.manifolds().iter().filter(|m| m.count > 0.0).count(),
+        });
+    }
+    Ok(())
+}
+
 /// The kernel groups `--filter` selects from (by substring).
 pub const KERNEL_GROUPS: [&str; 12] = [
     "triangle_aabb",
@@ -575,6 +647,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::CapsuleBox>(&mut rows, reps, 53)?;
         bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
         bench_contact_pipeline(&mut rows, reps)?;
+        bench_contact_persistent(&mut rows, reps)?;
     }
 
     if opt.json {

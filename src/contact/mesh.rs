@@ -52,20 +52,27 @@
 //! and is written back by sub-pair index. The output is the same for any
 //! thread count and lane width.
 //!
+//! # Internal edges (ghost contacts)
+//! A shape sliding over the shared edge of two coplanar triangles gets, from
+//! the triangle it is leaving, an edge-region manifold whose normal leans
+//! towards the edge instead of the face normal: the body snags on flat
+//! ground. Each [`StaticMesh`] computes its adjacency and edge convexity once
+//! ([`internal_edges`](super::internal_edges): welded vertices, active
+//! convex/boundary edges), and `mesh_contacts` drops a manifold whose normal
+//! comes from an inactive (flat or concave) edge or vertex whenever the
+//! shape keeps another manifold on the mesh. The rule, its tolerances and
+//! the cases it does not fix are in that module's docs. A mesh made with
+//! [`StaticMesh::with_raw_contacts`] returns every triangle's manifold as
+//! its tester computed it (the output the brute-force test compares with).
+//!
 //! # Not done
-//! - **No internal-edge (ghost contact) removal.** A shape sliding over the
-//!   shared edge of two coplanar triangles can get, from the triangle it is
-//!   leaving, an edge-region manifold whose normal leans towards the edge
-//!   instead of the face normal; bepuphysics2 (`MeshReduction`), Jolt
-//!   (`InternalEdgeRemovingCollector`) and parry3d (`TriMeshFlags::FIX_INTERNAL_EDGES`)
-//!   correct such normals using the mesh's adjacency. Here every triangle's
-//!   manifold is returned as its tester computed it.
 //! - **No reduction across triangles**: a box over two triangles gets two
 //!   manifolds of up to 4 points each; merging them is left to the solver.
 //! - No mesh–mesh or triangle–mesh contacts ([`Collider::Triangle`] against a
 //!   mesh gives none, as triangle–triangle in [`contacts`](super::contacts)),
 //!   and no moving meshes (build a new [`StaticMesh`]).
 
+use super::internal_edges::InternalEdges;
 use super::pipeline::{run_pairs, Collider, PairSource, ShapeKind};
 use super::Manifold;
 #[cfg(doc)]
@@ -120,6 +127,10 @@ pub struct StaticMesh {
     /// Largest side of a valid triangle's bounding box (part of the query
     /// pad: the testers round relative to the triangle's size).
     max_extent: f32,
+    /// Adjacency and active features for the ghost-contact filter.
+    edges: InternalEdges,
+    /// Return every triangle's manifold unfiltered.
+    raw: bool,
 }
 
 impl StaticMesh {
@@ -143,7 +154,28 @@ impl StaticMesh {
             bounds = Aabb::new(bounds.min.min(b.min), bounds.max.max(b.max));
             max_extent = max_extent.max((b.max - b.min).max_element());
         }
-        StaticMesh { bvh, bounds, max_extent }
+        let edges = InternalEdges::new(bvh.triangles());
+        StaticMesh { bvh, bounds, max_extent, edges, raw: false }
+    }
+
+    /// With `raw`, [`mesh_contacts`] returns every touched triangle's
+    /// manifold as its tester computed it, ghost contacts of internal edges
+    /// included; without (the default), it drops them (see the
+    /// [module docs](self)).
+    pub fn with_raw_contacts(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
+    }
+
+    /// Whether the mesh returns raw per-triangle manifolds
+    /// ([`StaticMesh::with_raw_contacts`]).
+    pub fn raw_contacts(&self) -> bool {
+        self.raw
+    }
+
+    /// The adjacency and active features of the ghost-contact filter.
+    pub fn internal_edges(&self) -> &InternalEdges {
+        &self.edges
     }
 
     /// Number of triangles.
@@ -223,6 +255,7 @@ pub struct MeshManifolds {
     starts: Vec<usize>,
     contacts: Vec<MeshContact>,
     tested: usize,
+    ghosts: usize,
 }
 
 impl MeshManifolds {
@@ -256,6 +289,12 @@ impl MeshManifolds {
     /// testers ran on (kept or not).
     pub fn tested(&self) -> usize {
         self.tested
+    }
+
+    /// Number of manifolds dropped as ghost contacts of internal edges or
+    /// vertices (always 0 for raw meshes).
+    pub fn ghosts_dropped(&self) -> usize {
+        self.ghosts
     }
 }
 
@@ -362,16 +401,53 @@ pub fn mesh_contacts_with<L: LanePod>(
     let mut starts = Vec::with_capacity(pairs.len() + 1);
     starts.push(0);
     let mut contacts = Vec::new();
-    let mut at = 0;
-    for n in counts {
+    let (mut at, mut ghosts) = (0, 0);
+    let mut kept = Vec::new();
+    for (n, &(_, m)) in counts.into_iter().zip(pairs) {
         let end = at + n as usize;
+        let first = contacts.len();
         for (&(_, triangle), m) in sub[at..end].iter().zip(&manifolds[at..end]) {
             if m.count > 0.0 {
                 contacts.push(MeshContact { triangle, manifold: *m });
             }
         }
+        let mesh = &meshes[m as usize];
+        if !mesh.raw {
+            ghosts += drop_ghosts(mesh, &mut contacts, first, &mut kept);
+        }
         starts.push(contacts.len());
         at = end;
     }
-    MeshManifolds { starts, contacts, tested: sub.len() }
+    MeshManifolds { starts, contacts, tested: sub.len(), ghosts }
+}
+
+/// The ghost-contact filter on one pair's contacts `contacts[first..]` (see
+/// [`internal_edges`](super::internal_edges)): when at least one is a face
+/// manifold or comes from an active feature, the others are removed.
+/// Returns the number removed.
+fn drop_ghosts(
+    mesh: &StaticMesh,
+    contacts: &mut Vec<MeshContact>,
+    first: usize,
+    kept: &mut Vec<bool>,
+) -> usize {
+    let tris = mesh.triangles();
+    kept.clear();
+    kept.extend(contacts[first..].iter().map(|c| {
+        let t = c.triangle as usize;
+        mesh.edges.keeps(t, &tris[t], c.manifold.normal)
+    }));
+    if kept.iter().all(|&k| k) || !kept.iter().any(|&k| k) {
+        return 0;
+    }
+    let before = contacts.len();
+    let mut w = first;
+    for (i, r) in (first..before).enumerate() {
+        if kept[i] {
+            contacts[w] = contacts[r];
+            w += 1;
+        }
+    }
+    contacts.truncate(w);
+    before - w
 }

@@ -2,7 +2,9 @@
 //! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`](crate::Obb)) and
 //! triangles ([`contacts`]), and for spheres, capsules and boxes against
 //! static triangle meshes searched through their BVH ([`mesh_contacts`],
-//! one manifold per triangle touched; see [`mesh`]).
+//! one manifold per triangle touched, ghost contacts of internal edges
+//! dropped; see [`mesh`]), and persistent manifolds kept from frame to frame
+//! for warm starting ([`NarrowPhase`]).
 //!
 //! Every tester is written once over [`Lane`] like the rest of the crate:
 //! `f32` is the scalar tester, `f32x4`/`f32x8`/`f32x16` test 4/8/16 pairs at
@@ -60,7 +62,9 @@ mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
 mod closest_pair;
+pub mod internal_edges;
 pub mod mesh;
+pub mod narrow_phase;
 pub mod pipeline;
 mod sphere_box;
 mod sphere_capsule;
@@ -74,6 +78,7 @@ pub use capsule_box::{capsule_box, CAPSULE_FACE_ID_BASE};
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
 pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
+pub use narrow_phase::NarrowPhase;
 pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};
 pub use sphere_box::sphere_box;
 pub use sphere_capsule::sphere_capsule;

@@ -207,20 +207,21 @@ macro_rules! contact_testers {
         pub const PAIR_TYPES: &[&str] = &[$($label),*];
 
         /// Runs one task of the bucket of canonical pair type `(ka, kb)`
-        /// ([`run_task`]); `None` when the table has no tester for it (its
-        /// manifolds stay empty).
+        /// ([`run_task`]) into `out`; [`Manifold::EMPTY`] when the table has
+        /// no tester for it.
         fn dispatch<L: LanePod, S: PairSource>(
             ka: ShapeKind,
             kb: ShapeKind,
             job: &Job<'_, S>,
             task: &[u32],
-        ) -> Option<Vec<Manifold>> {
+            out: &mut [Manifold],
+        ) {
             $(
                 if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
-                    return Some(run_task::<$name, L, S>(job, task));
+                    return run_task::<$name, L, S>(job, task, out);
                 }
             )*
-            None
+            out.fill(Manifold::EMPTY);
         }
     };
 }
@@ -323,53 +324,59 @@ struct Job<'a, S> {
     margin: f32,
 }
 
+/// Bundles packed, tested and written back at a time by [`run_task`]: small
+/// enough to live on the stack and in L1 (8 box–box bundles of 16 lanes are
+/// 15 KiB of shapes and 10 KiB of manifolds), large enough for box–box's
+/// batched tester to compact lanes across bundles.
+const BLOCK_BUNDLES: usize = 8;
+
 /// Tests the pairs `task` (indices into `job.src`, all of `T`'s type in
-/// either order) in bundles of `L::WIDTH`; their manifolds, in task order.
+/// either order) in bundles of `L::WIDTH` and writes their manifolds, in task
+/// order, to `out` (`out.len() == task.len()`).
 ///
-/// The bundles are written lane by lane in place (zeroed SoA vectors, no
-/// moves of whole bundles), and the task's manifolds go straight from the
-/// tester's SoA output to the returned AoS vector: the pipeline's own cost
-/// per pair is one pair fetch, two lane writes, one extract and one copy
-/// into the output (simd-notes, "Contact pipeline").
+/// A block of [`BLOCK_BUNDLES`] bundles at a time: the SoA bundles are
+/// written lane by lane in place (stack arrays reused from block to block,
+/// no allocation), tested, and the manifolds go straight from the tester's
+/// SoA output to `out`: the pipeline's own cost per pair is one pair fetch,
+/// two lane writes, one extract and one copy (simd-notes, "Contact
+/// pipeline").
 fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     job: &Job<'_, S>,
     task: &[u32],
-) -> Vec<Manifold> {
+    out: &mut [Manifold],
+) {
     let w = L::WIDTH;
-    let bundles = task.len().div_ceil(w);
-    let mut pa: Vec<<T::A as Packable>::Lanes<L>> = bytemuck::zeroed_vec(bundles);
-    let mut pb: Vec<<T::B as Packable>::Lanes<L>> = bytemuck::zeroed_vec(bundles);
-    let mut swapped = Vec::with_capacity(task.len());
-    for ((bundle, ca), cb) in task.chunks(w).zip(&mut pa).zip(&mut pb) {
-        for (j, &pi) in bundle.iter().enumerate() {
+    let mut pa: [<T::A as Packable>::Lanes<L>; BLOCK_BUNDLES] =
+        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
+    let mut pb: [<T::B as Packable>::Lanes<L>; BLOCK_BUNDLES] =
+        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
+    let mut m: [Manifold<L>; BLOCK_BUNDLES] =
+        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
+    // lane widths are at most 16 (f32x16)
+    let mut swapped = [false; 16 * BLOCK_BUNDLES];
+    let margin = L::splat(job.margin);
+    for (block, out) in task.chunks(w * BLOCK_BUNDLES).zip(out.chunks_mut(w * BLOCK_BUNDLES)) {
+        let nb = block.len().div_ceil(w);
+        for (i, &pi) in block.iter().enumerate() {
             let (c0, c1) = job.src.pair(pi as usize);
             // canonical: A's kind first; equal kinds keep the given order
             let swap = c0.kind() > c1.kind();
             let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
-            set_lane::<T::A, L>(ca, j, T::A::of(a).expect("bucketed by kind"));
-            set_lane::<T::B, L>(cb, j, T::B::of(b).expect("bucketed by kind"));
-            swapped.push(swap);
+            set_lane::<T::A, L>(&mut pa[i / w], i % w, T::A::of(a).expect("bucketed by kind"));
+            set_lane::<T::B, L>(&mut pb[i / w], i % w, T::B::of(b).expect("bucketed by kind"));
+            swapped[i] = swap;
         }
-        for j in bundle.len()..w {
-            set_lane::<T::A, L>(ca, j, &<T::A as Packable>::PADDING);
-            set_lane::<T::B, L>(cb, j, &<T::B as Packable>::PADDING);
+        for j in block.len() % w..if block.len() % w == 0 { 0 } else { w } {
+            set_lane::<T::A, L>(&mut pa[nb - 1], j, &<T::A as Packable>::PADDING);
+            set_lane::<T::B, L>(&mut pb[nb - 1], j, &<T::B as Packable>::PADDING);
+        }
+        // the block at once (a batched tester compacts across bundles)
+        T::test_slice::<L>(&pa[..nb], &pb[..nb], margin, &mut m[..nb]);
+        for (i, o) in out.iter_mut().enumerate() {
+            let mj = extract::<Manifold, L>(&m[i / w], i % w);
+            *o = if swapped[i] { swap_roles(&mj) } else { mj };
         }
     }
-    // the whole task at once (a batched tester compacts across bundles)
-    let mut m: Vec<Manifold<L>> = bytemuck::zeroed_vec(bundles);
-    T::test_slice::<L>(&pa, &pb, L::splat(job.margin), &mut m);
-    swapped
-        .iter()
-        .enumerate()
-        .map(|(i, &swap)| {
-            let mj = extract::<Manifold, L>(&m[i / w], i % w);
-            if swap {
-                swap_roles(&mj)
-            } else {
-                mj
-            }
-        })
-        .collect()
 }
 
 /// One manifold per pair of `pairs` (indices into `colliders`), in input
@@ -412,38 +419,94 @@ pub fn contacts_with<L: LanePod>(
     run_pairs::<L, _>(&IndexPairs { colliders, pairs }, margin)
 }
 
-/// The pipeline proper: one manifold per pair of `src`, in its order. Pairs
-/// are bucketed by canonical kind pair, each bucket tested in bundles of
-/// `L::WIDTH` ([`run_bucket`]) and its manifolds written back by pair index.
+/// The pipeline's scratch, kept per calling thread between calls (the
+/// bucket order, each pair's slot in it, the manifolds in bucket order), so
+/// a frame allocates nothing but its output.
+#[derive(Default)]
+struct Scratch {
+    order: Vec<u32>,
+    slot: Vec<u32>,
+    sorted: Vec<Manifold>,
+}
+
+thread_local! {
+    static SCRATCH: core::cell::RefCell<Scratch> = core::cell::RefCell::default();
+}
+
+/// The pipeline proper: one manifold per pair of `src`, in its order.
+///
+/// ```text
+/// bucket:   counting sort of the pair indices by canonical kind pair  (serial, 1 pass + 1 pass)
+/// test:     tasks of <= PAIRS_PER_TASK pairs of one bucket, in parallel, each
+///           writing its manifolds to its own range of `sorted` (bucket order)
+/// gather:   out[i] = sorted[slot[i]], in parallel
+/// ```
+///
+/// Every manifold depends only on its own pair, so the output does not
+/// depend on the thread count or the task cut.
 pub(super) fn run_pairs<L: LanePod, S: PairSource>(src: &S, margin: f32) -> Vec<Manifold> {
-    let mut buckets: [Vec<u32>; ShapeKind::COUNT * ShapeKind::COUNT] = Default::default();
-    for i in 0..src.len() {
-        let (ka, kb) = src.kinds(i);
-        let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
-        buckets[lo as usize * ShapeKind::COUNT + hi as usize].push(i as u32);
-    }
+    let mut out = Vec::new();
+    // a nested call on this thread (from inside a rayon task) gets fresh scratch
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => run_pairs_into::<L, S>(src, margin, &mut s, &mut out),
+        Err(_) => run_pairs_into::<L, S>(src, margin, &mut Scratch::default(), &mut out),
+    });
+    out
+}
+
+fn run_pairs_into<L: LanePod, S: PairSource>(
+    src: &S,
+    margin: f32,
+    scratch: &mut Scratch,
+    out: &mut Vec<Manifold>,
+) {
+    const NK: usize = ShapeKind::COUNT * ShapeKind::COUNT;
     const KINDS: [ShapeKind; 4] =
         [ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Triangle];
+    let n = src.len();
+    let Scratch { order, slot, sorted } = scratch;
+    // counting sort by canonical kind pair: slot[i] = bucket key, then count
+    slot.clear();
+    let mut count = [0usize; NK];
+    slot.extend((0..n).map(|i| {
+        let (ka, kb) = src.kinds(i);
+        let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
+        let key = lo as usize * ShapeKind::COUNT + hi as usize;
+        count[key] += 1;
+        key as u32
+    }));
+    let mut start = [0usize; NK + 1];
+    for k in 0..NK {
+        start[k + 1] = start[k] + count[k];
+    }
+    order.clear();
+    order.resize(n, 0);
+    let mut next = start;
+    for (i, s) in slot.iter_mut().enumerate() {
+        let k = *s as usize;
+        order[next[k]] = i as u32;
+        *s = next[k] as u32;
+        next[k] += 1;
+    }
     // every bucket's tasks in one parallel pass (a pass per bucket left
-    // threads idle at the end of each small bucket)
-    let tasks: Vec<(ShapeKind, ShapeKind, &[u32])> = buckets
-        .iter()
-        .enumerate()
-        .flat_map(|(key, bucket)| {
-            let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
-            bucket.chunks(PAIRS_PER_TASK).map(move |task| (ka, kb, task))
-        })
-        .collect();
-    let job = Job { src, margin };
-    let results: Vec<Option<Vec<Manifold>>> =
-        tasks.par_iter().map(|&(ka, kb, task)| dispatch::<L, S>(ka, kb, &job, task)).collect();
-    let mut out = vec![Manifold::EMPTY; src.len()];
-    for (&(_, _, task), res) in tasks.iter().zip(results) {
-        for (&pi, m) in task.iter().zip(res.into_iter().flatten()) {
-            out[pi as usize] = m;
+    // threads idle at the end of each small bucket), each with its own range
+    // of `sorted`
+    sorted.clear();
+    sorted.resize(n, Manifold::EMPTY);
+    let mut tasks: Vec<(ShapeKind, ShapeKind, &[u32], &mut [Manifold])> = Vec::new();
+    let mut rest: &mut [Manifold] = sorted;
+    for key in 0..NK {
+        let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
+        for task in order[start[key]..start[key + 1]].chunks(PAIRS_PER_TASK) {
+            let (here, tail) = core::mem::take(&mut rest).split_at_mut(task.len());
+            tasks.push((ka, kb, task, here));
+            rest = tail;
         }
     }
-    out
+    let job = Job { src, margin };
+    tasks.par_iter_mut().for_each(|(ka, kb, task, o)| dispatch::<L, S>(*ka, *kb, &job, task, o));
+    let sorted: &[Manifold] = sorted;
+    slot.par_iter().map(|&s| sorted[s as usize]).collect_into_vec(out);
 }
 
 /// `out[c] = T(as_[c], bs[c])` for every bundle `c` of two equal-length packs

@@ -1,0 +1,242 @@
+//! Persistent manifolds (`contact::NarrowPhase`) fed by `BroadPhase` frame
+//! to frame: feature ids stable under small motion, recomputation past the
+//! reuse bound, and the same manifolds as a non-persistent run
+//! (`contacts`) for every pair the bound does not let reuse.
+
+use widephase::broad::{BroadPhase, Handle};
+use widephase::contact::narrow_phase::{ContactChange, NarrowPhase};
+use widephase::contact::{contacts, Collider, Manifold};
+use widephase::workload::contact_scene;
+use widephase::{Obb, Vec3};
+
+const MARGIN: f32 = 0.05;
+
+fn bits(m: &Manifold) -> Vec<u32> {
+    bytemuck::cast_slice::<Manifold, f32>(core::slice::from_ref(m))
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
+}
+
+/// `c` moved by `t` (a rigid translation: every point moves `|t|`).
+fn moved(c: &Collider, t: Vec3) -> Collider {
+    match *c {
+        Collider::Sphere(mut s) => {
+            s.center += t;
+            Collider::Sphere(s)
+        }
+        Collider::Capsule(mut s) => {
+            s.a += t;
+            s.b += t;
+            Collider::Capsule(s)
+        }
+        Collider::Box(b) => Collider::Box(Obb::new(b.center + t, b.axes, b.half)),
+        Collider::Triangle(mut s) => {
+            s.a += t;
+            s.b += t;
+            s.c += t;
+            Collider::Triangle(s)
+        }
+    }
+}
+
+/// The mixed scene in a broad phase.
+struct World {
+    bodies: Vec<Collider>,
+    handles: Vec<Handle>,
+    bp: BroadPhase,
+    rng: fastrand::Rng,
+}
+
+impl World {
+    fn new(n: usize, seed: u64) -> Self {
+        let (bodies, _) = contact_scene(n, MARGIN, seed);
+        let mut bp = BroadPhase::new();
+        let handles = bodies.iter().map(|b| bp.insert(b.speculative_aabb(MARGIN))).collect();
+        World { bodies, handles, bp, rng: fastrand::Rng::with_seed(seed) }
+    }
+    /// Moves a `fraction` of the bodies by a random vector of length up to
+    /// `step`.
+    fn jitter(&mut self, fraction: f32, step: f32) {
+        for i in 0..self.bodies.len() {
+            if self.rng.f32() < fraction {
+                let mut d =
+                    Vec3::new(self.rng.f32() - 0.5, self.rng.f32() - 0.5, self.rng.f32() - 0.5);
+                d = d * (step * self.rng.f32() / d.length().max(1e-6));
+                self.bodies[i] = moved(&self.bodies[i], d);
+                self.bp.update(self.handles[i], self.bodies[i].speculative_aabb(MARGIN));
+            }
+        }
+    }
+    fn step(&mut self, np: &mut NarrowPhase) {
+        np.update(&self.bodies, self.bp.pairs());
+    }
+}
+
+#[test]
+fn with_bound_zero_every_frame_equals_a_non_persistent_run() {
+    let mut w = World::new(2048, 3);
+    let mut np = NarrowPhase::new(MARGIN);
+    let (mut reused, mut recomputed) = (0, 0);
+    for frame in 0..12 {
+        // a third of the bodies move a little, some frames a lot
+        let step = if frame % 4 == 3 { 0.3 } else { 1e-3 };
+        w.jitter(0.3, step);
+        w.step(&mut np);
+        let want = contacts(&w.bodies, np.pairs(), MARGIN);
+        assert_eq!(np.pairs(), w.bp.pairs());
+        for (k, (m, r)) in np.manifolds().iter().zip(&want).enumerate() {
+            assert_eq!(bits(m), bits(r), "frame {frame} pair {k} {:?}", np.pairs()[k]);
+        }
+        reused += np.stats().reused;
+        recomputed += np.stats().recomputed;
+    }
+    println!("BOUND 0: {reused} reused (bodies that did not move), {recomputed} recomputed");
+    assert!(reused > 1000 && recomputed > 1000, "{reused} {recomputed}");
+}
+
+#[test]
+fn with_a_bound_every_recomputed_pair_equals_a_non_persistent_run() {
+    let mut w = World::new(2048, 4);
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+    let (mut reused, mut recomputed) = (0, 0);
+    for frame in 0..12 {
+        // most bodies creep (some pairs stay within the bound for a few
+        // frames), some jump
+        w.jitter(0.5, if frame % 3 == 2 { 0.2 } else { 3e-4 });
+        w.step(&mut np);
+        let want = contacts(&w.bodies, np.pairs(), MARGIN);
+        for (k, w) in want.iter().enumerate() {
+            if np.reused(k) {
+                reused += 1;
+            } else {
+                recomputed += 1;
+                assert_eq!(bits(&np.manifolds()[k]), bits(w), "frame {frame} pair {k}");
+            }
+        }
+    }
+    println!("BOUND 1e-3: {reused} reused, {recomputed} recomputed");
+    assert!(reused > 1000 && recomputed > 1000, "{reused} {recomputed}");
+}
+
+#[test]
+fn small_motion_keeps_feature_ids_and_the_bound_decides_reuse() {
+    let mut w = World::new(2048, 5);
+    // frame 0: everything new
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(2e-3);
+    w.step(&mut np);
+    let s = np.stats();
+    assert_eq!((s.reused, s.kept, s.gone), (0, 0, 0));
+    assert!(s.new > 1000, "{s:?}");
+    let first: Vec<Manifold> = np.manifolds().to_vec();
+    // every body moves by at most 5e-4: the pair total is at most 1e-3,
+    // within the bound: every contact pair reused, every point kept
+    w.jitter(1.0, 5e-4);
+    w.step(&mut np);
+    let s = np.stats();
+    let mut continuing = 0;
+    for k in 0..np.pairs().len() {
+        let m = &np.manifolds()[k];
+        let Some(j) = np.previous(k) else { continue };
+        if first[j].count > 0.0 {
+            continuing += 1;
+            assert_eq!(bits(m), bits(&first[j]), "reused as it was");
+            for (i, c) in np.changes(k)[..m.contacts().len()].iter().enumerate() {
+                assert_eq!(*c, ContactChange::Kept { previous: i as u8 });
+            }
+        }
+    }
+    // contact pairs whose boxes separated are gone with all their points
+    let in_contact = first.iter().filter(|m| m.count > 0.0).count();
+    println!("SMALL MOTION reused: {s:?}, {continuing} of {in_contact} contact pairs continue");
+    assert_eq!(s.reused, continuing, "{s:?}");
+    assert!(continuing as f64 >= 0.99 * in_contact as f64);
+    // the same small motion recomputed (bound 0): the ids stay, almost all
+    // points are kept, and each kept point names the same feature
+    let mut w2 = World::new(2048, 5);
+    let mut exact = NarrowPhase::new(MARGIN);
+    w2.step(&mut exact);
+    let before: Vec<Manifold> = exact.manifolds().to_vec();
+    w2.jitter(1.0, 5e-4);
+    w2.step(&mut exact);
+    let s = exact.stats();
+    println!("SMALL MOTION recomputed: {s:?}");
+    assert_eq!(s.reused, 0);
+    assert!(s.kept as f64 >= 0.97 * (s.kept + s.new) as f64, "{s:?}");
+    for k in 0..exact.pairs().len() {
+        let Some(j) = exact.previous(k) else { continue };
+        let m = &exact.manifolds()[k];
+        for (p, c) in m.contacts().iter().zip(exact.changes(k)) {
+            if let ContactChange::Kept { previous } = *c {
+                assert_eq!(before[j].points[previous as usize].feature_id, p.feature_id);
+            }
+        }
+    }
+    // past the bound: the movers' pairs are recomputed, equal to contacts()
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(2e-3);
+    let mut w3 = World::new(2048, 5);
+    w3.step(&mut np);
+    let at0 = w3.bodies.clone();
+    let mover = (0..w3.bodies.len())
+        .find(|&i| {
+            np.pairs().iter().zip(np.manifolds()).any(|(p, m)| p.0 == i as u32 && m.count > 0.0)
+        })
+        .unwrap();
+    // small moves accumulate from the computed pose: 4 × 6e-4 > 2e-3
+    for round in 0..4 {
+        w3.bodies[mover] = moved(&w3.bodies[mover], Vec3::new(6e-4, 0.0, 0.0));
+        w3.bp.update(w3.handles[mover], w3.bodies[mover].speculative_aabb(MARGIN));
+        w3.step(&mut np);
+        let want = contacts(&w3.bodies, np.pairs(), MARGIN);
+        let ks: Vec<usize> = (0..np.pairs().len())
+            .filter(|&k| np.pairs()[k].0 == mover as u32 || np.pairs()[k].1 == mover as u32)
+            .collect();
+        let fresh = ks.iter().filter(|&&k| bits(&np.manifolds()[k]) == bits(&want[k])).count();
+        let same_as_frame0 = ks.iter().all(|&k| {
+            np.previous(k).is_some() && {
+                let r = contacts(&at0, &[np.pairs()[k]], MARGIN)[0];
+                bits(&np.manifolds()[k]) == bits(&r)
+            }
+        });
+        if round < 3 {
+            // total 1.8e-3 at most: reused, still frame 0's manifolds
+            assert!(same_as_frame0, "round {round}");
+        } else {
+            // 2.4e-3: every pair of the mover recomputed
+            assert_eq!(fresh, ks.len(), "round {round}");
+        }
+    }
+}
+
+#[test]
+fn pairs_that_leave_report_their_points_gone() {
+    let mut w = World::new(1024, 9);
+    let mut np = NarrowPhase::new(MARGIN);
+    w.step(&mut np);
+    let touching: Vec<(u32, u32)> = np
+        .pairs()
+        .iter()
+        .zip(np.manifolds())
+        .filter(|(_, m)| m.count > 0.0)
+        .map(|(p, _)| *p)
+        .collect();
+    let points: usize = np.manifolds().iter().map(|m| m.contacts().len()).sum();
+    // every body jumps far away from every other
+    for i in 0..w.bodies.len() {
+        w.bodies[i] = moved(&w.bodies[i], Vec3::new(1000.0 * i as f32, 0.0, 0.0));
+        w.bp.update(w.handles[i], w.bodies[i].speculative_aabb(MARGIN));
+    }
+    w.step(&mut np);
+    assert!(np.pairs().is_empty());
+    assert_eq!(np.gone().len(), points);
+    let mut gone_pairs: Vec<(u32, u32)> = np.gone().iter().map(|g| g.pair).collect();
+    gone_pairs.dedup();
+    assert_eq!(gone_pairs, touching);
+}
+
+#[test]
+#[should_panic(expected = "strictly ascending")]
+fn unsorted_pairs_panic() {
+    let (bodies, _) = contact_scene(16, MARGIN, 1);
+    NarrowPhase::new(MARGIN).update(&bodies, &[(1, 2), (0, 3)]);
+}
