@@ -116,6 +116,7 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
 /// let up = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::new(0.0, 0.0, 1.0));
 /// assert!(ray_triangle(&up, &tri).hit);
 /// ```
+#[inline(always)]
 pub fn ray_triangle<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> RayTriangleHit<L> {
     finish(ray, tri, shear(ray, tri), ray_valid(ray) & tri.is_valid())
 }
@@ -164,6 +165,7 @@ impl RayTrianglePrecomp<f32> {
     }
 
     /// The same ray in every lane, to test a pack of triangles.
+    #[inline(always)]
     pub fn splat<L: Lane>(&self) -> RayTrianglePrecomp<L> {
         RayTrianglePrecomp {
             ray: Ray {
@@ -193,7 +195,7 @@ impl RayTrianglePrecomp<f32> {
 /// let (h, g) = (ray_triangle_precomp(&pre, &tri), ray_triangle(&ray, &tri));
 /// assert!(h.hit && h.t.to_bits() == g.t.to_bits() && h.u.to_bits() == g.u.to_bits());
 /// ```
-#[inline]
+#[inline(always)]
 pub fn ray_triangle_precomp<L: Lane>(
     pre: &RayTrianglePrecomp<L>,
     tri: &Triangle<L>,
@@ -335,7 +337,7 @@ fn finish<L: Lane>(
 /// let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// assert!(triangle_ray(&tri, &Ray::new(Vec3::new(0.0, 0.0, 1.0), -Vec3::Z)).hit);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_ray<L: Lane>(tri: &Triangle<L>, ray: &Ray<L>) -> RayTriangleHit<L> {
     ray_triangle(ray, tri)
 }
