@@ -233,15 +233,21 @@ fn sheared_finish<L: Lane, const KX: usize, const KY: usize, const KZ: usize>(
     valid: L::Mask,
 ) -> RayTriangleHit<L> {
     debug_assert!(pre.k == [KX, KY, KZ]);
-    let o = pre.ray.origin;
-    let tr = |p: V3<L>| -> V3<L> {
+    // (a function, not a closure: a closure would compile outside a
+    // dispatched path's featured entry, see `crate::simd`)
+    #[inline(always)]
+    fn tr<L: Lane, const KX: usize, const KY: usize, const KZ: usize>(
+        pre: &RayTrianglePrecomp<L>,
+        p: V3<L>,
+    ) -> V3<L> {
+        let o = pre.ray.origin;
         let q = [p.x - o.x, p.y - o.y, p.z - o.z];
         V3::new(q[KX] - pre.s.x * q[KZ], q[KY] - pre.s.y * q[KZ], pre.s.z * q[KZ])
-    };
+    }
     let sheared = Sheared {
-        a: tr(tri.a),
-        b: tr(tri.b),
-        c: tr(tri.c),
+        a: tr::<L, KX, KY, KZ>(pre, tri.a),
+        b: tr::<L, KX, KY, KZ>(pre, tri.b),
+        c: tr::<L, KX, KY, KZ>(pre, tri.c),
         dir_zero: L::Mask::splat(pre.dir_zero),
     };
     finish(&pre.ray, tri, sheared, valid)

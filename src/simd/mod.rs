@@ -270,6 +270,14 @@ pub(crate) fn recast<P: crate::pack::Packable, L: LanePod, M: LanePod>(
     bytemuck::cast_slice(s)
 }
 
+/// One pack of lane type `L` read as lane type `M` (see [`recast`]).
+#[inline(always)]
+pub(crate) fn recast_one<P: crate::pack::Packable, L: LanePod, M: LanePod>(
+    s: &P::Lanes<L>,
+) -> &P::Lanes<M> {
+    &recast::<P, L, M>(core::slice::from_ref(s))[0]
+}
+
 /// [`recast`] for a mutable slice.
 #[inline(always)]
 pub(crate) fn recast_mut<P: crate::pack::Packable, L: LanePod, M: LanePod>(
