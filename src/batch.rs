@@ -13,6 +13,7 @@
 
 use crate::lane::LaneMask;
 use crate::pack::{broadcast, LanePod, Pack, Packable};
+use crate::simd::{self, recast, Isa, WidthFn};
 use rayon::prelude::*;
 
 /// A pair predicate usable by the batched drivers.
@@ -93,33 +94,52 @@ fn chunks_per_word<L: LanePod>() -> usize {
     64 / L::WIDTH
 }
 
-/// Fills `words` (starting at output word `first_word`) with the masks
-/// `mask_of(chunk)` of chunks `< n_chunks`; clears bits at or past `len`.
+/// The bits of output word `wi` below `len`.
 #[inline(always)]
-fn fill_words<L: LanePod>(
-    words: &mut [u64],
+fn tail_bits(wi: usize, len: usize) -> u64 {
+    match len.saturating_sub(wi * 64) {
+        0 => 0,
+        keep if keep >= 64 => u64::MAX,
+        keep => u64::MAX >> (64 - keep),
+    }
+}
+
+/// The bitmask drivers' loop as a body dispatched per task ([`crate::simd`]):
+/// bit `j` of chunk `c` is `K(a[c], b[c])` lane `j` (`a[0]` for every chunk
+/// when `broadcast`), written to `words` from output word `first_word`.
+struct FillTask<'a, K: PairKernel, L: LanePod> {
+    words: &'a mut [u64],
     first_word: usize,
-    n_chunks: usize,
     len: usize,
-    mask_of: impl Fn(usize) -> u64,
-) {
-    let per = chunks_per_word::<L>();
-    for (k, word) in words.iter_mut().enumerate() {
-        let wi = first_word + k;
-        let mut acc = 0u64;
-        for c in 0..per {
-            let chunk = wi * per + c;
-            if chunk >= n_chunks {
-                break;
+    broadcast: bool,
+    a: &'a [<K::A as Packable>::Lanes<L>],
+    b: &'a [<K::B as Packable>::Lanes<L>],
+}
+
+impl<K: PairKernel, L: LanePod> FillTask<'_, K, L> {
+    fn run(self, isa: Isa) {
+        simd::dispatch_width::<L, _>(isa, self)
+    }
+}
+
+impl<K: PairKernel, L: LanePod> WidthFn<L> for FillTask<'_, K, L> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(self) {
+        let a = recast::<K::A, L, M>(self.a);
+        let b = recast::<K::B, L, M>(self.b);
+        // The loop of `fill_words`, written out: a closure here would be a
+        // separate function compiled without the path's features.
+        let step = usize::from(!self.broadcast);
+        let per = chunks_per_word::<M>();
+        for (k, word) in self.words.iter_mut().enumerate() {
+            let wi = self.first_word + k;
+            let mut acc = 0u64;
+            for c in wi * per..((wi + 1) * per).min(b.len()) {
+                acc |= K::test::<M>(&a[c * step], &b[c]).bits() << ((c - wi * per) * M::WIDTH);
             }
-            acc |= mask_of(chunk) << (c * L::WIDTH);
+            *word = acc & tail_bits(wi, self.len);
         }
-        let end = (wi + 1) * 64;
-        if end > len {
-            let keep = len.saturating_sub(wi * 64);
-            acc &= if keep == 0 { 0 } else { u64::MAX >> (64 - keep) };
-        }
-        *word = acc;
     }
 }
 
@@ -132,24 +152,29 @@ pub const WORDS_PER_TASK: usize = 64;
 
 /// `out[i] = K(a, bs[i])` for every item of `bs`.
 pub fn one_vs_many<K: PairKernel, L: LanePod>(a: &K::A, bs: &Pack<K::B, L>, out: &mut BitMask) {
-    let a = broadcast::<K::A, L>(a);
-    let chunks = bs.chunks();
+    let a = [broadcast::<K::A, L>(a)];
     out.reset(bs.len());
-    fill_words::<L>(&mut out.words, 0, chunks.len(), bs.len(), |c| {
-        K::test::<L>(&a, &chunks[c]).bits()
-    });
+    let (len, isa) = (bs.len(), simd::current());
+    FillTask::<K, L> {
+        words: &mut out.words,
+        first_word: 0,
+        len,
+        broadcast: true,
+        a: &a,
+        b: bs.chunks(),
+    }
+    .run(isa);
 }
 
 /// [`one_vs_many`] over rayon.
 pub fn par_one_vs_many<K: PairKernel, L: LanePod>(a: &K::A, bs: &Pack<K::B, L>, out: &mut BitMask) {
-    let a = broadcast::<K::A, L>(a);
+    let a = [broadcast::<K::A, L>(a)];
     let chunks = bs.chunks();
-    let len = bs.len();
+    let (len, isa) = (bs.len(), simd::current());
     out.reset(len);
     out.words.par_chunks_mut(WORDS_PER_TASK).enumerate().for_each(|(t, ws)| {
-        fill_words::<L>(ws, t * WORDS_PER_TASK, chunks.len(), len, |c| {
-            K::test::<L>(&a, &chunks[c]).bits()
-        })
+        let (first_word, a) = (t * WORDS_PER_TASK, &a[..]);
+        FillTask::<K, L> { words: ws, first_word, len, broadcast: true, a, b: chunks }.run(isa)
     });
 }
 
@@ -160,11 +185,10 @@ pub fn pairwise<K: PairKernel, L: LanePod>(
     out: &mut BitMask,
 ) {
     assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
-    let (ca, cb) = (as_.chunks(), bs.chunks());
+    let (a, b) = (as_.chunks(), bs.chunks());
     out.reset(as_.len());
-    fill_words::<L>(&mut out.words, 0, ca.len(), as_.len(), |c| {
-        K::test::<L>(&ca[c], &cb[c]).bits()
-    });
+    let (len, isa) = (as_.len(), simd::current());
+    FillTask::<K, L> { words: &mut out.words, first_word: 0, len, broadcast: false, a, b }.run(isa);
 }
 
 /// [`pairwise`] over rayon.
@@ -185,13 +209,12 @@ pub fn par_pairwise_chunked<K: PairKernel, L: LanePod>(
     words_per_task: usize,
 ) {
     assert_eq!(as_.len(), bs.len(), "pairwise needs packs of equal length");
-    let (ca, cb) = (as_.chunks(), bs.chunks());
-    let len = as_.len();
+    let (a, b) = (as_.chunks(), bs.chunks());
+    let (len, isa) = (as_.len(), simd::current());
     out.reset(len);
     out.words.par_chunks_mut(words_per_task.max(1)).enumerate().for_each(|(t, ws)| {
-        fill_words::<L>(ws, t * words_per_task.max(1), ca.len(), len, |c| {
-            K::test::<L>(&ca[c], &cb[c]).bits()
-        })
+        let first_word = t * words_per_task.max(1);
+        FillTask::<K, L> { words: ws, first_word, len, broadcast: false, a, b }.run(isa)
     });
 }
 
@@ -201,18 +224,11 @@ pub fn one_vs_many_hits<K: PairKernel, L: LanePod>(
     bs: &Pack<K::B, L>,
     hits: &mut Vec<u32>,
 ) {
-    let a = broadcast::<K::A, L>(a);
-    for (c, chunk) in bs.chunks().iter().enumerate() {
-        let mut m = K::test::<L>(&a, chunk).bits();
-        while m != 0 {
-            let j = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let i = c * L::WIDTH + j;
-            if i < bs.len() {
-                hits.push(i as u32);
-            }
-        }
-    }
+    let mut pairs = Vec::new();
+    let a = [broadcast::<K::A, L>(a)];
+    let task = ManyTask::<K, L> { start: 0, a: &a, b: bs.chunks(), len: bs.len(), out: &mut pairs };
+    simd::dispatch_width::<L, _>(simd::current(), task);
+    hits.extend(pairs.into_iter().map(|(_, i)| i));
 }
 
 /// Items of `as_` per many-vs-many block (the unit of parallel work and of
@@ -223,6 +239,7 @@ pub const MANY_BLOCK: usize = 32;
 pub const MANY_TILE_CHUNKS: usize = 256;
 
 fn many_block<K: PairKernel, L: LanePod>(
+    isa: Isa,
     block: usize,
     as_: &[K::A],
     bs: &Pack<K::B, L>,
@@ -230,26 +247,46 @@ fn many_block<K: PairKernel, L: LanePod>(
 ) {
     let start = block * MANY_BLOCK;
     let end = (start + MANY_BLOCK).min(as_.len());
-    let chunks = bs.chunks();
     let first = out.len();
     let lanes: Vec<_> = as_[start..end].iter().map(|a| broadcast::<K::A, L>(a)).collect();
-    for tile in (0..chunks.len()).step_by(MANY_TILE_CHUNKS) {
-        let tile_end = (tile + MANY_TILE_CHUNKS).min(chunks.len());
-        for (ai, a) in lanes.iter().enumerate() {
-            for (c, chunk) in chunks[tile..tile_end].iter().enumerate() {
-                let mut m = K::test::<L>(a, chunk).bits();
-                while m != 0 {
-                    let j = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let bi = (tile + c) * L::WIDTH + j;
-                    if bi < bs.len() {
-                        out.push(((start + ai) as u32, bi as u32));
+    let task = ManyTask::<K, L> { start, a: &lanes, b: bs.chunks(), len: bs.len(), out };
+    simd::dispatch_width::<L, _>(isa, task);
+    out[first..].sort_unstable();
+}
+
+/// [`many_block`]'s loops as a dispatched body: every broadcast query of `a`
+/// (items `start..`) against tiles of [`MANY_TILE_CHUNKS`] chunks of `b`.
+struct ManyTask<'a, K: PairKernel, L: LanePod> {
+    start: usize,
+    a: &'a [<K::A as Packable>::Lanes<L>],
+    b: &'a [<K::B as Packable>::Lanes<L>],
+    len: usize,
+    out: &'a mut Vec<(u32, u32)>,
+}
+
+impl<K: PairKernel, L: LanePod> WidthFn<L> for ManyTask<'_, K, L> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(self) {
+        let a = recast::<K::A, L, M>(self.a);
+        let chunks = recast::<K::B, L, M>(self.b);
+        for tile in (0..chunks.len()).step_by(MANY_TILE_CHUNKS) {
+            let tile_end = (tile + MANY_TILE_CHUNKS).min(chunks.len());
+            for (ai, a) in a.iter().enumerate() {
+                for (c, chunk) in chunks[tile..tile_end].iter().enumerate() {
+                    let mut m = K::test::<M>(a, chunk).bits();
+                    while m != 0 {
+                        let j = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        let bi = (tile + c) * M::WIDTH + j;
+                        if bi < self.len {
+                            self.out.push(((self.start + ai) as u32, bi as u32));
+                        }
                     }
                 }
             }
         }
     }
-    out[first..].sort_unstable();
 }
 
 /// All pairs `(i, j)` with `K(as[i], bs[j])`, sorted by `(i, j)`, appended to
@@ -260,8 +297,9 @@ pub fn many_vs_many<K: PairKernel, L: LanePod>(
     bs: &Pack<K::B, L>,
     out: &mut Vec<(u32, u32)>,
 ) {
+    let isa = simd::current();
     for block in 0..as_.len().div_ceil(MANY_BLOCK) {
-        many_block::<K, L>(block, as_, bs, out);
+        many_block::<K, L>(isa, block, as_, bs, out);
     }
 }
 
@@ -271,11 +309,12 @@ pub fn par_many_vs_many<K: PairKernel, L: LanePod>(
     bs: &Pack<K::B, L>,
     out: &mut Vec<(u32, u32)>,
 ) {
+    let isa = simd::current();
     let blocks: Vec<Vec<(u32, u32)>> = (0..as_.len().div_ceil(MANY_BLOCK))
         .into_par_iter()
         .map(|block| {
             let mut v = Vec::new();
-            many_block::<K, L>(block, as_, bs, &mut v);
+            many_block::<K, L>(isa, block, as_, bs, &mut v);
             v
         })
         .collect();
@@ -585,6 +624,35 @@ pub trait MapKernel: Send + Sync {
     ) -> (L::Mask, <Self::Out as Packable>::Lanes<L>);
 }
 
+/// The map drivers' loop as a dispatched body: chunk `c` of `b` against
+/// chunk `c` of `a` (`a[0]` when `broadcast`), records to `values` (one
+/// chunk's lanes each) and hit bits to `words`, both local to the task.
+struct MapTask<'a, K: MapKernel, L: LanePod> {
+    words: &'a mut [u64],
+    values: &'a mut [K::Out],
+    first_chunk: usize,
+    broadcast: bool,
+    a: &'a [<K::A as Packable>::Lanes<L>],
+    b: &'a [<K::B as Packable>::Lanes<L>],
+}
+
+impl<K: MapKernel, L: LanePod> WidthFn<L> for MapTask<'_, K, L> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(self) {
+        let a = recast::<K::A, L, M>(self.a);
+        let b = recast::<K::B, L, M>(self.b);
+        let step = usize::from(!self.broadcast);
+        for (k, v) in self.values.chunks_mut(M::WIDTH).enumerate() {
+            let c = self.first_chunk + k;
+            let (m, out) = K::eval::<M>(&a[c * step], &b[c]);
+            write_chunk::<K::Out, M>(&out, v);
+            let local = k * M::WIDTH;
+            self.words[local / 64] |= m.bits() << (local % 64);
+        }
+    }
+}
+
 /// `(mask, values)` for pairs `(as[i], bs[i])`: `values[i]` is the kernel's
 /// record for pair `i` (meaningful where the mask bit is set). Reuses `values`.
 pub fn pairwise_map<K: MapKernel, L: LanePod>(
@@ -598,13 +666,10 @@ pub fn pairwise_map<K: MapKernel, L: LanePod>(
     mask.reset(n);
     values.clear();
     values.resize(as_.chunks().len() * L::WIDTH, K::Out::default());
-    for (c, (a, b)) in as_.chunks().iter().zip(bs.chunks()).enumerate() {
-        let (m, out) = K::eval::<L>(a, b);
-        write_chunk::<K::Out, L>(&out, &mut values[c * L::WIDTH..(c + 1) * L::WIDTH]);
-        let bits = m.bits();
-        let (w, s) = ((c * L::WIDTH) / 64, (c * L::WIDTH) % 64);
-        mask.words[w] |= bits << s;
-    }
+    let (a, b) = (as_.chunks(), bs.chunks());
+    let task =
+        MapTask::<K, L> { words: &mut mask.words, values, first_chunk: 0, broadcast: false, a, b };
+    simd::dispatch_width::<L, _>(simd::current(), task);
     values.truncate(n);
     mask_tail(mask);
 }
@@ -622,20 +687,16 @@ pub fn par_pairwise_map<K: MapKernel, L: LanePod>(
     values.clear();
     values.resize(as_.chunks().len() * L::WIDTH, K::Out::default());
     let items_per_task = WORDS_PER_TASK * 64;
-    let (ca, cb) = (as_.chunks(), bs.chunks());
+    let (a, b) = (as_.chunks(), bs.chunks());
+    let isa = simd::current();
     mask.words
         .par_chunks_mut(WORDS_PER_TASK)
         .zip(values.par_chunks_mut(items_per_task))
         .enumerate()
-        .for_each(|(t, (ws, vs))| {
+        .for_each(|(t, (words, values))| {
             let first_chunk = t * items_per_task / L::WIDTH;
-            for (k, v) in vs.chunks_mut(L::WIDTH).enumerate() {
-                let c = first_chunk + k;
-                let (m, out) = K::eval::<L>(&ca[c], &cb[c]);
-                write_chunk::<K::Out, L>(&out, v);
-                let local = k * L::WIDTH;
-                ws[local / 64] |= m.bits() << (local % 64);
-            }
+            let task = MapTask::<K, L> { words, values, first_chunk, broadcast: false, a, b };
+            simd::dispatch_width::<L, _>(isa, task)
         });
     values.truncate(n);
     mask_tail(mask);
@@ -648,16 +709,20 @@ pub fn one_vs_many_map<K: MapKernel, L: LanePod>(
     mask: &mut BitMask,
     values: &mut Vec<K::Out>,
 ) {
-    let a = broadcast::<K::A, L>(a);
+    let a = [broadcast::<K::A, L>(a)];
     let n = bs.len();
     mask.reset(n);
     values.clear();
     values.resize(bs.chunks().len() * L::WIDTH, K::Out::default());
-    for (c, b) in bs.chunks().iter().enumerate() {
-        let (m, out) = K::eval::<L>(&a, b);
-        write_chunk::<K::Out, L>(&out, &mut values[c * L::WIDTH..(c + 1) * L::WIDTH]);
-        mask.words[(c * L::WIDTH) / 64] |= m.bits() << ((c * L::WIDTH) % 64);
-    }
+    let task = MapTask::<K, L> {
+        words: &mut mask.words,
+        values,
+        first_chunk: 0,
+        broadcast: true,
+        a: &a,
+        b: bs.chunks(),
+    };
+    simd::dispatch_width::<L, _>(simd::current(), task);
     values.truncate(n);
     mask_tail(mask);
 }
@@ -727,16 +792,12 @@ pub fn ray_vs_boxes<L: LanePod>(
     mask: &mut BitMask,
     t: &mut Vec<f32>,
 ) {
-    let pre = crate::ray::RayPrecomp::new(ray).splat::<L>();
     let n = boxes.len();
     mask.reset(n);
     t.clear();
     t.resize(boxes.chunks().len() * L::WIDTH, f32::NAN);
-    for (c, b) in boxes.chunks().iter().enumerate() {
-        let h = crate::ray::ray_aabb_precomp(&pre, b);
-        h.t.store(&mut t[c * L::WIDTH..(c + 1) * L::WIDTH]);
-        mask.words[(c * L::WIDTH) / 64] |= h.hit.bits() << ((c * L::WIDTH) % 64);
-    }
+    let task = RayBoxesTask::<L> { ray, boxes: boxes.chunks(), words: &mut mask.words, t: Some(t) };
+    simd::dispatch_width::<L, _>(simd::current(), task);
     t.truncate(n);
     mask_tail(mask);
 }
@@ -747,10 +808,33 @@ pub fn ray_vs_boxes_mask<L: LanePod>(
     boxes: &Pack<crate::Aabb, L>,
     mask: &mut BitMask,
 ) {
-    let pre = crate::ray::RayPrecomp::new(ray).splat::<L>();
-    let chunks = boxes.chunks();
     mask.reset(boxes.len());
-    fill_words::<L>(&mut mask.words, 0, chunks.len(), boxes.len(), |c| {
-        crate::ray::ray_aabb_precomp(&pre, &chunks[c]).hit.bits()
-    });
+    let task = RayBoxesTask::<L> { ray, boxes: boxes.chunks(), words: &mut mask.words, t: None };
+    simd::dispatch_width::<L, _>(simd::current(), task);
+    mask_tail(mask);
+}
+
+/// One ray against chunks of boxes as a dispatched body: hit bits to
+/// `words`, entry `t` per box to `t` when given.
+struct RayBoxesTask<'a, L: LanePod> {
+    ray: &'a crate::Ray,
+    boxes: &'a [crate::Aabb<L>],
+    words: &'a mut [u64],
+    t: Option<&'a mut Vec<f32>>,
+}
+
+impl<L: LanePod> WidthFn<L> for RayBoxesTask<'_, L> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(mut self) {
+        let boxes = recast::<crate::Aabb, L, M>(self.boxes);
+        let pre = crate::ray::RayPrecomp::new(self.ray).splat::<M>();
+        for (c, b) in boxes.iter().enumerate() {
+            let h = crate::ray::ray_aabb_precomp(&pre, b);
+            if let Some(t) = self.t.as_deref_mut() {
+                h.t.store(&mut t[c * M::WIDTH..(c + 1) * M::WIDTH]);
+            }
+            self.words[(c * M::WIDTH) / 64] |= h.hit.bits() << ((c * M::WIDTH) % 64);
+        }
+    }
 }

@@ -107,6 +107,7 @@ pub mod overlap;
 pub mod pack;
 pub mod ray;
 pub mod shapes;
+pub mod simd;
 pub mod voxel;
 pub mod workload;
 

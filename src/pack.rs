@@ -60,7 +60,7 @@ packable!(
 );
 
 /// Transposes `items` (exactly `L::WIDTH` shapes) into one lane chunk.
-#[inline]
+#[inline(always)]
 pub fn transpose<S: Packable, L: LanePod>(items: &[S]) -> S::Lanes<L> {
     let w = L::WIDTH;
     debug_assert_eq!(items.len(), w);
@@ -78,7 +78,7 @@ pub fn transpose<S: Packable, L: LanePod>(items: &[S]) -> S::Lanes<L> {
 }
 
 /// Every lane set to `item` (for one-vs-many queries).
-#[inline]
+#[inline(always)]
 pub fn broadcast<S: Packable, L: LanePod>(item: &S) -> S::Lanes<L> {
     let w = L::WIDTH;
     let mut out = S::Lanes::<L>::zeroed();
@@ -91,7 +91,7 @@ pub fn broadcast<S: Packable, L: LanePod>(item: &S) -> S::Lanes<L> {
 }
 
 /// Lane `j` of a chunk, as a scalar shape.
-#[inline]
+#[inline(always)]
 pub fn extract<S: Packable, L: LanePod>(chunk: &S::Lanes<L>, j: usize) -> S {
     let w = L::WIDTH;
     let mut out = S::zeroed();
@@ -104,7 +104,7 @@ pub fn extract<S: Packable, L: LanePod>(chunk: &S::Lanes<L>, j: usize) -> S {
 }
 
 /// Writes `item` into lane `j` of `chunk` (the inverse of [`extract`]).
-#[inline]
+#[inline(always)]
 pub fn set_lane<S: Packable, L: LanePod>(chunk: &mut S::Lanes<L>, j: usize, item: &S) {
     let w = L::WIDTH;
     let dst: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(chunk));

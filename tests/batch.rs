@@ -10,6 +10,7 @@ use widephase::batch::kernels::*;
 use widephase::batch::*;
 use widephase::overlap::{sphere_aabb, triangle_aabb, triangle_aabb_conservative};
 use widephase::pack::{LanePod, Pack, Packable};
+use widephase::simd::{with_isa, Isa};
 use widephase::{Aabb, Sphere, Triangle, Vec3};
 
 /// Scalar answers of kernel K for pairs (as[i], bs[i]).
@@ -54,11 +55,16 @@ fn check_pairwise_offsets<K: PairKernel, L: LanePod>(as_: &[K::A], bs: &[K::B], 
     }
 }
 
+/// Every width, on every instruction-set path this CPU runs (`widephase::simd`).
 fn all_widths<K: PairKernel>(as_: &[K::A], bs: &[K::B], want: &[bool]) {
-    check_pairwise_offsets::<K, f32>(as_, bs, want);
-    check_pairwise_offsets::<K, f32x4>(as_, bs, want);
-    check_pairwise_offsets::<K, f32x8>(as_, bs, want);
-    check_pairwise_offsets::<K, f32x16>(as_, bs, want);
+    for isa in Isa::ALL {
+        with_isa(isa, || {
+            check_pairwise_offsets::<K, f32>(as_, bs, want);
+            check_pairwise_offsets::<K, f32x4>(as_, bs, want);
+            check_pairwise_offsets::<K, f32x8>(as_, bs, want);
+            check_pairwise_offsets::<K, f32x16>(as_, bs, want);
+        });
+    }
 }
 
 #[test]
@@ -271,10 +277,15 @@ fn check_map_offsets<K: MapKernel, L: LanePod>(as_: &[K::A], bs: &[K::B]) {
     }
 }
 
+/// Every width, on every instruction-set path this CPU runs.
 fn map_all_widths<K: MapKernel>(as_: &[K::A], bs: &[K::B]) {
-    check_map_offsets::<K, f32x4>(as_, bs);
-    check_map_offsets::<K, f32x8>(as_, bs);
-    check_map_offsets::<K, f32x16>(as_, bs);
+    for isa in Isa::ALL {
+        with_isa(isa, || {
+            check_map_offsets::<K, f32x4>(as_, bs);
+            check_map_offsets::<K, f32x8>(as_, bs);
+            check_map_offsets::<K, f32x16>(as_, bs);
+        });
+    }
 }
 
 #[test]

@@ -2,14 +2,16 @@
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
 use super::order::{KeyFrame, SortScratch, MIN_SORTED};
-use super::{better, Bvh, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
+use super::{better, Bvh, LeafVisitor, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
+use crate::pack::LanePod;
 #[cfg(doc)]
 use crate::ray::{ray_triangle, ray_triangle_precomp};
 use crate::ray::{ray_triangle_precomp_valid, RayTrianglePrecomp};
 use crate::shapes::{Aabb, Ray, Sphere, Triangle};
+use crate::simd::{self, recast_one, Isa, WidthFn};
 use crate::voxel::MeshRef;
 use rayon::prelude::*;
 
@@ -218,19 +220,27 @@ impl MeshBvh {
     /// [`closest_hit`](Self::closest_hit) with a caller-owned traversal stack
     /// (no allocation per ray once it has grown).
     pub fn closest_hit_with(&self, ray: &Ray, stack: &mut Stack) -> Option<RayHit> {
-        self.closest_hit_counted::<false>(ray, stack, &mut TraversalStats::default())
+        self.closest_hit_on(simd::current(), ray, stack)
+    }
+
+    /// [`closest_hit_with`](Self::closest_hit_with) on the instruction-set
+    /// path `isa` ([`crate::simd`]).
+    fn closest_hit_on(&self, isa: Isa, ray: &Ray, stack: &mut Stack) -> Option<RayHit> {
+        let q = RayQuery { mesh: self, ray, stack, any: false };
+        simd::dispatch_width::<W, _>(isa, q).0
     }
 
     /// Traversal counters of [`closest_hit`](Self::closest_hit) summed over
     /// `rays` (nodes visited, child boxes in them, leaves and triangles
     /// tested), in parallel; the sums do not depend on the thread count.
     pub fn trace_stats(&self, rays: &[Ray]) -> TraversalStats {
+        // (baseline lanes: a diagnostic, not a hot path)
         rays.par_iter()
             .with_min_len(1024)
             .fold(
                 || (TraversalStats::default(), Vec::with_capacity(64)),
                 |(mut st, mut stack), r| {
-                    self.closest_hit_counted::<true>(r, &mut stack, &mut st);
+                    self.closest_hit_counted::<true, W>(r, &mut stack, &mut st);
                     st.rays += 1;
                     (st, stack)
                 },
@@ -242,37 +252,17 @@ impl MeshBvh {
             })
     }
 
-    #[inline]
-    fn closest_hit_counted<const COUNT: bool>(
+    #[inline(always)]
+    fn closest_hit_counted<const COUNT: bool, M: LanePod>(
         &self,
         ray: &Ray,
         stack: &mut Stack,
         stats: &mut TraversalStats,
     ) -> Option<RayHit> {
-        // The triangle test's per-ray shear, computed at the first leaf (many
-        // rays reach none).
-        let mut rw: Option<RayTrianglePrecomp<W>> = None;
-        let mut best: Option<RayHit> = None;
+        let mut v = ClosestLeaf::<M> { mesh: self, ray, rw: None, best: None };
         let mut best_t = ray.t_max;
-        self.bvh.ray_visit_counted::<COUNT>(ray, stack, &mut best_t, stats, |leaf, best_t| {
-            let rw = rw.get_or_insert_with(|| splat_ray(ray));
-            let h = self.packs[leaf as usize].hit(rw);
-            let mut m = h.hit.bits();
-            if m != 0 {
-                let (ts, us, vs) = (h.t.to_array(), h.u.to_array(), h.v.to_array());
-                let ids = &self.ids[leaf as usize];
-                while m != 0 {
-                    let i = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if better(ts[i], ids[i], *best_t, best.map(|b| (b.id, b.t))) {
-                        best = Some(RayHit { id: ids[i], t: ts[i], u: us[i], v: vs[i] });
-                        *best_t = ts[i];
-                    }
-                }
-            }
-            false
-        });
-        best
+        self.bvh.ray_visit_counted::<COUNT, M>(ray, stack, &mut best_t, stats, &mut v);
+        v.best
     }
 
     /// Whether the ray hits any triangle within `[t_min, t_max]` (the same
@@ -283,14 +273,34 @@ impl MeshBvh {
 
     /// [`any_hit`](Self::any_hit) with a caller-owned traversal stack.
     pub fn any_hit_with(&self, ray: &Ray, stack: &mut Stack) -> bool {
-        let rw = splat_ray(ray);
-        let mut found = false;
+        self.any_hit_on(simd::current(), ray, stack)
+    }
+
+    /// [`any_hit_with`](Self::any_hit_with) on the path `isa`.
+    fn any_hit_on(&self, isa: Isa, ray: &Ray, stack: &mut Stack) -> bool {
+        let q = RayQuery { mesh: self, ray, stack, any: true };
+        simd::dispatch_width::<W, _>(isa, q).1
+    }
+
+    /// [`any_hit_with`](Self::any_hit_with) at lane type `M`.
+    #[inline(always)]
+    fn any_hit_at<M: LanePod>(&self, ray: &Ray, stack: &mut Stack) -> bool {
+        struct AnyLeaf<'a, M: LanePod> {
+            mesh: &'a MeshBvh,
+            rw: RayTrianglePrecomp<M>,
+            found: bool,
+        }
+        impl<M: LanePod> LeafVisitor for AnyLeaf<'_, M> {
+            #[inline(always)]
+            fn visit(&mut self, leaf: u32, _: &mut f32) -> bool {
+                self.found = self.mesh.packs[leaf as usize].hit::<M>(&self.rw).hit.any();
+                self.found
+            }
+        }
+        let mut v = AnyLeaf::<M> { mesh: self, rw: splat_ray::<M>(ray), found: false };
         let mut t_max = ray.t_max;
-        self.bvh.ray_visit(ray, stack, &mut t_max, |leaf, _| {
-            found = self.packs[leaf as usize].hit(&rw).hit.any();
-            found
-        });
-        found
+        self.bvh.ray_visit::<M>(ray, stack, &mut t_max, &mut v);
+        v.found
     }
 
     /// [`closest_hit`](Self::closest_hit) for every ray, in parallel over the
@@ -299,20 +309,24 @@ impl MeshBvh {
     /// results returned in input order; the answers depend neither on that
     /// order nor on the thread count.
     pub fn closest_hits(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
-        self.map_rays(rays, None, |r, stack| self.closest_hit_with(r, stack))
+        let isa = simd::current();
+        self.map_rays(rays, None, |r, stack| self.closest_hit_on(isa, r, stack))
     }
 
     /// [`any_hit`](Self::any_hit) for every ray, in input order, in parallel
     /// over the current rayon pool (traced in the same coherent order as
     /// [`closest_hits`](Self::closest_hits)).
     pub fn any_hits(&self, rays: &[Ray]) -> Vec<bool> {
-        self.map_rays(rays, false, |r, stack| self.any_hit_with(r, stack))
+        let isa = simd::current();
+        self.map_rays(rays, false, |r, stack| self.any_hit_on(isa, r, stack))
     }
 
     /// Number of rays that hit, over the current rayon pool (the benchmark
     /// path: no per-ray output).
     pub fn count_hits(&self, rays: &[Ray]) -> usize {
-        let hit = self.map_rays(rays, false, |r, stack| self.closest_hit_with(r, stack).is_some());
+        let isa = simd::current();
+        let hit =
+            self.map_rays(rays, false, |r, stack| self.closest_hit_on(isa, r, stack).is_some());
         hit.iter().filter(|&&h| h).count()
     }
 
@@ -374,15 +388,77 @@ struct LeafPack {
 }
 
 impl LeafPack {
-    /// [`ray_triangle_precomp`] on the pack (bit-identical).
+    /// [`ray_triangle_precomp`] on the pack (bit-identical), read as lane
+    /// type `M` (see [`Bvh::ray_visit_counted`]). The mask is wide's
+    /// all-ones/all-zeros lanes, i.e. NaN where valid: `M`'s mask is its
+    /// unordered lanes.
     #[inline(always)]
-    fn hit(&self, rw: &RayTrianglePrecomp<W>) -> crate::ray::RayTriangleHit<W> {
-        ray_triangle_precomp_valid(rw, &self.tri, self.valid)
+    fn hit<M: LanePod>(&self, rw: &RayTrianglePrecomp<M>) -> crate::ray::RayTriangleHit<M> {
+        let tri = recast_one::<Triangle, W, M>(&self.tri);
+        let valid: &M = bytemuck::cast_ref(&self.valid);
+        ray_triangle_precomp_valid(rw, tri, !valid.is_ordered())
     }
 }
 
 /// The per-ray shear of the watertight test, splat over a leaf pack.
 #[inline(always)]
-fn splat_ray(r: &Ray) -> RayTrianglePrecomp<W> {
-    RayTrianglePrecomp::new(r).splat::<W>()
+fn splat_ray<M: LanePod>(r: &Ray) -> RayTrianglePrecomp<M> {
+    RayTrianglePrecomp::new(r).splat::<M>()
+}
+
+/// The closest-hit leaf test: the leaf's pack against the ray (its shear
+/// computed at the first leaf: many rays reach none), keeping the nearest hit
+/// (ties: the smallest id).
+struct ClosestLeaf<'a, M: LanePod> {
+    mesh: &'a MeshBvh,
+    ray: &'a Ray,
+    rw: Option<RayTrianglePrecomp<M>>,
+    best: Option<RayHit>,
+}
+
+impl<M: LanePod> LeafVisitor for ClosestLeaf<'_, M> {
+    #[inline(always)]
+    fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool {
+        let ray = self.ray;
+        let rw = self.rw.get_or_insert_with(|| splat_ray::<M>(ray));
+        let h = self.mesh.packs[leaf as usize].hit::<M>(rw);
+        let mut m = h.hit.bits();
+        if m != 0 {
+            let (mut ts, mut us, mut vs) = ([0f32; MAX_LEAF], [0f32; MAX_LEAF], [0f32; MAX_LEAF]);
+            h.t.store(&mut ts);
+            h.u.store(&mut us);
+            h.v.store(&mut vs);
+            let ids = &self.mesh.ids[leaf as usize];
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if better(ts[i], ids[i], *best_t, self.best.map(|b| (b.id, b.t))) {
+                    self.best = Some(RayHit { id: ids[i], t: ts[i], u: us[i], v: vs[i] });
+                    *best_t = ts[i];
+                }
+            }
+        }
+        false
+    }
+}
+
+/// One ray's closest hit (or any hit) as a dispatched body ([`crate::simd`]).
+struct RayQuery<'a> {
+    mesh: &'a MeshBvh,
+    ray: &'a Ray,
+    stack: &'a mut Stack,
+    any: bool,
+}
+
+impl WidthFn<W> for RayQuery<'_> {
+    type Out = (Option<RayHit>, bool);
+    #[inline(always)]
+    fn call<M: LanePod>(self) -> Self::Out {
+        if self.any {
+            (None, self.mesh.any_hit_at::<M>(self.ray, self.stack))
+        } else {
+            let stats = &mut TraversalStats::default();
+            (self.mesh.closest_hit_counted::<false, M>(self.ray, self.stack, stats), false)
+        }
+    }
 }

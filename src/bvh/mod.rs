@@ -56,10 +56,12 @@ pub use mesh::{MeshBvh, RayHit};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::overlap::{aabb_aabb, sphere_aabb};
+use crate::pack::LanePod;
 use crate::ray::{
     ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS, RAY_AABB_WIDEN_REL,
 };
 use crate::shapes::{Aabb, Ray, Sphere};
+use crate::simd::{self, recast_one, WidthFn};
 use crate::workload::SplitMix;
 use rayon::prelude::*;
 use wide::f32x8;
@@ -312,23 +314,36 @@ impl Bvh {
 
     /// [`pick`](Self::pick) with a caller-owned traversal stack.
     pub fn pick_with(&self, ray: &Ray, stack: &mut Stack) -> Option<(u32, f32)> {
-        let mut best: Option<(u32, f32)> = None;
+        simd::dispatch_width::<W, _>(simd::current(), Pick { bvh: self, ray, stack })
+    }
+
+    /// [`pick_with`](Self::pick_with) at node lane type `M`.
+    #[inline(always)]
+    fn pick_at<M: LanePod>(&self, ray: &Ray, stack: &mut Stack) -> Option<(u32, f32)> {
         let mut best_t = ray.t_max;
-        let boxes = &self.boxes;
-        let leaves = &self.leaves;
-        let prims = &self.prims;
-        self.ray_visit(ray, stack, &mut best_t, |leaf, best_t| {
-            let l = leaves[leaf as usize];
-            for &p in &prims[l.start as usize..(l.start + l.count) as usize] {
-                let h = ray_aabb(ray, &boxes[p as usize]);
-                if h.hit && better(h.t, p, *best_t, best) {
-                    best = Some((p, h.t));
-                    *best_t = h.t;
+        struct PickLeaf<'a> {
+            bvh: &'a Bvh,
+            ray: &'a Ray,
+            best: Option<(u32, f32)>,
+        }
+        impl LeafVisitor for PickLeaf<'_> {
+            #[inline(always)]
+            fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool {
+                let (boxes, prims) = (&self.bvh.boxes, &self.bvh.prims);
+                let l = self.bvh.leaves[leaf as usize];
+                for &p in &prims[l.start as usize..(l.start + l.count) as usize] {
+                    let h = ray_aabb(self.ray, &boxes[p as usize]);
+                    if h.hit && better(h.t, p, *best_t, self.best) {
+                        self.best = Some((p, h.t));
+                        *best_t = h.t;
+                    }
                 }
+                false
             }
-            false
-        });
-        best
+        }
+        let mut v = PickLeaf { bvh: self, ray, best: None };
+        self.ray_visit::<M>(ray, stack, &mut best_t, &mut v);
+        v.best
     }
 
     /// All pairs `(i, j)`, `i < j`, of primitives whose boxes overlap
@@ -402,27 +417,31 @@ impl Bvh {
     /// whose conservative slab test hits with entry `<= best_t` are visited
     /// nearest first; `leaf(leaf_index, &mut best_t)` tests a leaf, may lower
     /// `best_t`, and returns `true` to stop (any-hit).
-    #[inline]
-    pub(crate) fn ray_visit(
+    #[inline(always)]
+    pub(crate) fn ray_visit<M: LanePod>(
         &self,
         ray: &Ray,
         stack: &mut Stack,
         best_t: &mut f32,
-        leaf: impl FnMut(u32, &mut f32) -> bool,
+        leaf: &mut impl LeafVisitor,
     ) {
-        self.ray_visit_counted::<false>(ray, stack, best_t, &mut TraversalStats::default(), leaf)
+        self.ray_visit_counted::<false, M>(ray, stack, best_t, &mut TraversalStats::default(), leaf)
     }
 
     /// [`ray_visit`](Self::ray_visit), counting node tests and leaf visits into
     /// `stats` when `COUNT` (the counters compile away otherwise).
-    #[inline]
-    pub(crate) fn ray_visit_counted<const COUNT: bool>(
+    ///
+    /// `M` is the node lane type (eight lanes: wide's `f32x8` as built, or a
+    /// dispatched path's own, see [`crate::simd`]); the node boxes are read as
+    /// `M` in place.
+    #[inline(always)]
+    pub(crate) fn ray_visit_counted<const COUNT: bool, M: LanePod>(
         &self,
         ray: &Ray,
         stack: &mut Stack,
         best_t: &mut f32,
         stats: &mut TraversalStats,
-        leaf: impl FnMut(u32, &mut f32) -> bool,
+        leaf: &mut impl LeafVisitor,
     ) {
         if self.nodes.is_empty() || !crate::ray::ray_valid(ray) {
             return;
@@ -433,11 +452,11 @@ impl Bvh {
             *best_t = ray.t_max;
         }
         // One instance of the loop per node test, chosen once per ray.
-        match NodeRay::new(ray) {
-            Some(pre) => self.traverse::<COUNT>(&pre, stack, best_t, stats, leaf),
+        match NodeRay::<M>::new(ray) {
+            Some(pre) => self.traverse::<COUNT, M>(&pre, stack, best_t, stats, leaf),
             None => {
-                let pre = GeneralNodeRay(RayPrecomp::new(ray).splat::<W>());
-                self.traverse::<COUNT>(&pre, stack, best_t, stats, leaf)
+                let pre = GeneralNodeRay(RayPrecomp::new(ray).splat::<M>());
+                self.traverse::<COUNT, M>(&pre, stack, best_t, stats, leaf)
             }
         }
     }
@@ -445,13 +464,13 @@ impl Bvh {
     /// The loop of [`ray_visit_counted`](Self::ray_visit_counted) for one
     /// node test (a valid ray, a non-empty tree, `*best_t <= t_max`).
     #[inline(always)]
-    fn traverse<const COUNT: bool>(
+    fn traverse<const COUNT: bool, M: LanePod>(
         &self,
-        pre: &impl NodeTest,
+        pre: &impl NodeTest<M>,
         stack: &mut Stack,
         best_t: &mut f32,
         stats: &mut TraversalStats,
-        mut leaf: impl FnMut(u32, &mut f32) -> bool,
+        leaf: &mut impl LeafVisitor,
     ) {
         // The stack is a fixed slice with its own top `sp` (no `Vec::push`
         // bookkeeping), long enough for any traversal of this tree.
@@ -469,7 +488,7 @@ impl Bvh {
                     stats.leaves += 1;
                     stats.prims += l.count as u64;
                 }
-                if leaf(cur & !LEAF_BIT, best_t) {
+                if leaf.visit(cur & !LEAF_BIT, best_t) {
                     return;
                 }
             } else {
@@ -478,7 +497,7 @@ impl Bvh {
                     stats.nodes += 1;
                     stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
                 }
-                let (m, tv) = pre.test(&node.bounds, *best_t);
+                let (m, tv) = pre.test(recast_one::<Aabb, W, M>(&node.bounds), *best_t);
                 if m != 0 {
                     // Visit the hit children nearest first by `(entry t, slot)`:
                     // descend into the nearest now, push the others farthest
@@ -490,7 +509,8 @@ impl Bvh {
                         cur = node.child[i0];
                         continue;
                     }
-                    let ts = tv.to_array();
+                    let mut ts = [0f32; BRANCH];
+                    tv.store(&mut ts);
                     let i1 = rest.trailing_zeros() as usize;
                     if rest & (rest - 1) == 0 {
                         // i0 < i1: on equal t the smaller slot is nearer.
@@ -514,7 +534,7 @@ impl Bvh {
                     while mm != 0 {
                         let i = mm.trailing_zeros() as usize;
                         mm &= mm - 1;
-                        let ti = W::splat(ts[i]);
+                        let ti = M::splat(ts[i]);
                         let below = (1u64 << i) - 1;
                         let nearer = (tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m;
                         stack[sp + n - 1 - nearer.count_ones() as usize] = (node.child[i], ts[i]);
@@ -537,6 +557,30 @@ impl Bvh {
                 }
             }
         }
+    }
+}
+
+/// A leaf test of the ordered ray traversal: tests leaf `leaf`, may lower
+/// `best_t`, returns `true` to stop (any-hit). A trait with an
+/// `#[inline(always)]` method rather than a closure, so that it compiles inside
+/// a dispatched path's featured entry ([`crate::simd`]).
+pub(crate) trait LeafVisitor {
+    /// Tests one leaf.
+    fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool;
+}
+
+/// [`Bvh::pick_with`] as a dispatched body ([`crate::simd`]).
+struct Pick<'a> {
+    bvh: &'a Bvh,
+    ray: &'a Ray,
+    stack: &'a mut Stack,
+}
+
+impl WidthFn<W> for Pick<'_> {
+    type Out = Option<(u32, f32)>;
+    #[inline(always)]
+    fn call<M: LanePod>(self) -> Self::Out {
+        self.bvh.pick_at::<M>(self.ray, self.stack)
     }
 }
 
@@ -608,38 +652,38 @@ impl core::ops::AddAssign for TraversalStats {
 ///   Within the kernel's documented range (coordinates `<= 2^40`, non-zero
 ///   `|d_i| >= 2^-40`) slab times stay below `2^81` and never overflow, so the
 ///   clamp only matters outside it.
-struct NodeRay {
-    origin: [W; 3],
-    inv: [W; 3],
+struct NodeRay<M> {
+    origin: [M; 3],
+    inv: [M; 3],
     /// Per axis, the index into a node's six planes (`min.x, min.y, min.z,
     /// max.x, max.y, max.z`) of the near plane (`min` when `inv > 0`) and of
     /// the far plane; chosen once per ray (Embree's `nearX`/`farX` offsets).
     near: [usize; 3],
     far: [usize; 3],
-    t_min: W,
+    t_min: M,
 }
 
 /// A node test: the hit mask (bit per slot) of the children whose
 /// conservative entry `t` is `<= best_t`, and the entries (any value in
 /// the other lanes). `best_t` never exceeds the ray's `t_max`.
-trait NodeTest {
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W);
+trait NodeTest<M> {
+    fn test(&self, b: &Aabb<M>, best_t: f32) -> (u64, M);
 }
 
 /// The general node test: the crate's kernel, for rays with a zero or
 /// tiny direction component.
-struct GeneralNodeRay(RayPrecomp<W>);
+struct GeneralNodeRay<M: Lane>(RayPrecomp<M>);
 
-impl NodeTest for GeneralNodeRay {
+impl<M: LanePod> NodeTest<M> for GeneralNodeRay<M> {
     #[inline(always)]
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W) {
+    fn test(&self, b: &Aabb<M>, best_t: f32) -> (u64, M) {
         let h = ray_aabb_conservative_precomp(&self.0, b);
-        let m = h.hit & h.t.le(W::splat(best_t));
+        let m = h.hit & h.t.le(M::splat(best_t));
         (m.bits(), h.t)
     }
 }
 
-impl NodeRay {
+impl<M: LanePod> NodeRay<M> {
     /// The reduced test's data, or `None` when a direction component is zero
     /// or has an infinite inverse (those rays use [`GeneralNodeRay`]).
     #[inline(always)]
@@ -649,46 +693,55 @@ impl NodeRay {
         let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
         let o = ray.origin.to_array();
         let near: [usize; 3] = core::array::from_fn(|k| if inv[k] > 0.0 { k } else { k + 3 });
-        fast.then(|| NodeRay {
-            origin: o.map(W::splat),
-            inv: inv.map(W::splat),
+        if !fast {
+            return None;
+        }
+        // (no closures over lane values here: see `crate::simd`)
+        Some(NodeRay {
+            origin: [M::splat(o[0]), M::splat(o[1]), M::splat(o[2])],
+            inv: [M::splat(inv[0]), M::splat(inv[1]), M::splat(inv[2])],
             near,
-            far: near.map(|i| (i + 3) % 6),
-            t_min: W::splat(ray.t_min),
+            far: [(near[0] + 3) % 6, (near[1] + 3) % 6, (near[2] + 3) % 6],
+            t_min: M::splat(ray.t_min),
         })
     }
 }
 
-impl NodeTest for NodeRay {
+impl<M: LanePod> NodeTest<M> for NodeRay<M> {
     #[inline(always)]
-    fn test(&self, b: &Aabb<W>, best_t: f32) -> (u64, W) {
+    fn test(&self, b: &Aabb<M>, best_t: f32) -> (u64, M) {
         // The six plane lanes of the node, `min.x .. max.z` (`Aabb` is
         // `repr(C)`: two `V3`, each three lanes).
-        let planes: &[W; 6] = bytemuck::cast_ref(b);
+        let planes: &[M; 6] = bytemuck::cast_ref(b);
         // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
         // here (finite non-zero `inv`, finite or infinite box coordinates), so
         // wide's NaN-checking inherent `f32x8::max` would only cost a compare
         // and a blend per call.
-        let (max, min) = (<W as Lane>::max, <W as Lane>::min);
+        let (max, min) = (<M as Lane>::max, <M as Lane>::min);
         // Near and far plane times per axis, the planes picked by the sign of
         // `inv` (an indexed load, no min/max).
-        let slab = |k: usize, plane: usize| (planes[plane] - self.origin[k]) * self.inv[k];
-        let near: [W; 3] = core::array::from_fn(|k| slab(k, self.near[k]));
-        let far: [W; 3] = core::array::from_fn(|k| slab(k, self.far[k]));
+        // (a function, not a closure: see `crate::simd`)
+        #[inline(always)]
+        fn slab<M: Lane>(r: &NodeRay<M>, planes: &[M; 6], k: usize, plane: usize) -> M {
+            (planes[plane] - r.origin[k]) * r.inv[k]
+        }
+        let (p, nr, fr) = (planes, self.near, self.far);
+        let near = [slab(self, p, 0, nr[0]), slab(self, p, 1, nr[1]), slab(self, p, 2, nr[2])];
+        let far = [slab(self, p, 0, fr[0]), slab(self, p, 1, fr[1]), slab(self, p, 2, fr[2])];
         let n = max(max(near[0], near[1]), near[2]);
         let f = min(min(far[0], far[1]), far[2]);
-        let c = W::splat(RAY_AABB_WIDEN_REL);
-        let eta = W::splat(RAY_AABB_WIDEN_ABS);
+        let c = M::splat(RAY_AABB_WIDEN_REL);
+        let eta = M::splat(RAY_AABB_WIDEN_ABS);
         // near -= c·|near| + eta; far += c·|far| + eta, after clamping the
         // entry below +∞ and the exit above −∞ (see the type's docs: the
         // result is never tighter than the kernel's, and never NaN).
-        let n = min(n, W::splat(f32::MAX));
-        let f = max(f, W::splat(f32::MIN));
+        let n = min(n, M::splat(f32::MAX));
+        let f = max(f, M::splat(f32::MIN));
         let n = n - (c * n.abs() + eta);
         let f = f + (c * f.abs() + eta);
         // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
         let enter = max(self.t_min, n);
-        let exit = min(W::splat(best_t), f);
+        let exit = min(M::splat(best_t), f);
         // An empty slot (`+∞..−∞` on every axis) has near time `+∞` and far
         // time `−∞` on every axis whatever the sign of `inv`: entry ≈ f32::MAX
         // after the clamp, exit ≈ −f32::MAX, so it is rejected here (the

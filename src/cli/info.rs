@@ -8,6 +8,10 @@ use widephase::lane::{compiled_simd_level, COMPILED_WITH_FMA};
 pub fn run() -> CliResult {
     println!("widephase {}", env!("CARGO_PKG_VERSION"));
     println!("compiled SIMD level : {}", compiled_simd_level());
+    println!("dispatched path     : {}", widephase::simd::describe());
+    println!(
+        "                      (batch drivers, contact testers, BVH rays; WIDEPHASE_SIMD=sse2|avx2|avx512 forces one)"
+    );
     println!("lane widths         : scalar (1), f32x4 (4), f32x8 (8), f32x16 (16)");
     println!(
         "fma at compile time : {} (never used by kernels: see simd-notes.md, FMA policy)",
@@ -27,10 +31,11 @@ pub fn run() -> CliResult {
         println!("CPU features        : {}", have.join(" "));
         let cpu_avx512 = is_x86_feature_detected!("avx512f");
         let cpu_avx2 = is_x86_feature_detected!("avx2");
+        // (the voxelizer and the wide BVH's box queries still use the compiled level)
         if cpu_avx512 && !cfg!(target_feature = "avx512f") {
-            println!("warning: this CPU has AVX-512 but this build does not use it; f32x16 runs as two halves. Rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX-512; the dispatched paths use it, the voxelizer runs at the compiled level. For that too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         } else if cpu_avx2 && !cfg!(target_feature = "avx2") {
-            println!("warning: this CPU has AVX2 but this build does not use it; f32x8 runs as two SSE halves. Rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX2; the dispatched paths use it, the voxelizer runs at the compiled level. For that too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         }
     }
     println!("rayon threads       : {}", rayon::current_num_threads());

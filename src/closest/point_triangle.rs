@@ -106,6 +106,7 @@ pub struct TriangleClosest<L: Lane> {
 /// let r = closest_point_triangle(Vec3::new(0.5, 0.5, 4.0), &tri);
 /// assert_eq!((r.point, TriangleRegion::from_code(r.region)), (Vec3::new(0.5, 0.5, 0.0), Some(TriangleRegion::Face)));
 /// ```
+#[inline(always)]
 pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleClosest<L> {
     let (a, b, c) = (tri.a, tri.b, tri.c);
     let zero = L::splat(0.0);
@@ -233,6 +234,7 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
 /// assert_eq!(sq_dist_point_triangle(Vec3::new(1.0, 1.0, 0.0), &tri), 0.0); // on the hypotenuse
 /// assert_eq!(sq_dist_point_triangle(Vec3::new(-3.0, -4.0, 0.0), &tri), 25.0);
 /// ```
+#[inline(always)]
 pub fn sq_dist_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> L {
     (closest_point_triangle(p, tri).point - p).length_squared()
 }

@@ -224,7 +224,7 @@ pub const BOX_SAT_EDGE_ALLOWANCE: f32 = 1.0 / 524_288.0;
 /// assert!(!c.hit);
 /// assert_eq!((c.axis, c.normal, c.depth), (1.0, Vec3::Y, -0.5)); // 0.5 apart
 /// ```
-#[inline]
+#[inline(always)]
 pub fn box_box_sat<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     sat_with_fallback(a, b, L::splat(0.0))
 }
@@ -424,7 +424,7 @@ fn rotation_matrix_sat<L: Lane>(
 ///     assert!((p.position.y - 0.9).abs() < 1e-6); // on the cube's bottom face
 /// }
 /// ```
-#[inline]
+#[inline(always)]
 pub fn box_box<L: Lane>(a: &Obb<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
     let sat = sat_with_fallback(a, b, margin);
     let (face, edge) = contact_lanes(&sat, margin);
@@ -461,6 +461,7 @@ const EDGE_IN_PLACE_16THS: u32 = 2;
 /// (`tests/contact_boxes.rs` checks it bit for bit).
 ///
 /// Panics if the three slices differ in length.
+#[inline(always)]
 pub fn box_box_packs<L: LanePod>(a: &[Obb<L>], b: &[Obb<L>], margin: L, out: &mut [Manifold<L>]) {
     assert!(a.len() == b.len() && a.len() == out.len(), "box_box_packs needs equal lengths");
     let w = L::WIDTH;

@@ -125,7 +125,7 @@ const CORNER_MIN_COS: f32 = 1.0 / 1024.0;
 /// let under = Obb::new(Vec3::new(0.0, -0.9, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::splat(1.0));
 /// assert_eq!(box_triangle(&under, &ground, 0.0).count, 0.0);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);

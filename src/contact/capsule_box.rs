@@ -89,7 +89,7 @@ pub const CAPSULE_FACE_ID_BASE: f32 = 128.0;
 /// assert_eq!((m.points[0].position.x, m.points[1].position.x), (-1.0, 1.0));
 /// assert_eq!((m.points[0].depth, m.points[0].position.y), (0.25, 1.0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);

@@ -53,7 +53,7 @@ pub const CAPSULE_PARALLEL_SIN: f32 = 0.05;
 /// assert_eq!(m.count, 2.0);
 /// assert_eq!((m.points[0].position.x, m.points[1].position.x), (1.0, 2.0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn capsule_capsule<L: Lane>(a: &Capsule<L>, b: &Capsule<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);

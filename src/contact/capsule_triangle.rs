@@ -132,7 +132,7 @@ fn closest_seg_tri<L: Lane>(
 /// assert_eq!((m.count, m.normal), (2.0, -Vec3::Y));
 /// assert_eq!(m.points[1].position, Vec3::new(1.0, 0.0, 0.0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);

@@ -35,6 +35,7 @@ use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
 use crate::pack::{extract, set_lane, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
+use crate::simd::{self, recast, recast_mut, Isa, WidthFn};
 use rayon::prelude::*;
 use wide::f32x16;
 
@@ -157,7 +158,7 @@ pub trait ContactTester: Send + Sync {
     /// lengths). A tester with a batched form overrides it (box–box compacts
     /// the contacting lanes between its SAT and its clipping); the results are
     /// the same bit for bit.
-    #[inline]
+    #[inline(always)]
     fn test_slice<L: LanePod>(
         a: &[<Self::A as Packable>::Lanes<L>],
         b: &[<Self::B as Packable>::Lanes<L>],
@@ -190,7 +191,7 @@ macro_rules! contact_testers {
                     $f(a, b, margin)
                 }
                 $(
-                    #[inline]
+                    #[inline(always)]
                     fn test_slice<L: LanePod>(
                         a: &[$a<L>],
                         b: &[$b<L>],
@@ -322,6 +323,8 @@ impl PairSource for IndexPairs<'_> {
 struct Job<'a, S> {
     src: &'a S,
     margin: f32,
+    /// The instruction-set path, read on the calling thread ([`simd::current`]).
+    isa: Isa,
 }
 
 /// Bundles packed, tested and written back at a time by [`run_task`]: small
@@ -354,7 +357,6 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
     // lane widths are at most 16 (f32x16)
     let mut swapped = [false; 16 * BLOCK_BUNDLES];
-    let margin = L::splat(job.margin);
     for (block, out) in task.chunks(w * BLOCK_BUNDLES).zip(out.chunks_mut(w * BLOCK_BUNDLES)) {
         let nb = block.len().div_ceil(w);
         for (i, &pi) in block.iter().enumerate() {
@@ -371,7 +373,8 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
             set_lane::<T::B, L>(&mut pb[nb - 1], j, &<T::B as Packable>::PADDING);
         }
         // the block at once (a batched tester compacts across bundles)
-        T::test_slice::<L>(&pa[..nb], &pb[..nb], margin, &mut m[..nb]);
+        let (a, b, m) = (&pa[..nb], &pb[..nb], &mut m[..nb]);
+        SliceTask::<T, L> { a, b, margin: job.margin, out: m }.run(job.isa);
         for (i, o) in out.iter_mut().enumerate() {
             let mj = extract::<Manifold, L>(&m[i / w], i % w);
             *o = if swapped[i] { swap_roles(&mj) } else { mj };
@@ -503,7 +506,7 @@ fn run_pairs_into<L: LanePod, S: PairSource>(
             rest = tail;
         }
     }
-    let job = Job { src, margin };
+    let job = Job { src, margin, isa: simd::current() };
     tasks.par_iter_mut().for_each(|(ka, kb, task, o)| dispatch::<L, S>(*ka, *kb, &job, task, o));
     let sorted: &[Manifold] = sorted;
     slot.par_iter().map(|&s| sorted[s as usize]).collect_into_vec(out);
@@ -524,7 +527,7 @@ pub fn test_packs<T: ContactTester, L: LanePod>(
         out.clear();
         out.resize(as_.chunks().len(), Manifold::empty());
     }
-    T::test_slice::<L>(as_.chunks(), bs.chunks(), L::splat(margin), out);
+    SliceTask::<T, L> { a: as_.chunks(), b: bs.chunks(), margin, out }.run(simd::current());
 }
 
 /// [`test_packs`] over rayon, [`PAIRS_PER_TASK`] pairs per task.
@@ -535,8 +538,8 @@ pub fn par_test_packs<T: ContactTester, L: LanePod>(
     out: &mut Vec<Manifold<L>>,
 ) {
     assert_eq!(as_.len(), bs.len(), "test_packs needs packs of equal length");
-    let m = L::splat(margin);
     let per = (PAIRS_PER_TASK / L::WIDTH).max(1);
+    let isa = simd::current();
     // every slot is overwritten: resize only when the length changes
     if out.len() != as_.chunks().len() {
         out.clear();
@@ -544,7 +547,33 @@ pub fn par_test_packs<T: ContactTester, L: LanePod>(
     }
     out.par_chunks_mut(per)
         .zip(as_.chunks().par_chunks(per).zip(bs.chunks().par_chunks(per)))
-        .for_each(|(o, (a, b))| T::test_slice::<L>(a, b, m, o));
+        .for_each(|(out, (a, b))| SliceTask::<T, L> { a, b, margin, out }.run(isa));
+}
+
+/// [`ContactTester::test_slice`] as a body dispatched to the instruction-set
+/// path `isa` ([`crate::simd`]).
+struct SliceTask<'a, T: ContactTester, L: LanePod> {
+    a: &'a [<T::A as Packable>::Lanes<L>],
+    b: &'a [<T::B as Packable>::Lanes<L>],
+    margin: f32,
+    out: &'a mut [Manifold<L>],
+}
+
+impl<T: ContactTester, L: LanePod> SliceTask<'_, T, L> {
+    fn run(self, isa: Isa) {
+        simd::dispatch_width::<L, _>(isa, self)
+    }
+}
+
+impl<T: ContactTester, L: LanePod> WidthFn<L> for SliceTask<'_, T, L> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(self) {
+        let a = recast::<T::A, L, M>(self.a);
+        let b = recast::<T::B, L, M>(self.b);
+        let out = recast_mut::<Manifold, L, M>(self.out);
+        T::test_slice::<M>(a, b, M::splat(self.margin), out);
+    }
 }
 
 /// Number of pairs with a contact in the output of [`test_packs`] (the first

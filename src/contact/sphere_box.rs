@@ -30,7 +30,7 @@ use crate::shapes::{Obb, Sphere};
 /// let m = sphere_box(&Sphere::new(Vec3::new(0.0, 1.75, 0.0), 1.0), &b, 0.0);
 /// assert_eq!((m.normal, m.points[0].depth, m.points[0].position), (-Vec3::Y, 0.25, Vec3::new(0.0, 1.0, 0.0)));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_box<L: Lane>(a: &Sphere<L>, b: &Obb<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);

@@ -25,7 +25,7 @@ use crate::shapes::{Capsule, Sphere};
 /// let m = sphere_capsule(&Sphere::new(Vec3::new(0.0, 1.0, 0.0), 1.0), &cap, 0.0);
 /// assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, -Vec3::Y, 0.5));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_capsule<L: Lane>(a: &Sphere<L>, b: &Capsule<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);

@@ -26,7 +26,7 @@ use crate::shapes::Sphere;
 /// assert_eq!((m.count, m.normal, m.points[0].depth), (1.0, Vec3::X, 0.5));
 /// assert_eq!(m.points[0].position, Vec3::new(0.5, 0.0, 0.0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_sphere<L: Lane>(a: &Sphere<L>, b: &Sphere<L>, margin: L) -> Manifold<L> {
     let valid = a.is_valid() & b.is_valid() & margin_ok(margin);
     let (n, dist) = unit_or(b.center - a.center, fallback());

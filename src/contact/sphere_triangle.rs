@@ -42,7 +42,7 @@ use crate::shapes::{Sphere, Triangle};
 /// let m = sphere_triangle(&Sphere::new(Vec3::new(1.0, -0.75, 1.0), 1.0), &t, 0.0);
 /// assert_eq!(m.count, 0.0);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_triangle<L: Lane>(a: &Sphere<L>, b: &Triangle<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let valid = a.is_valid() & b.is_valid() & margin_ok(margin);

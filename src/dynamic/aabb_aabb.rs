@@ -62,6 +62,7 @@ impl MovingAabbHit<f32> {
 /// let c = Aabb::new(Vec3::new(2.0, -5.0, 0.0), Vec3::new(3.0, -4.0, 1.0));
 /// assert!(!moving_aabb_aabb(&a, &Vec3::ZERO, &c, &Vec3::new(0.0, 10.0, 0.0)).hit);
 /// ```
+#[inline(always)]
 pub fn moving_aabb_aabb<L: Lane>(
     a: &Aabb<L>,
     va: &V3<L>,

@@ -17,7 +17,7 @@ use crate::shapes::Aabb;
 /// let beyond = Aabb::new(Vec3::new(1.0 + f32::EPSILON, 0.0, 0.0), Vec3::new(2.0, 1.0, 1.0));
 /// assert!(!aabb_aabb(&a, &beyond));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn aabb_aabb<L: Lane>(a: &Aabb<L>, b: &Aabb<L>) -> L::Mask {
     // if (a.max.x < b.min.x || a.min.x > b.max.x) return false; ... per axis,
     // written as the positive form so NaN compares false.
@@ -34,7 +34,7 @@ pub fn aabb_aabb<L: Lane>(a: &Aabb<L>, b: &Aabb<L>) -> L::Mask {
 /// The conservative AABB–AABB test. [`aabb_aabb`] involves no rounding, so it is
 /// already exact and therefore conservative; this is the same function, offered
 /// so every box predicate has the `_conservative` name the voxelizer uses.
-#[inline]
+#[inline(always)]
 pub fn aabb_aabb_conservative<L: Lane>(a: &Aabb<L>, b: &Aabb<L>) -> L::Mask {
     aabb_aabb(a, b)
 }

@@ -221,7 +221,7 @@ fn frustum_is_valid(f: &Frustum) -> bool {
 /// let (out, inside) = frustum_sphere_masks(&cube, &Sphere::new(Vec3::new(2.0, 0.0, 0.0), 1.0));
 /// assert!(!out && !inside);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn frustum_sphere_masks<L: Lane>(frustum: &Frustum, sphere: &Sphere<L>) -> (L::Mask, L::Mask) {
     let mut outside = L::Mask::splat(false);
     let mut inside = L::Mask::splat(true);
@@ -262,7 +262,7 @@ pub fn frustum_sphere_masks<L: Lane>(frustum: &Frustum, sphere: &Sphere<L>) -> (
 /// let touching_inside = Aabb::new(Vec3::splat(0.0), Vec3::splat(1.0));
 /// assert_eq!(frustum_aabb_masks(&cube, &touching_inside), (false, true));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn frustum_aabb_masks<L: Lane>(frustum: &Frustum, aabb: &Aabb<L>) -> (L::Mask, L::Mask) {
     let mut outside = L::Mask::splat(false);
     let mut inside = L::Mask::splat(true);

@@ -33,9 +33,16 @@ use crate::{Lane, LaneMask, Obb, V3};
 /// The 15 axes with their unrounded magnitudes, in index order.
 #[inline(always)]
 fn axes15<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> [(V3<L>, V3<L>); 15] {
-    let face =
-        |o: &Obb<L>, i: usize| cross_with_magnitude(o.axes[(i + 1) % 3], o.axes[(i + 2) % 3]);
-    let edge = |i: usize, j: usize| cross_with_magnitude(a.axes[i], b.axes[j]);
+    // Functions, not closures: a closure is a separate function that would be
+    // compiled without a dispatched path's features (src/simd).
+    #[inline(always)]
+    fn face<L: Lane>(o: &Obb<L>, i: usize) -> (V3<L>, V3<L>) {
+        cross_with_magnitude(o.axes[(i + 1) % 3], o.axes[(i + 2) % 3])
+    }
+    #[inline(always)]
+    fn edge_of<L: Lane>(a: &Obb<L>, b: &Obb<L>, i: usize, j: usize) -> (V3<L>, V3<L>) {
+        cross_with_magnitude(a.axes[i], b.axes[j])
+    }
     // Written out (not `array::from_fn` over a `match`), so every axis is
     // straight-line code after inlining.
     [
@@ -45,15 +52,15 @@ fn axes15<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> [(V3<L>, V3<L>); 15] {
         face(b, 0),
         face(b, 1),
         face(b, 2),
-        edge(0, 0),
-        edge(0, 1),
-        edge(0, 2),
-        edge(1, 0),
-        edge(1, 1),
-        edge(1, 2),
-        edge(2, 0),
-        edge(2, 1),
-        edge(2, 2),
+        edge_of(a, b, 0, 0),
+        edge_of(a, b, 0, 1),
+        edge_of(a, b, 0, 2),
+        edge_of(a, b, 1, 0),
+        edge_of(a, b, 1, 1),
+        edge_of(a, b, 1, 2),
+        edge_of(a, b, 2, 0),
+        edge_of(a, b, 2, 1),
+        edge_of(a, b, 2, 2),
     ]
 }
 
@@ -92,7 +99,7 @@ fn overlap_on<L: Lane>(a: &Obb<L>, b: &Obb<L>, t: V3<L>, l: V3<L>) -> (L, L) {
 /// let apart = Obb::new(Vec3::new(3.5, 0.0, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(2.0, 1.0, 1.0));
 /// assert!(!obb_obb(&a, &apart));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn obb_obb<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
     let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;
@@ -221,7 +228,7 @@ pub const OBB_EDGE_AXIS_BIAS: f32 = 1.0 / 128.0;
 /// assert_eq!(c.normal, Vec3::X);
 /// assert_eq!(c.depth, 0.5);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;

@@ -76,7 +76,7 @@ pub(crate) fn aabb_extreme_corners<L: Lane>(b: &Aabb<L>, n: V3<L>) -> (V3<L>, V3
 /// let above = Sphere::new(Vec3::new(5.0, 1.5, 0.0), 1.0);
 /// assert!(!overlap::sphere_plane(&above, &floor));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_plane<L: Lane>(sphere: &Sphere<L>, plane: &Plane<L>) -> L::Mask {
     let s = plane_value(plane, sphere.center);
     // reach = r·|n|: the sphere's projection half-width in units of the plane value
@@ -99,7 +99,7 @@ pub fn sphere_plane<L: Lane>(sphere: &Sphere<L>, plane: &Plane<L>) -> L::Mask {
 /// assert!(overlap::sphere_halfspace(&Sphere::new(Vec3::new(0.0, -9.0, 0.0), 1.0), &below_y0)); // inside
 /// assert!(!overlap::sphere_halfspace(&Sphere::new(Vec3::new(0.0, 1.5, 0.0), 1.0), &below_y0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_halfspace<L: Lane>(sphere: &Sphere<L>, plane: &Plane<L>) -> L::Mask {
     let s = plane_value(plane, sphere.center);
     let reach = sphere.radius * plane.normal.length();
@@ -127,7 +127,7 @@ pub fn sphere_halfspace<L: Lane>(sphere: &Sphere<L>, plane: &Plane<L>) -> L::Mas
 /// let short = Aabb::new(Vec3::new(-1.0, -1.0, -1.0), Vec3::new(1.0, 1.0, 0.5));
 /// assert!(!overlap::aabb_plane(&short, &diagonal));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn aabb_plane<L: Lane>(aabb: &Aabb<L>, plane: &Plane<L>) -> L::Mask {
     let (n_vertex, p_vertex) = aabb_extreme_corners(aabb, plane.normal);
     let lowest = plane_value(plane, n_vertex);
@@ -152,7 +152,7 @@ pub fn aabb_plane<L: Lane>(aabb: &Aabb<L>, plane: &Plane<L>) -> L::Mask {
 /// let beyond = Aabb::new(Vec3::new(0.25, 5.0, 5.0), Vec3::new(1.0, 6.0, 6.0));
 /// assert!(!overlap::aabb_halfspace(&beyond, &x_le_0));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn aabb_halfspace<L: Lane>(aabb: &Aabb<L>, plane: &Plane<L>) -> L::Mask {
     let (n_vertex, _) = aabb_extreme_corners(aabb, plane.normal);
     let lowest = plane_value(plane, n_vertex);

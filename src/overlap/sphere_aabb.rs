@@ -34,7 +34,7 @@ fn sq_dist_center<L: Lane>(s: &Sphere<L>, b: &Aabb<L>) -> L {
 /// assert!(sphere_aabb(&Sphere::new(Vec3::new(2.0, 0.5, 0.5), 1.0), &b)); // touches a face
 /// assert!(!sphere_aabb(&Sphere::new(Vec3::new(2.0, 2.0, 2.0), 1.7), &b)); // corner is √3 away
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_aabb<L: Lane>(s: &Sphere<L>, b: &Aabb<L>) -> L::Mask {
     let valid = s.is_valid() & b.is_valid();
     valid & sq_dist_center(s, b).le(s.radius * s.radius)
@@ -49,7 +49,7 @@ pub fn sphere_aabb<L: Lane>(s: &Sphere<L>, b: &Aabb<L>) -> L::Mask {
 /// // 0.1 is not representable: exact arithmetic on the f32 inputs decides.
 /// assert!(sphere_aabb_conservative(&Sphere::new(Vec3::new(1.1, 1.0, 1.0), 0.1), &b));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_aabb_conservative<L: Lane>(s: &Sphere<L>, b: &Aabb<L>) -> L::Mask {
     let valid = s.is_valid() & b.is_valid();
     let d2 = sq_dist_center(s, b);
@@ -60,7 +60,7 @@ pub fn sphere_aabb_conservative<L: Lane>(s: &Sphere<L>, b: &Aabb<L>) -> L::Mask 
 }
 
 /// [`sphere_aabb`] with the arguments swapped.
-#[inline]
+#[inline(always)]
 pub fn aabb_sphere<L: Lane>(b: &Aabb<L>, s: &Sphere<L>) -> L::Mask {
     sphere_aabb(s, b)
 }

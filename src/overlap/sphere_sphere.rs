@@ -24,7 +24,7 @@ use crate::{Lane, Sphere};
 /// let apart = Sphere::new(Vec3::new(3.0, 0.0, 0.0), 1.5);
 /// assert!(!sphere_sphere(&a, &apart));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_sphere<L: Lane>(a: &Sphere<L>, b: &Sphere<L>) -> L::Mask {
     let d = b.center - a.center;
     let r = a.radius + b.radius;
@@ -58,7 +58,7 @@ pub fn sphere_sphere<L: Lane>(a: &Sphere<L>, b: &Sphere<L>) -> L::Mask {
 /// assert!(sphere_sphere_conservative(&a, &Sphere::new(Vec3::new(3.0, 0.0, 0.0), 2.0)));
 /// assert!(!sphere_sphere_conservative(&a, &Sphere::new(Vec3::new(3.0, 0.0, 0.0), 1.5)));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn sphere_sphere_conservative<L: Lane>(a: &Sphere<L>, b: &Sphere<L>) -> L::Mask {
     let d = b.center - a.center;
     let r = a.radius + b.radius;

@@ -20,6 +20,7 @@ use crate::shapes::{Sphere, Triangle};
 /// assert!(overlap::sphere_triangle(&Sphere::new(Vec3::new(0.5, 0.5, 1.0), 1.0), &tri)); // touching
 /// assert!(!overlap::sphere_triangle(&Sphere::new(Vec3::new(0.5, 0.5, 1.5), 1.0), &tri));
 /// ```
+#[inline(always)]
 pub fn sphere_triangle<L: Lane>(s: &Sphere<L>, tri: &Triangle<L>) -> L::Mask {
     let q = closest_point_triangle(s.center, tri).point;
     let v = q - s.center;
@@ -89,6 +90,7 @@ pub fn sphere_triangle_conservative<L: Lane>(s: &Sphere<L>, tri: &Triangle<L>) -
 /// let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// assert!(overlap::triangle_sphere(&tri, &Sphere::new(Vec3::new(2.0, 0.0, 0.0), 1.0)));
 /// ```
+#[inline(always)]
 pub fn triangle_sphere<L: Lane>(tri: &Triangle<L>, s: &Sphere<L>) -> L::Mask {
     sphere_triangle(s, tri)
 }

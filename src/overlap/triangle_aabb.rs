@@ -71,7 +71,7 @@ pub const TRI_AABB_ABS: f32 = f32::from_bits(512);
 /// let edge = Triangle::new(Vec3::new(2.0, 0.0, 0.5), Vec3::new(0.0, 2.0 + 1e-6, 0.5), Vec3::new(5.0, 5.0, 0.5));
 /// assert!(!triangle_aabb(&edge, &voxel));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_aabb<L: Lane>(t: &Triangle<L>, b: &Aabb<L>) -> L::Mask {
     triangle_aabb_impl::<L, false>(t, b)
 }
@@ -87,13 +87,13 @@ pub fn triangle_aabb<L: Lane>(t: &Triangle<L>, b: &Aabb<L>) -> L::Mask {
 /// let t = Triangle::new(Vec3::new(2.0, 0.0, 0.25), Vec3::new(0.0, 2.0, 0.25), Vec3::new(5.0, 5.0, 0.5));
 /// assert!(triangle_aabb(&t, &voxel) && triangle_aabb_conservative(&t, &voxel));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_aabb_conservative<L: Lane>(t: &Triangle<L>, b: &Aabb<L>) -> L::Mask {
     triangle_aabb_impl::<L, true>(t, b)
 }
 
 /// [`triangle_aabb`] with the arguments swapped.
-#[inline]
+#[inline(always)]
 pub fn aabb_triangle<L: Lane>(b: &Aabb<L>, t: &Triangle<L>) -> L::Mask {
     triangle_aabb(t, b)
 }

@@ -181,7 +181,7 @@ fn finish<L: Lane>(
 /// let c = Triangle::new(v(2.5, 0.0, 0.0), v(3.0, 0.0, 1.0), v(3.0, 1.0, 1.0));
 /// assert!(!triangle_triangle(&a, &c));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_triangle<L: Lane>(a: &Triangle<L>, b: &Triangle<L>) -> L::Mask {
     triangle_triangle_sat(a, b, false)
 }
@@ -205,7 +205,7 @@ pub fn triangle_triangle<L: Lane>(a: &Triangle<L>, b: &Triangle<L>) -> L::Mask {
 /// let far = Triangle::new(v(0.0, 0.0, 1.0), v(1.0, 0.0, 1.0), v(0.0, 1.0, 1.0));
 /// assert!(!triangle_triangle_conservative(&a, &far));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_triangle_conservative<L: Lane>(a: &Triangle<L>, b: &Triangle<L>) -> L::Mask {
     triangle_triangle_sat(a, b, true)
 }

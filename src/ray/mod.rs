@@ -72,7 +72,7 @@ pub(crate) fn finite_t<L: Lane>(t: L) -> L {
 
 /// A lane mask from per-lane booleans (lane `i` = `b[i]`), built with a
 /// comparison so it works for every width.
-#[inline]
+#[inline(always)]
 pub(crate) fn mask_from_bools<L: Lane>(b: &[bool]) -> L::Mask {
     let mut buf = [0.0f32; 16];
     for (o, &x) in buf.iter_mut().zip(b) {

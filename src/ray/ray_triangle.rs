@@ -116,6 +116,7 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
 /// let up = Ray::new(Vec3::new(0.5, 0.5, -1.0), Vec3::new(0.0, 0.0, 1.0));
 /// assert!(ray_triangle(&up, &tri).hit);
 /// ```
+#[inline(always)]
 pub fn ray_triangle<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> RayTriangleHit<L> {
     finish(ray, tri, shear(ray, tri), ray_valid(ray) & tri.is_valid())
 }
@@ -164,6 +165,7 @@ impl RayTrianglePrecomp<f32> {
     }
 
     /// The same ray in every lane, to test a pack of triangles.
+    #[inline(always)]
     pub fn splat<L: Lane>(&self) -> RayTrianglePrecomp<L> {
         RayTrianglePrecomp {
             ray: Ray {
@@ -193,7 +195,7 @@ impl RayTrianglePrecomp<f32> {
 /// let (h, g) = (ray_triangle_precomp(&pre, &tri), ray_triangle(&ray, &tri));
 /// assert!(h.hit && h.t.to_bits() == g.t.to_bits() && h.u.to_bits() == g.u.to_bits());
 /// ```
-#[inline]
+#[inline(always)]
 pub fn ray_triangle_precomp<L: Lane>(
     pre: &RayTrianglePrecomp<L>,
     tri: &Triangle<L>,
@@ -231,15 +233,21 @@ fn sheared_finish<L: Lane, const KX: usize, const KY: usize, const KZ: usize>(
     valid: L::Mask,
 ) -> RayTriangleHit<L> {
     debug_assert!(pre.k == [KX, KY, KZ]);
-    let o = pre.ray.origin;
-    let tr = |p: V3<L>| -> V3<L> {
+    // (a function, not a closure: a closure would compile outside a
+    // dispatched path's featured entry, see `crate::simd`)
+    #[inline(always)]
+    fn tr<L: Lane, const KX: usize, const KY: usize, const KZ: usize>(
+        pre: &RayTrianglePrecomp<L>,
+        p: V3<L>,
+    ) -> V3<L> {
+        let o = pre.ray.origin;
         let q = [p.x - o.x, p.y - o.y, p.z - o.z];
         V3::new(q[KX] - pre.s.x * q[KZ], q[KY] - pre.s.y * q[KZ], pre.s.z * q[KZ])
-    };
+    }
     let sheared = Sheared {
-        a: tr(tri.a),
-        b: tr(tri.b),
-        c: tr(tri.c),
+        a: tr::<L, KX, KY, KZ>(pre, tri.a),
+        b: tr::<L, KX, KY, KZ>(pre, tri.b),
+        c: tr::<L, KX, KY, KZ>(pre, tri.c),
         dir_zero: L::Mask::splat(pre.dir_zero),
     };
     finish(&pre.ray, tri, sheared, valid)
@@ -438,7 +446,7 @@ pub fn ray_triangle_conservative<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> L:
 /// let tri = Triangle::new(Vec3::ZERO, Vec3::X, Vec3::Y);
 /// assert!(triangle_ray(&tri, &Ray::new(Vec3::new(0.0, 0.0, 1.0), -Vec3::Z)).hit);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn triangle_ray<L: Lane>(tri: &Triangle<L>, ray: &Ray<L>) -> RayTriangleHit<L> {
     ray_triangle(ray, tri)
 }

@@ -32,6 +32,7 @@ use crate::shapes::{Aabb, Segment};
 /// let seg = Segment::new(Vec3::new(2.0, 0.0, 0.5), Vec3::new(0.0, 2.000001, 0.5));
 /// assert!(!segment_aabb(&seg, &bx));
 /// ```
+#[inline(always)]
 pub fn segment_aabb<L: Lane>(seg: &Segment<L>, b: &Aabb<L>) -> L::Mask {
     let valid = seg.a.is_finite() & seg.b.is_finite() & b.is_valid();
     let c2 = b.min + b.max;
@@ -56,6 +57,7 @@ pub fn segment_aabb<L: Lane>(seg: &Segment<L>, b: &Aabb<L>) -> L::Mask {
 /// use widephase::{ray::aabb_segment, Aabb, Segment, Vec3};
 /// assert!(aabb_segment(&Aabb::new(Vec3::ZERO, Vec3::splat(1.0)), &Segment::new(Vec3::ZERO, Vec3::ZERO)));
 /// ```
+#[inline(always)]
 pub fn aabb_segment<L: Lane>(b: &Aabb<L>, seg: &Segment<L>) -> L::Mask {
     segment_aabb(seg, b)
 }
