@@ -2,7 +2,8 @@
 //! points, feature ids) for pairs of spheres, capsules, boxes ([`Obb`](crate::Obb)) and
 //! triangles ([`contacts`]), and for spheres, capsules and boxes against
 //! static triangle meshes searched through their BVH ([`mesh_contacts`],
-//! one manifold per triangle touched; see [`mesh`]).
+//! one manifold per triangle touched; see [`mesh`]), and for convex hulls
+//! ([`ConvexHull`], [`hull_contacts`]; see [`hull_contact`]).
 //!
 //! Every tester is written once over [`Lane`] like the rest of the crate:
 //! `f32` is the scalar tester, `f32x4`/`f32x8`/`f32x16` test 4/8/16 pairs at
@@ -60,6 +61,8 @@ mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
 mod closest_pair;
+pub mod hull;
+pub mod hull_contact;
 pub mod mesh;
 pub mod pipeline;
 mod sphere_box;
@@ -73,6 +76,10 @@ pub use box_triangle::box_triangle;
 pub use capsule_box::{capsule_box, CAPSULE_FACE_ID_BASE};
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
+pub use hull::{ConvexHull, HullEdge, HullError, HULL_MAX_VERTICES};
+pub use hull_contact::{
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, HullPartner, PlacedHull,
+};
 pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
 pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};
 pub use sphere_box::sphere_box;
