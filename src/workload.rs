@@ -557,3 +557,32 @@ pub fn hull_box_pairs(
     }
     (hulls, a, b)
 }
+
+/// Resting hull pairs, as in a pile: like [`hull_pairs`], but B is placed
+/// along a random direction `u` from A at a gap along `u` drawn from
+/// `[-0.02, 0.05]` (penetrating up to 0.02 or hovering within the 0.05
+/// margin), so the contacts are shallow.
+pub fn resting_hull_pairs(
+    n: usize,
+    pool: usize,
+    max_points: usize,
+    seed: u64,
+) -> (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>) {
+    let (hulls, mut pairs) = hull_pairs(n, pool, max_points, seed);
+    let mut r = SplitMix(seed ^ 0x5eed);
+    for (ia, pa, ib, pb) in pairs.iter_mut() {
+        let u = loop {
+            if let Some(d) = r.p(-1.0, 1.0).try_normalize() {
+                break d;
+            }
+        };
+        let local =
+            |axes: &[Vec3; 3], d: Vec3| Vec3::new(d.dot(axes[0]), d.dot(axes[1]), d.dot(axes[2]));
+        // extents from each hull's local origin along u (A) and -u (B)
+        let ha = hulls[*ia].support(local(&pa.axes, u)).1;
+        let hb = hulls[*ib].support(local(&pb.axes, -u)).1;
+        let gap = -0.02 + 0.07 * r.f();
+        pb.center = pa.center + u * (ha + hb + gap);
+    }
+    (hulls, pairs)
+}

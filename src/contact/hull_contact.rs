@@ -26,8 +26,12 @@
 //!    spheres: if an edge pair's axis wins with penetration `d`, its witness
 //!    points are within `d` of each other (for a penetrating pair the
 //!    origin's foot on the nearest face of the Minkowski difference lies in
-//!    that face), so an edge of A farther than `max(d_face, margin)` from
-//!    B's bounding sphere cannot give the answer, and likewise for B.
+//!    that face), so an edge of A farther than `reach = max(d_face,
+//!    margin)` from B's bounding sphere, or entirely more than `reach`
+//!    above B's best face plane, cannot give the answer, and likewise for
+//!    B (for resting contacts the second test leaves a thin slab of edges);
+//!    an edge pair whose bounding spheres are more than `reach` apart is
+//!    skipped before the Gauss-map test.
 //! 3. *Axis choice* as [`box_box`](fn@super::box_box): an edge axis must
 //!    beat the best face separation by [`OBB_EDGE_AXIS_BIAS`]`·|sep|` plus
 //!    [`FACE_AXIS_ABS_TOL`]` · (r_A + r_B)` (bounding radii), and a face of
@@ -194,7 +198,15 @@ trait Polytope {
     fn radius(&self) -> f32;
     /// Largest `dir · v` over the vertices (the lowest index on ties).
     fn support(&self, dir: Vec3) -> (usize, f32);
+    /// Largest `dir · v` (the value of [`support`](Self::support)).
+    fn support_value(&self, dir: Vec3) -> f32;
+    /// `faces[1] normal × faces[0] normal` of edge `e`.
+    fn edge_cross(&self, e: usize) -> Vec3;
 }
+
+/// The lane type of the support loops (bit-identical at every width: the
+/// maximum is exact).
+type SupportLane = wide::f32x8;
 
 impl Polytope for ConvexHull {
     #[inline]
@@ -240,6 +252,14 @@ impl Polytope for ConvexHull {
     #[inline]
     fn support(&self, dir: Vec3) -> (usize, f32) {
         ConvexHull::support(self, dir)
+    }
+    #[inline]
+    fn support_value(&self, dir: Vec3) -> f32 {
+        ConvexHull::support_value::<SupportLane>(self, dir)
+    }
+    #[inline]
+    fn edge_cross(&self, e: usize) -> Vec3 {
+        ConvexHull::edge_cross(self, e)
     }
 }
 
@@ -317,6 +337,14 @@ impl Polytope for BoxPolytope {
         let i =
             (dir.x > 0.0) as usize | ((dir.y > 0.0) as usize) << 1 | ((dir.z > 0.0) as usize) << 2;
         (i, dir.abs().dot(self.half))
+    }
+    #[inline]
+    fn support_value(&self, dir: Vec3) -> f32 {
+        dir.abs().dot(self.half)
+    }
+    #[inline]
+    fn edge_cross(&self, e: usize) -> Vec3 {
+        self.cube.edge_cross(e)
     }
 }
 
@@ -466,6 +494,11 @@ impl<B: Polytope> Posed<'_, B> {
         let (i, s) = self.poly.support(self.rel.dir_inv(dir));
         (i, s + dir.dot(self.rel.t))
     }
+    /// The value of [`support`](Self::support).
+    #[inline]
+    fn support_value(&self, dir: Vec3) -> f32 {
+        self.poly.support_value(self.rel.dir_inv(dir)) + dir.dot(self.rel.t)
+    }
 }
 
 /// Gregorius's `IsMinkowskiFace`: do the Gauss arcs `a→b` (of an edge of A)
@@ -593,7 +626,7 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     let mut best_a = (usize::MAX, f32::NEG_INFINITY);
     for f in 0..ha.face_count() {
         let n = ha.face_normal(f);
-        let sep = -pb.support(-n).1 - ha.face_offset(f);
+        let sep = -pb.support_value(-n) - ha.face_offset(f);
         if sep > best_a.1 {
             best_a = (f, sep);
         }
@@ -604,7 +637,7 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     let mut best_b = (usize::MAX, f32::NEG_INFINITY);
     for g in 0..b.face_count() {
         let m = pb.normal(g);
-        let sep = -Polytope::support(ha, -m).1 - pb.offset(g);
+        let sep = -Polytope::support_value(ha, -m) - pb.offset(g);
         if sep > best_b.1 {
             best_b = (g, sep);
         }
@@ -623,25 +656,40 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     let mut best_e = (usize::MAX, usize::MAX, f32::NEG_INFINITY, Vec3::ZERO);
     let a_edges = ha.edges();
     let b_edges = b.edges();
+    // A's best face plane (f*) and B's (g*, in A's frame): an edge whose
+    // witness point is within `reach` of the other shape is at most `reach`
+    // above that shape's face planes, so edges entirely farther above the
+    // other's best plane are culled (a thin slab for resting contacts).
+    let (na_best, da_best) = (ha.face_normal(best_a.0), ha.face_offset(best_a.0));
+    let (nb_best, db_best) = (pb.normal(best_b.0), pb.offset(best_b.0));
     CLIP.with(|cell| {
         let mut cell = cell.borrow_mut();
         let (_, _, b_edge_data, _) = &mut *cell;
-        // B's edges near A: start, end, normals (negated for the Gauss map)
+        // B's edges near A: start, end, negated face normals, their cross
         b_edge_data.clear();
         let mut b_list: [u8; 256] = [0; 256];
         let mut nb_list = 0;
         for (k, e) in b_edges.iter().enumerate() {
             let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
+            if (na_best.dot(p) - da_best).min(na_best.dot(q) - da_best) > reach {
+                continue;
+            }
             let mid = (p + q) * 0.5;
             let half = (q - p).length() * 0.5;
             if (mid - ca).length() <= ha.bounding_radius() + half + reach {
                 b_list[nb_list] = k as u8;
                 nb_list += 1;
+                let c = -pb.normal(e.faces[0] as usize);
+                let d = -pb.normal(e.faces[1] as usize);
+                // (-n1) × (-n0) = n1 × n0; then the midpoint and half length + reach
                 b_edge_data.extend_from_slice(&[
                     p,
                     q,
-                    -pb.normal(e.faces[0] as usize),
-                    -pb.normal(e.faces[1] as usize),
+                    c,
+                    d,
+                    pb.rel.dir(b.edge_cross(k)),
+                    mid,
+                    Vec3::splat(half + reach),
                 ]);
             }
         }
@@ -650,6 +698,9 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
         }
         for (ka, e) in a_edges.iter().enumerate() {
             let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
+            if (nb_best.dot(p) - db_best).min(nb_best.dot(q) - db_best) > reach {
+                continue;
+            }
             let mid = (p + q) * 0.5;
             let half = (q - p).length() * 0.5;
             if (mid - cb).length() > b.radius() + half + reach {
@@ -657,12 +708,15 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
             }
             let na = ha.face_normal(e.faces[0] as usize);
             let nb = ha.face_normal(e.faces[1] as usize);
-            let bxa = nb.cross(na);
+            let bxa = ha.edge_cross(ka);
             let ea = q - p;
-            for (j, d) in b_edge_data.chunks_exact(4).enumerate() {
-                let (c, dn) = (d[2], d[3]);
-                let dxc = dn.cross(c);
-                if !minkowski_face(na, nb, bxa, c, dn, dxc) {
+            for (j, d) in b_edge_data.chunks_exact(7).enumerate() {
+                // the witness points are within `reach`: edge spheres apart
+                let r = half + d[6].x;
+                if (d[5] - mid).length_squared() > r * r {
+                    continue;
+                }
+                if !minkowski_face(na, nb, bxa, d[2], d[3], d[4]) {
                     continue;
                 }
                 let eb = d[1] - d[0];
@@ -943,6 +997,7 @@ fn inside_polygon(pts: &[Vec3], n: Vec3, p: Vec3) -> bool {
 /// The exact closest pair of A and B (separated, A's frame), by brute force
 /// over vertex–face and edge–edge pairs; one speculative point, or nothing
 /// beyond the margin.
+#[inline(never)]
 fn closest_pair<B: Polytope>(
     a: &PlacedHull,
     ha: &ConvexHull,
