@@ -85,9 +85,10 @@
 use super::box_box::FACE_AXIS_ABS_TOL;
 use super::hull::{ConvexHull, HullEdge};
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
-use crate::math::Vec3;
+use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
 use crate::shapes::{Capsule, Obb, Sphere};
+use crate::{Lane, LaneMask};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
@@ -501,18 +502,6 @@ impl<B: Polytope> Posed<'_, B> {
     }
 }
 
-/// Gregorius's `IsMinkowskiFace`: do the Gauss arcs `a→b` (of an edge of A)
-/// and `c→d` (of an edge of B, negated normals) cross? `bxa = b × a`,
-/// `dxc = d × c`.
-#[inline]
-fn minkowski_face(a: Vec3, b: Vec3, bxa: Vec3, c: Vec3, d: Vec3, dxc: Vec3) -> bool {
-    let cba = c.dot(bxa);
-    let dba = d.dot(bxa);
-    let adc = a.dot(dxc);
-    let bdc = b.dot(dxc);
-    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
-}
-
 /// Closest points of segments `p1 q1` and `p2 q2`: `(s, t, clamped)`.
 fn closest_params(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (f32, f32) {
     let d1 = q1 - p1;
@@ -627,6 +616,11 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     for f in 0..ha.face_count() {
         let n = ha.face_normal(f);
         let sep = -pb.support_value(-n) - ha.face_offset(f);
+        // a separating axis beyond the margin settles the pair (and the
+        // result, empty, does not depend on which axis was found first)
+        if !(sep <= margin) {
+            return Manifold::EMPTY;
+        }
         if sep > best_a.1 {
             best_a = (f, sep);
         }
@@ -638,6 +632,9 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     for g in 0..b.face_count() {
         let m = pb.normal(g);
         let sep = -Polytope::support_value(ha, -m) - pb.offset(g);
+        if !(sep <= margin) {
+            return Manifold::EMPTY;
+        }
         if sep > best_b.1 {
             best_b = (g, sep);
         }
@@ -662,13 +659,12 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     // other's best plane are culled (a thin slab for resting contacts).
     let (na_best, da_best) = (ha.face_normal(best_a.0), ha.face_offset(best_a.0));
     let (nb_best, db_best) = (pb.normal(best_b.0), pb.offset(best_b.0));
-    CLIP.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (_, _, b_edge_data, _) = &mut *cell;
-        // B's edges near A: start, end, negated face normals, their cross
-        b_edge_data.clear();
-        let mut b_list: [u8; 256] = [0; 256];
-        let mut nb_list = 0;
+    EDGES.with(|cell| {
+        let mut soa = cell.borrow_mut();
+        // B's edges near A, SoA: negated face normals c, d, their cross d × c
+        // (= n1 × n0), midpoint, half length + reach; padded to the lane
+        // width with an edge whose radius is -inf (never passes)
+        soa.clear();
         for (k, e) in b_edges.iter().enumerate() {
             let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
             if (na_best.dot(p) - da_best).min(na_best.dot(q) - da_best) > reach {
@@ -677,25 +673,15 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
             let mid = (p + q) * 0.5;
             let half = (q - p).length() * 0.5;
             if (mid - ca).length() <= ha.bounding_radius() + half + reach {
-                b_list[nb_list] = k as u8;
-                nb_list += 1;
                 let c = -pb.normal(e.faces[0] as usize);
                 let d = -pb.normal(e.faces[1] as usize);
-                // (-n1) × (-n0) = n1 × n0; then the midpoint and half length + reach
-                b_edge_data.extend_from_slice(&[
-                    p,
-                    q,
-                    c,
-                    d,
-                    pb.rel.dir(b.edge_cross(k)),
-                    mid,
-                    Vec3::splat(half + reach),
-                ]);
+                soa.push(k as u8, [c, d, pb.rel.dir(b.edge_cross(k)), mid], half + reach, p, q);
             }
         }
-        if nb_list == 0 {
+        if soa.ids.is_empty() {
             return;
         }
+        soa.pad::<EdgeLane>();
         for (ka, e) in a_edges.iter().enumerate() {
             let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
             if (nb_best.dot(p) - db_best).min(nb_best.dot(q) - db_best) > reach {
@@ -710,30 +696,31 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
             let nb = ha.face_normal(e.faces[1] as usize);
             let bxa = ha.edge_cross(ka);
             let ea = q - p;
-            for (j, d) in b_edge_data.chunks_exact(7).enumerate() {
-                // the witness points are within `reach`: edge spheres apart
-                let r = half + d[6].x;
-                if (d[5] - mid).length_squared() > r * r {
-                    continue;
+            let mut j0 = 0;
+            while j0 < soa.len {
+                let hits = soa.candidates::<EdgeLane>(j0, na, nb, bxa, mid, half);
+                let mut bits = hits;
+                while bits != 0 {
+                    let j = j0 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let (bp, bq) = soa.ends[j];
+                    let eb = bq - bp;
+                    let l = ea.cross(eb);
+                    let len = l.length();
+                    // parallel edges: their axis is a face normal's
+                    if !(len > 1e-5 * ea.length() * eb.length()) {
+                        continue;
+                    }
+                    let mut l = l / len;
+                    if l.dot(p - ca) < 0.0 {
+                        l = -l;
+                    }
+                    let sep = l.dot(bp - p);
+                    if sep > best_e.2 {
+                        best_e = (ka, soa.ids[j] as usize, sep, l);
+                    }
                 }
-                if !minkowski_face(na, nb, bxa, d[2], d[3], d[4]) {
-                    continue;
-                }
-                let eb = d[1] - d[0];
-                let l = ea.cross(eb);
-                let len = l.length();
-                // parallel edges: their axis is a face normal's
-                if !(len > 1e-5 * ea.length() * eb.length()) {
-                    continue;
-                }
-                let mut l = l / len;
-                if l.dot(p - ca) < 0.0 {
-                    l = -l;
-                }
-                let sep = l.dot(d[0] - p);
-                if sep > best_e.2 {
-                    best_e = (ka, b_list[j] as usize, sep, l);
-                }
+                j0 += EdgeLane::WIDTH;
             }
         }
     });
@@ -781,6 +768,97 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
         return closest_pair(a, ha, &pb, margin);
     }
     m
+}
+
+/// The lane type of the edge-pair loop.
+type EdgeLane = wide::f32x8;
+
+/// B's candidate edges for the edge queries, in structure-of-arrays form so
+/// the edge-sphere test and Gregorius's Gauss-map test run `L::WIDTH` edges
+/// of B at a time against one edge of A (the same float operations as the
+/// scalar test, so the same decisions).
+#[derive(Default)]
+struct EdgeSoa {
+    /// `[c.x, c.y, c.z, d.x, …, mid.z]`: 12 arrays of `cap` entries.
+    cols: [Vec<f32>; 12],
+    /// Half length + reach (`-inf` in padding).
+    radius: Vec<f32>,
+    ids: Vec<u8>,
+    ends: Vec<(Vec3, Vec3)>,
+    len: usize,
+}
+
+impl EdgeSoa {
+    fn clear(&mut self) {
+        for c in &mut self.cols {
+            c.clear();
+        }
+        self.radius.clear();
+        self.ids.clear();
+        self.ends.clear();
+        self.len = 0;
+    }
+
+    fn push(&mut self, id: u8, v: [Vec3; 4], radius: f32, p: Vec3, q: Vec3) {
+        for (k, x) in v.iter().enumerate() {
+            self.cols[3 * k].push(x.x);
+            self.cols[3 * k + 1].push(x.y);
+            self.cols[3 * k + 2].push(x.z);
+        }
+        self.radius.push(radius);
+        self.ids.push(id);
+        self.ends.push((p, q));
+        self.len += 1;
+    }
+
+    fn pad<L: Lane>(&mut self) {
+        while self.radius.len() % L::WIDTH != 0 {
+            for c in &mut self.cols {
+                c.push(0.0);
+            }
+            self.radius.push(f32::NEG_INFINITY);
+        }
+    }
+
+    #[inline(always)]
+    fn v3<L: Lane>(&self, col: usize, j: usize) -> V3<L> {
+        V3::new(
+            L::load(&self.cols[col][j..]),
+            L::load(&self.cols[col + 1][j..]),
+            L::load(&self.cols[col + 2][j..]),
+        )
+    }
+
+    /// Bit `i` set when B's edge `j + i` passes the sphere test and forms a
+    /// Minkowski face with A's edge (arc `a → b`, `bxa`, midpoint, half length).
+    #[inline(always)]
+    fn candidates<L: Lane>(
+        &self,
+        j: usize,
+        a: Vec3,
+        b: Vec3,
+        bxa: Vec3,
+        mid: Vec3,
+        half: f32,
+    ) -> u64 {
+        let splat = |v: Vec3| V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z));
+        let m = self.v3::<L>(9, j) - splat(mid);
+        let r = L::splat(half) + L::load(&self.radius[j..]);
+        let near = m.dot(m).le(r * r);
+        let (c, d, dxc) = (self.v3::<L>(0, j), self.v3::<L>(3, j), self.v3::<L>(6, j));
+        let bxa = splat(bxa);
+        let cba = c.dot(bxa);
+        let dba = d.dot(bxa);
+        let adc = splat(a).dot(dxc);
+        let bdc = splat(b).dot(dxc);
+        let zero = L::splat(0.0);
+        let face = (cba * dba).lt(zero) & (adc * bdc).lt(zero) & (cba * bdc).gt(zero);
+        (near & face).bits()
+    }
+}
+
+thread_local! {
+    static EDGES: std::cell::RefCell<EdgeSoa> = std::cell::RefCell::new(EdgeSoa::default());
 }
 
 /// The axis kinds of [`hull_polytope`].
