@@ -450,6 +450,9 @@ pub fn contact_scene(
     (colliders, pairs)
 }
 
+/// Hulls and pairs `(hull A, pose A, hull B, pose B)` of [`hull_pairs`].
+pub type HullPairs = (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>);
+
 /// A placement of a [`ConvexHull`](crate::contact::ConvexHull) in the hull
 /// workloads: world centre and rotation axes (see
 /// [`PlacedHull`](crate::contact::PlacedHull)).
@@ -490,12 +493,7 @@ pub fn random_hull(r: &mut SplitMix, points: usize) -> crate::contact::ConvexHul
 /// indices with poses, B's centre at `0.3–1.1 ×` the sum of the bounding
 /// radii from A's in a random direction (about two thirds of the pairs
 /// touch).
-pub fn hull_pairs(
-    n: usize,
-    pool: usize,
-    max_points: usize,
-    seed: u64,
-) -> (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>) {
+pub fn hull_pairs(n: usize, pool: usize, max_points: usize, seed: u64) -> HullPairs {
     let mut r = SplitMix(seed);
     let hulls: Vec<_> = (0..pool)
         .map(|_| {
@@ -562,12 +560,7 @@ pub fn hull_box_pairs(
 /// along a random direction `u` from A at a gap along `u` drawn from
 /// `[-0.02, 0.05]` (penetrating up to 0.02 or hovering within the 0.05
 /// margin), so the contacts are shallow.
-pub fn resting_hull_pairs(
-    n: usize,
-    pool: usize,
-    max_points: usize,
-    seed: u64,
-) -> (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>) {
+pub fn resting_hull_pairs(n: usize, pool: usize, max_points: usize, seed: u64) -> HullPairs {
     let (hulls, mut pairs) = hull_pairs(n, pool, max_points, seed);
     let mut r = SplitMix(seed ^ 0x5eed);
     for (ia, pa, ib, pb) in pairs.iter_mut() {

@@ -17,7 +17,7 @@ use widephase::contact::{
     HullPartner, Manifold, PlacedHull, HULL_MAX_VERTICES,
 };
 use widephase::overlap::OBB_EDGE_AXIS_BIAS;
-use widephase::workload::{hull_box_pairs, hull_pairs, random_hull, HullPose, SplitMix};
+use widephase::workload::{hull_box_pairs, hull_pairs, random_hull, HullPairs, HullPose, SplitMix};
 use widephase::{Capsule, Obb, Sphere, Vec3};
 
 #[path = "common/contact64.rs"]
@@ -211,6 +211,7 @@ struct Tally {
 
 /// The checks every polytope pair gets (see the file docs). `bsd` is B's
 /// signed distance, `reference` the f64 depth of [`reference_depth`].
+#[allow(clippy::too_many_arguments)]
 fn check_polytope_pair(
     label: &str,
     m: &Manifold,
@@ -703,12 +704,12 @@ fn invalid_poses_give_no_contact() {
 
 // ------------------------------------------------------------ batches
 
-fn batch() -> (Vec<ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>) {
+fn batch() -> HullPairs {
     hull_pairs(3000, 32, 32, 41)
 }
 
 fn bits(ms: &[Manifold]) -> Vec<u32> {
-    ms.iter().flat_map(|m| bytemuck_bits(m)).collect()
+    ms.iter().flat_map(bytemuck_bits).collect()
 }
 
 fn bytemuck_bits(m: &Manifold) -> Vec<u32> {

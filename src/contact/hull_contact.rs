@@ -82,6 +82,9 @@
 //! # Invalid input
 //! NaN or infinite poses, shapes or margin give no contact (`count == 0`).
 
+// `!(x <= y)` is meant: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::box_box::FACE_AXIS_ABS_TOL;
 use super::hull::{ConvexHull, HullEdge};
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
@@ -128,7 +131,7 @@ impl<'a> PlacedHull<'a> {
     }
 
     #[inline]
-    fn to_local(&self, p: Vec3) -> Vec3 {
+    fn local_point(&self, p: Vec3) -> Vec3 {
         let t = p - self.center;
         Vec3::new(t.dot(self.axes[0]), t.dot(self.axes[1]), t.dot(self.axes[2]))
     }
@@ -361,7 +364,10 @@ struct Relative {
 impl Relative {
     fn new(a: &PlacedHull, b_center: Vec3, b_axes: &[Vec3; 3]) -> Self {
         let col = |v: Vec3| Vec3::new(v.dot(a.axes[0]), v.dot(a.axes[1]), v.dot(a.axes[2]));
-        Relative { cols: [col(b_axes[0]), col(b_axes[1]), col(b_axes[2])], t: a.to_local(b_center) }
+        Relative {
+            cols: [col(b_axes[0]), col(b_axes[1]), col(b_axes[2])],
+            t: a.local_point(b_center),
+        }
     }
     /// A direction of B's frame in A's frame.
     #[inline]
@@ -602,8 +608,12 @@ fn clip_polygon(
     }
 }
 
+/// Per-thread scratch of the clipping: polygon, its next version, the
+/// reference polygon, the candidates.
+type ClipScratch = (Vec<ClipVertex>, Vec<ClipVertex>, Vec<Vec3>, Vec<Cand>);
+
 thread_local! {
-    static CLIP: std::cell::RefCell<(Vec<ClipVertex>, Vec<ClipVertex>, Vec<Vec3>, Vec<Cand>)> =
+    static CLIP: std::cell::RefCell<ClipScratch> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new())) };
 }
 
@@ -812,7 +822,7 @@ impl EdgeSoa {
     }
 
     fn pad<L: Lane>(&mut self) {
-        while self.radius.len() % L::WIDTH != 0 {
+        while !self.radius.len().is_multiple_of(L::WIDTH) {
             for c in &mut self.cols {
                 c.push(0.0);
             }
@@ -1223,7 +1233,7 @@ pub fn hull_sphere(a: &PlacedHull, b: &Sphere, margin: f32) -> Manifold {
         return Manifold::EMPTY;
     }
     let ha = a.hull;
-    let c = a.to_local(b.center);
+    let c = a.local_point(b.center);
     let r = b.radius;
     let (f, h) = deepest_face(ha, c);
     if h > r + margin {
@@ -1259,8 +1269,8 @@ pub fn hull_capsule(a: &PlacedHull, b: &Capsule, margin: f32) -> Manifold {
         return Manifold::EMPTY;
     }
     let ha = a.hull;
-    let p0 = a.to_local(b.a);
-    let p1 = a.to_local(b.b);
+    let p0 = a.local_point(b.a);
+    let p1 = a.local_point(b.b);
     let r = b.radius;
     let seg = p1 - p0;
     let u = seg.try_normalize();
