@@ -1126,10 +1126,25 @@ fn closest_pair<B: Polytope>(
             }
         }
     }
+    // edge pairs: only those whose bounding spheres are within the margin
+    // (a pair farther apart cannot be a closest pair the margin keeps)
+    let b_edges: Vec<(Vec3, Vec3, Vec3, f32)> = pb
+        .poly
+        .edges()
+        .iter()
+        .map(|e| {
+            let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
+            (p, q, (p + q) * 0.5, (q - p).length() * 0.5 + margin)
+        })
+        .collect();
     for (ka, e1) in ha.edges().iter().enumerate() {
         let (p1, q1) = (ha.vertices()[e1.a as usize], ha.vertices()[e1.b as usize]);
-        for (kb, e2) in pb.poly.edges().iter().enumerate() {
-            let (p2, q2) = (pb.vertex(e2.a as usize), pb.vertex(e2.b as usize));
+        let (mid, half) = ((p1 + q1) * 0.5, (q1 - p1).length() * 0.5);
+        for (kb, &(p2, q2, mid2, reach2)) in b_edges.iter().enumerate() {
+            let r = half + reach2;
+            if (mid2 - mid).length_squared() > r * r {
+                continue;
+            }
             let (s, t) = closest_params(p1, q1, p2, q2);
             let x = p1 + (q1 - p1) * s;
             let y = p2 + (q2 - p2) * t;
