@@ -16,7 +16,7 @@
 //! once, a face plane is moved into the other shape's frame instead of
 //! moving every vertex). The box is a polytope with the unit cube's
 //! topology and analytic support, so hull–box and hull–hull share one code
-//! path ([`Polytope`]).
+//! path (the private `Polytope` trait).
 //! 1. *Face queries*: for each face of A the separation of B's support
 //!    point along `-n`, and the same for B's faces; the largest is the best
 //!    face axis. If it exceeds the margin the pair has no contact.
