@@ -516,3 +516,133 @@ pub fn contact_scene(
     });
     (colliders, pairs)
 }
+
+/// Hulls and pairs `(hull A, pose A, hull B, pose B)` of [`hull_pairs`].
+pub type HullPairs = (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose, usize, HullPose)>);
+
+/// A placement of a [`ConvexHull`](crate::contact::ConvexHull) in the hull
+/// workloads: world centre and rotation axes (see
+/// [`PlacedHull`](crate::contact::PlacedHull)).
+#[derive(Clone, Copy, Debug)]
+pub struct HullPose {
+    /// World position of the hull's local origin.
+    pub center: Vec3,
+    /// Orthonormal rotation columns.
+    pub axes: [Vec3; 3],
+}
+
+/// A hull of `points` random points on an ellipsoid with semi-axes
+/// 0.3–1 (jittered radially by up to 5 %), so the hull has close to
+/// `points` vertices (at most `points`).
+pub fn random_hull(r: &mut SplitMix, points: usize) -> crate::contact::ConvexHull {
+    let semi = r.p(0.3, 1.0);
+    loop {
+        let pts: Vec<Vec3> = (0..points)
+            .map(|_| {
+                let d = loop {
+                    let v = r.p(-1.0, 1.0);
+                    let l = v.length();
+                    if l > 0.1 && l <= 1.0 {
+                        break v / l;
+                    }
+                };
+                d.mul_elem(semi) * (0.95 + 0.05 * r.f())
+            })
+            .collect();
+        if let Ok(h) = crate::contact::ConvexHull::new(&pts) {
+            return h;
+        }
+    }
+}
+
+/// Hull pairs for the hull benches and tests: a pool of `pool` random hulls
+/// ([`random_hull`] with 8 to `max_points` points), and `n` pairs of pool
+/// indices with poses, B's centre at `0.3–1.1 ×` the sum of the bounding
+/// radii from A's in a random direction (about two thirds of the pairs
+/// touch).
+pub fn hull_pairs(n: usize, pool: usize, max_points: usize, seed: u64) -> HullPairs {
+    let mut r = SplitMix(seed);
+    let hulls: Vec<_> = (0..pool)
+        .map(|_| {
+            let k = 8 + (r.next_u64() % (max_points.max(8) - 7) as u64) as usize;
+            random_hull(&mut r, k)
+        })
+        .collect();
+    let pairs = (0..n)
+        .map(|_| {
+            let ia = (r.next_u64() % pool as u64) as usize;
+            let ib = (r.next_u64() % pool as u64) as usize;
+            let reach = hulls[ia].bounding_radius() + hulls[ib].bounding_radius();
+            let (pa, pb) = near_poses(&mut r, reach);
+            (ia, pa, ib, pb)
+        })
+        .collect();
+    (hulls, pairs)
+}
+
+/// Two poses whose centres are `0.3–1.1 × reach` apart.
+fn near_poses(r: &mut SplitMix, reach: f32) -> (HullPose, HullPose) {
+    let ca = r.p(-50.0, 50.0);
+    let dir = loop {
+        let v = r.p(-1.0, 1.0);
+        if let Some(d) = v.try_normalize() {
+            break d;
+        }
+    };
+    let cb = ca + dir * (reach * (0.3 + 0.8 * r.f()));
+    (
+        HullPose { center: ca, axes: random_rotation(r) },
+        HullPose { center: cb, axes: random_rotation(r) },
+    )
+}
+
+/// Hull–box pairs: as [`hull_pairs`] with B a box of half extents 0.2–0.8.
+pub fn hull_box_pairs(
+    n: usize,
+    pool: usize,
+    max_points: usize,
+    seed: u64,
+) -> (Vec<crate::contact::ConvexHull>, Vec<(usize, HullPose)>, Vec<crate::Obb>) {
+    let mut r = SplitMix(seed);
+    let hulls: Vec<_> = (0..pool)
+        .map(|_| {
+            let k = 8 + (r.next_u64() % (max_points.max(8) - 7) as u64) as usize;
+            random_hull(&mut r, k)
+        })
+        .collect();
+    let mut a = Vec::with_capacity(n);
+    let mut b = Vec::with_capacity(n);
+    for _ in 0..n {
+        let ia = (r.next_u64() % pool as u64) as usize;
+        let half = r.p(0.2, 0.8);
+        let reach = hulls[ia].bounding_radius() + half.length();
+        let (pa, pb) = near_poses(&mut r, reach);
+        a.push((ia, pa));
+        b.push(crate::Obb::new(pb.center, pb.axes, half));
+    }
+    (hulls, a, b)
+}
+
+/// Resting hull pairs, as in a pile: like [`hull_pairs`], but B is placed
+/// along a random direction `u` from A at a gap along `u` drawn from
+/// `[-0.02, 0.05]` (penetrating up to 0.02 or hovering within the 0.05
+/// margin), so the contacts are shallow.
+pub fn resting_hull_pairs(n: usize, pool: usize, max_points: usize, seed: u64) -> HullPairs {
+    let (hulls, mut pairs) = hull_pairs(n, pool, max_points, seed);
+    let mut r = SplitMix(seed ^ 0x5eed);
+    for (ia, pa, ib, pb) in pairs.iter_mut() {
+        let u = loop {
+            if let Some(d) = r.p(-1.0, 1.0).try_normalize() {
+                break d;
+            }
+        };
+        let local =
+            |axes: &[Vec3; 3], d: Vec3| Vec3::new(d.dot(axes[0]), d.dot(axes[1]), d.dot(axes[2]));
+        // extents from each hull's local origin along u (A) and -u (B)
+        let ha = hulls[*ia].support(local(&pa.axes, u)).1;
+        let hb = hulls[*ib].support(local(&pb.axes, -u)).1;
+        let gap = -0.02 + 0.07 * r.f();
+        pb.center = pa.center + u * (ha + hb + gap);
+    }
+    (hulls, pairs)
+}

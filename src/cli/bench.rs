@@ -507,6 +507,57 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
     Ok(())
 }
 
+/// Convex hull contacts ([`widephase::contact::hull_contacts`]): rows
+/// `contact_hull_hull` (`workload::hull_pairs(4096, 64, 32, 81)`: hulls of
+/// 8–32 points) and `contact_hull_box` (`workload::hull_box_pairs(4096, 64,
+/// 32, 83)`), `scalar` on one thread and `par` on every rayon thread (the
+/// testers are scalar per pair; the batch is split over threads). Both
+/// variants must give the same manifolds.
+fn bench_contact_hull(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
+    use widephase::contact::{hull_contacts, HullPartner, PlacedHull};
+    const MARGIN: f32 = 0.05;
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    let (hulls, pairs) = widephase::workload::hull_pairs(4096, 64, 32, 81);
+    let place =
+        |i: usize, p: widephase::workload::HullPose| PlacedHull::new(&hulls[i], p.center, p.axes);
+    let hh_a: Vec<PlacedHull> = pairs.iter().map(|&(i, p, _, _)| place(i, p)).collect();
+    let hh_b: Vec<HullPartner> =
+        pairs.iter().map(|&(_, _, j, q)| HullPartner::Hull(place(j, q))).collect();
+    let (bhulls, ba, boxes) = widephase::workload::hull_box_pairs(4096, 64, 32, 83);
+    let hb_a: Vec<PlacedHull> =
+        ba.iter().map(|&(i, p)| PlacedHull::new(&bhulls[i], p.center, p.axes)).collect();
+    let hb_b: Vec<HullPartner> = boxes.iter().map(|&b| HullPartner::Box(b)).collect();
+    let idx: Vec<(u32, u32)> = (0..4096u32).map(|i| (i, i)).collect();
+    for (name, a, b) in [("contact_hull_hull", &hh_a, &hh_b), ("contact_hull_box", &hb_a, &hb_b)] {
+        let go = || -> (f64, Vec<widephase::contact::Manifold>) {
+            let mut out = hull_contacts(black_box(a), b, &idx, MARGIN);
+            let inner = 4;
+            let t = best_time(reps, || {
+                for _ in 0..inner {
+                    out = hull_contacts(black_box(a), b, &idx, MARGIN);
+                }
+            });
+            (t / inner as f64, out)
+        };
+        let res = [("scalar", 1, one.install(go)), ("par", rayon::current_num_threads(), go())];
+        for (variant, threads, (t, out)) in &res {
+            if *out != res[0].2 .1 {
+                return Err(format!("{name}: {variant} manifolds differ from one thread"));
+            }
+            rows.push(Row {
+                kernel: name.into(),
+                variant,
+                threads: *threads,
+                n: idx.len(),
+                items_per_s: idx.len() as f64 / t,
+                roofline_items_per_s: f64::NAN,
+                hits: out.iter().filter(|m| m.count > 0.0).count(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The kernel groups `--filter` selects from (by substring).
 pub const KERNEL_GROUPS: [&str; 12] = [
     "triangle_aabb",
@@ -648,6 +699,7 @@ pub fn run(opt: BenchOptions) -> CliResult {
         bench_contact::<cp::BoxTriangle>(&mut rows, reps, 57)?;
         bench_contact_pipeline(&mut rows, reps)?;
         bench_contact_persistent(&mut rows, reps)?;
+        bench_contact_hull(&mut rows, reps)?;
     }
 
     if opt.json {

@@ -3,8 +3,9 @@
 //! triangles ([`contacts`]), and for spheres, capsules and boxes against
 //! static triangle meshes searched through their BVH ([`mesh_contacts`],
 //! one manifold per triangle touched, ghost contacts of internal edges
-//! dropped; see [`mesh`]), and persistent manifolds kept from frame to frame
-//! for warm starting ([`NarrowPhase`]).
+//! dropped; see [`mesh`]), for convex hulls ([`ConvexHull`],
+//! [`hull_contacts`]; see [`hull_contact`]), and persistent manifolds kept
+//! from frame to frame for warm starting ([`NarrowPhase`]).
 //!
 //! Every tester is written once over [`Lane`] like the rest of the crate:
 //! `f32` is the scalar tester, `f32x4`/`f32x8`/`f32x16` test 4/8/16 pairs at
@@ -62,6 +63,8 @@ mod capsule_box;
 mod capsule_capsule;
 mod capsule_triangle;
 mod closest_pair;
+pub mod hull;
+pub mod hull_contact;
 pub mod internal_edges;
 pub mod mesh;
 pub mod narrow_phase;
@@ -77,6 +80,10 @@ pub use box_triangle::box_triangle;
 pub use capsule_box::{capsule_box, CAPSULE_FACE_ID_BASE};
 pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
+pub use hull::{ConvexHull, HullEdge, HullError, HULL_MAX_VERTICES};
+pub use hull_contact::{
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, HullPartner, PlacedHull,
+};
 pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
 pub use narrow_phase::NarrowPhase;
 pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};

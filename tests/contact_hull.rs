@@ -1,0 +1,796 @@
+//! Convex hulls: construction (topology, validation) and contacts of a hull
+//! against spheres, capsules, boxes and hulls.
+//!
+//! Analytic cases with known depths and normals; seeded random pairs (10k+
+//! per type) checked against an f64 reference (brute-force SAT over every
+//! face normal and edge–edge cross axis for penetration, brute-force closest
+//! pairs for the distance): presence, every point within `1e-4·scale` of
+//! B's surface and `point + depth·normal` within it of A's, the deepest
+//! depth equal to the reference penetration (up to the face bias) or minus
+//! the distance; a hull built from a box's corners against the box–box
+//! tester; degenerate inputs; determinism across thread counts and pair
+//! orders; feature-id stability.
+
+use widephase::contact::box_box::box_box;
+use widephase::contact::{
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, ConvexHull, HullError,
+    HullPartner, Manifold, PlacedHull, HULL_MAX_VERTICES,
+};
+use widephase::overlap::OBB_EDGE_AXIS_BIAS;
+use widephase::workload::{hull_box_pairs, hull_pairs, random_hull, HullPairs, HullPose, SplitMix};
+use widephase::{Capsule, Obb, Sphere, Vec3};
+
+#[path = "common/contact64.rs"]
+mod contact64;
+use contact64::*;
+
+// ------------------------------------------------------------ f64 polytopes
+
+/// A convex polytope in world space (f64): vertices, faces (vertex indices,
+/// counter-clockwise from outside) with planes, edges.
+struct Poly {
+    v: Vec<D3>,
+    faces: Vec<Vec<usize>>,
+    n: Vec<D3>,
+    d: Vec<f64>,
+    e: Vec<(usize, usize)>,
+}
+
+impl Poly {
+    fn new(v: Vec<D3>, faces: Vec<Vec<usize>>, e: Vec<(usize, usize)>) -> Poly {
+        let mut n = Vec::new();
+        let mut d = Vec::new();
+        for f in &faces {
+            // Newell normal
+            let mut s = [0.0; 3];
+            for k in 0..f.len() {
+                let (a, b) = (v[f[k]], v[f[(k + 1) % f.len()]]);
+                s[0] += (a[1] - b[1]) * (a[2] + b[2]);
+                s[1] += (a[2] - b[2]) * (a[0] + b[0]);
+                s[2] += (a[0] - b[0]) * (a[1] + b[1]);
+            }
+            let l = norm(s);
+            let u = [s[0] / l, s[1] / l, s[2] / l];
+            n.push(u);
+            d.push(f.iter().map(|&i| dot(u, v[i])).fold(f64::MIN, f64::max));
+        }
+        Poly { v, faces, n, d, e }
+    }
+
+    fn of_hull(h: &ConvexHull, c: Vec3, axes: [Vec3; 3]) -> Poly {
+        let v = h
+            .vertices()
+            .iter()
+            .map(|p| {
+                let mut w = d3(c);
+                w = add_s(w, d3(axes[0]), p.x as f64);
+                w = add_s(w, d3(axes[1]), p.y as f64);
+                add_s(w, d3(axes[2]), p.z as f64)
+            })
+            .collect();
+        let faces = (0..h.face_count())
+            .map(|f| h.face_vertices(f).iter().map(|&i| i as usize).collect())
+            .collect();
+        let e = h.edges().iter().map(|e| (e.a as usize, e.b as usize)).collect();
+        Poly::new(v, faces, e)
+    }
+
+    fn of_placed(p: &PlacedHull) -> Poly {
+        Poly::of_hull(p.hull, p.center, p.axes)
+    }
+
+    fn of_box(b: &Obb) -> Poly {
+        let cube = ConvexHull::new(&cube_points(Vec3::splat(1.0))).unwrap();
+        let v = cube
+            .vertices()
+            .iter()
+            .map(|p| {
+                let mut w = d3(b.center);
+                w = add_s(w, d3(b.axes[0]), (p.x * b.half.x) as f64);
+                w = add_s(w, d3(b.axes[1]), (p.y * b.half.y) as f64);
+                add_s(w, d3(b.axes[2]), (p.z * b.half.z) as f64)
+            })
+            .collect();
+        let faces =
+            (0..6).map(|f| cube.face_vertices(f).iter().map(|&i| i as usize).collect()).collect();
+        let e = cube.edges().iter().map(|e| (e.a as usize, e.b as usize)).collect();
+        Poly::new(v, faces, e)
+    }
+
+    fn range(&self, l: D3) -> (f64, f64) {
+        self.v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| {
+            let x = dot(p, l);
+            (lo.min(x), hi.max(x))
+        })
+    }
+
+    fn inside_face(&self, f: usize, p: D3) -> bool {
+        let fv = &self.faces[f];
+        (0..fv.len()).all(|k| {
+            let (a, b) = (self.v[fv[k]], self.v[fv[(k + 1) % fv.len()]]);
+            dot(cross(sub(b, a), self.n[f]), sub(p, a)) <= 0.0
+        })
+    }
+
+    /// Signed distance of `p` (negative inside).
+    fn sd(&self, p: D3) -> f64 {
+        let h = (0..self.n.len()).map(|f| dot(self.n[f], p) - self.d[f]).fold(f64::MIN, f64::max);
+        if h <= 0.0 {
+            return h;
+        }
+        let mut best = f64::INFINITY;
+        for f in 0..self.n.len() {
+            let hf = dot(self.n[f], p) - self.d[f];
+            if hf >= 0.0 && self.inside_face(f, add_s(p, self.n[f], -hf)) {
+                best = best.min(hf);
+            }
+        }
+        for &(a, b) in &self.e {
+            best = best.min(seg_seg_dist(self.v[a], self.v[b], p, p));
+        }
+        best
+    }
+}
+
+fn cube_points(h: Vec3) -> Vec<Vec3> {
+    (0..8)
+        .map(|i| {
+            let s = |b: usize| if (i >> b) & 1 == 1 { 1.0 } else { -1.0 };
+            Vec3::new(s(0) * h.x, s(1) * h.y, s(2) * h.z)
+        })
+        .collect()
+}
+
+/// Least overlap over every face normal and edge–edge cross axis (f64):
+/// the penetration depth when positive, a separation when negative.
+fn sat_overlap(a: &Poly, b: &Poly) -> f64 {
+    let mut best = f64::INFINITY;
+    let mut axis = |l: D3| {
+        let len = norm(l);
+        if len < 1e-9 {
+            return;
+        }
+        let (la, ha) = a.range(l);
+        let (lb, hb) = b.range(l);
+        best = best.min((ha - lb).min(hb - la) / len);
+    };
+    for &n in a.n.iter().chain(&b.n) {
+        axis(n);
+    }
+    for &(p, q) in &a.e {
+        let ea = sub(a.v[q], a.v[p]);
+        for &(r, s) in &b.e {
+            axis(cross(ea, sub(b.v[s], b.v[r])));
+        }
+    }
+    best
+}
+
+/// Distance of disjoint polytopes (f64): vertex against the other shape, or
+/// edge against edge.
+fn poly_distance(a: &Poly, b: &Poly) -> f64 {
+    let mut d = f64::INFINITY;
+    for &p in &a.v {
+        d = d.min(b.sd(p));
+    }
+    for &p in &b.v {
+        d = d.min(a.sd(p));
+    }
+    for &(p, q) in &a.e {
+        for &(r, s) in &b.e {
+            d = d.min(seg_seg_dist(a.v[p], a.v[q], b.v[r], b.v[s]));
+        }
+    }
+    d
+}
+
+/// `+` penetration depth or `-` distance of two polytopes.
+fn reference_depth(a: &Poly, b: &Poly) -> f64 {
+    let o = sat_overlap(a, b);
+    if o >= 0.0 {
+        o
+    } else {
+        -poly_distance(a, b)
+    }
+}
+
+fn place(h: &ConvexHull, p: HullPose) -> PlacedHull<'_> {
+    PlacedHull::new(h, p.center, p.axes)
+}
+
+fn scale_of(a: &PlacedHull, extra: f32) -> f64 {
+    (norm(d3(a.center)).max(1.0)).max((a.hull.bounding_radius() + extra) as f64)
+}
+
+#[derive(Default)]
+struct Tally {
+    pairs: usize,
+    contacts: usize,
+    points: usize,
+}
+
+/// The checks every polytope pair gets (see the file docs). `bsd` is B's
+/// signed distance, `reference` the f64 depth of [`reference_depth`].
+#[allow(clippy::too_many_arguments)]
+fn check_polytope_pair(
+    label: &str,
+    m: &Manifold,
+    pa: &Poly,
+    bsd: &dyn Fn(D3) -> f64,
+    reference: f64,
+    margin: f64,
+    scale: f64,
+    t: &mut Tally,
+) {
+    let tol = 1e-4 * scale;
+    t.pairs += 1;
+    let count = m.contacts().len();
+    if reference >= -margin + tol {
+        assert!(count > 0, "{label}: missed contact, reference depth {reference}");
+    }
+    if count == 0 {
+        return;
+    }
+    t.contacts += 1;
+    assert!(
+        reference >= -margin - tol,
+        "{label}: contact beyond the margin, reference depth {reference}: {m:?}"
+    );
+    let n = d3(m.normal);
+    assert!((norm(n) - 1.0).abs() < 1e-5, "{label}: normal not unit {m:?}");
+    for p in m.contacts() {
+        t.points += 1;
+        let q = d3(p.position);
+        assert!(bsd(q).abs() <= tol, "{label}: point off B by {}: {m:?}", bsd(q));
+        let on_a = add_s(q, n, p.depth as f64);
+        assert!(
+            pa.sd(on_a).abs() <= tol,
+            "{label}: point + depth·n off A by {}: {m:?}",
+            pa.sd(on_a)
+        );
+        assert!(p.depth as f64 >= -margin - tol, "{label}: depth below -margin {m:?}");
+    }
+    let deepest = m.max_depth().unwrap() as f64;
+    if reference >= 0.0 {
+        // the chosen axis: at least the least overlap, at most the face bias above it
+        assert!(
+            deepest >= reference - tol,
+            "{label}: depth {deepest} below the penetration {reference}"
+        );
+        let bias = OBB_EDGE_AXIS_BIAS as f64 * reference + 2.0 * tol;
+        assert!(
+            deepest <= reference + bias + 2.0 * tol,
+            "{label}: depth {deepest} above the penetration {reference}: {m:?}"
+        );
+    } else {
+        // speculative: minus the distance (never more negative)
+        assert!(
+            deepest >= reference - tol,
+            "{label}: speculative depth {deepest} beyond -distance {reference}"
+        );
+        assert!(
+            deepest <= reference + tol,
+            "{label}: speculative depth {deepest} above -distance {reference}"
+        );
+    }
+}
+
+const MARGIN: f32 = 0.05;
+
+// ------------------------------------------------------------ construction
+
+#[test]
+fn cube_topology_and_planes() {
+    let mut pts = cube_points(Vec3::new(1.0, 2.0, 3.0));
+    // interior, mid-face, mid-edge and duplicated points are not vertices
+    pts.extend([
+        Vec3::ZERO,
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(1.0, 2.0, 0.0),
+        pts[3],
+        Vec3::new(0.5, 2.0, -3.0),
+    ]);
+    let h = ConvexHull::new(&pts).unwrap();
+    assert_eq!(h.vertex_count(), 8);
+    assert_eq!(h.face_count(), 6);
+    assert_eq!(h.edges().len(), 12);
+    for f in 0..6 {
+        assert_eq!(h.face_vertices(f).len(), 4, "coplanar triangles merged into quads");
+        let n = h.face_normal(f);
+        assert_eq!(n.abs().max_element(), 1.0, "axis-aligned normal {n:?}");
+        for &v in h.face_vertices(f) {
+            assert_eq!(h.vertices()[v as usize].dot(n), h.face_offset(f));
+        }
+        for v in h.vertices() {
+            assert!(v.dot(n) <= h.face_offset(f));
+        }
+    }
+    for e in h.edges() {
+        assert_ne!(e.faces[0], e.faces[1]);
+        // faces[0] walks a -> b, faces[1] walks b -> a
+        let walks = |f: u8, a: u8, b: u8| {
+            let fv = h.face_vertices(f as usize);
+            (0..fv.len()).any(|k| fv[k] == a && fv[(k + 1) % fv.len()] == b)
+        };
+        assert!(walks(e.faces[0], e.a, e.b) && walks(e.faces[1], e.b, e.a));
+    }
+    for (k, d) in [(Vec3::new(1.0, 1.0, 1.0), 6.0), (Vec3::new(-1.0, 0.5, 0.0), 2.0)] {
+        let (i, s) = h.support(k);
+        assert_eq!(s, d);
+        assert_eq!(h.vertices()[i].dot(k), d);
+    }
+}
+
+#[test]
+fn random_hulls_are_consistent() {
+    let mut r = SplitMix(5);
+    for case in 0..300 {
+        let n = 4 + case % 60;
+        let h = random_hull(&mut r, n);
+        let (v, f, e) = (h.vertex_count(), h.face_count(), h.edges().len());
+        assert!(v <= n && v <= HULL_MAX_VERTICES);
+        assert_eq!(v + f, e + 2, "Euler");
+        for g in 0..f {
+            let n = h.face_normal(g);
+            assert!((n.length() - 1.0).abs() < 1e-6);
+            for p in h.vertices() {
+                assert!(p.dot(n) <= h.face_offset(g) + 1e-5, "vertex above face plane");
+            }
+        }
+        // every vertex is used by a face and is the support of some direction
+        for (i, p) in h.vertices().iter().enumerate() {
+            let dir = *p - h.centroid();
+            let (j, s) = h.support(dir);
+            assert!(s >= p.dot(dir) && (j == i || h.vertices()[j].dot(dir) == s));
+        }
+    }
+}
+
+#[test]
+fn invalid_inputs_are_errors() {
+    let cube = cube_points(Vec3::splat(1.0));
+    assert_eq!(ConvexHull::new(&cube[..3]), Err(HullError::TooFewPoints { count: 3 }));
+    let mut nan = cube.clone();
+    nan[5].y = f32::NAN;
+    assert_eq!(ConvexHull::new(&nan), Err(HullError::NonFinite { index: 5 }));
+    let mut inf = cube.clone();
+    inf[2].z = f32::INFINITY;
+    assert_eq!(ConvexHull::new(&inf), Err(HullError::NonFinite { index: 2 }));
+    assert_eq!(ConvexHull::new(&[Vec3::splat(2.0); 9]), Err(HullError::Coincident));
+    let line: Vec<Vec3> = (0..10).map(|i| Vec3::new(i as f32, 2.0 * i as f32, 1.0)).collect();
+    assert_eq!(ConvexHull::new(&line), Err(HullError::Collinear));
+    let plane: Vec<Vec3> =
+        (0..20).map(|i| Vec3::new((i % 5) as f32, (i / 5) as f32, 3.0)).collect();
+    assert_eq!(ConvexHull::new(&plane), Err(HullError::Coplanar));
+    // nearly flat: within the tolerance of a plane
+    let mut flat = plane.clone();
+    flat[7].z = 3.0 + 1e-7;
+    assert_eq!(ConvexHull::new(&flat), Err(HullError::Coplanar));
+    // too many vertices: 200 points on a sphere
+    let mut r = SplitMix(9);
+    let sphere: Vec<Vec3> = (0..200)
+        .map(|_| loop {
+            if let Some(d) = r.p(-1.0, 1.0).try_normalize() {
+                break d;
+            }
+        })
+        .collect();
+    match ConvexHull::new(&sphere) {
+        Err(HullError::TooManyVertices { count }) => assert!(count > HULL_MAX_VERTICES),
+        other => panic!("expected TooManyVertices, got {other:?}"),
+    }
+    // error messages name the problem
+    assert!(HullError::Coplanar.to_string().contains("coplanar"));
+    // random garbage never panics
+    let mut r = SplitMix(11);
+    for _ in 0..2000 {
+        let n = (r.next_u64() % 12) as usize;
+        let pts: Vec<Vec3> = (0..n)
+            .map(|_| {
+                let k = r.next_u64() % 8;
+                let p = r.p(-1.0, 1.0);
+                match k {
+                    0 => Vec3::new(p.x, p.y, 0.0),
+                    1 => p * 1e-30,
+                    2 => p * 1e30,
+                    3 => Vec3::new(p.x, p.x, p.x),
+                    _ => p,
+                }
+            })
+            .collect();
+        let _ = ConvexHull::new(&pts);
+    }
+}
+
+// ------------------------------------------------------------ analytic cases
+
+fn cube_hull(h: f32) -> ConvexHull {
+    ConvexHull::new(&cube_points(Vec3::splat(h))).unwrap()
+}
+
+#[test]
+fn stacked_cubes_face_contact() {
+    let c = cube_hull(0.5);
+    let a = PlacedHull::new(&c, Vec3::ZERO, I3);
+    let b = PlacedHull::new(&c, Vec3::new(0.1, 0.9, -0.05), I3);
+    let m = hull_hull(&a, &b, 0.0);
+    assert_eq!(m.count, 4.0);
+    assert_eq!(m.normal, Vec3::Y);
+    for p in m.contacts() {
+        assert!((p.depth - 0.1).abs() < 1e-6);
+        assert!((p.position.y - 0.4).abs() < 1e-6, "on B's bottom face");
+    }
+    // hull–box, same answer
+    let ob = Obb::new(b.center, I3, Vec3::splat(0.5));
+    let mb = hull_box(&a, &ob, 0.0);
+    assert_eq!(mb.count, 4.0);
+    assert_eq!(mb.normal, Vec3::Y);
+    // separated by 0.03: speculative within margin 0.05, none at 0.02
+    let b = PlacedHull::new(&c, Vec3::new(0.0, 1.03, 0.0), I3);
+    let m = hull_hull(&a, &b, 0.05);
+    assert_eq!(m.count, 4.0);
+    assert!(m.contacts().iter().all(|p| (p.depth + 0.03).abs() < 1e-6));
+    assert_eq!(hull_hull(&a, &b, 0.02).count, 0.0);
+}
+
+#[test]
+fn crossed_edges_contact() {
+    // two unit cubes rotated 45° about z and about x: edge against edge
+    let c = cube_hull(0.5);
+    let ra = rot_axes([0.0, 0.0, 1.0], std::f64::consts::FRAC_PI_4);
+    let rb = rot_axes([1.0, 0.0, 0.0], std::f64::consts::FRAC_PI_4);
+    let s = std::f32::consts::SQRT_2 * 0.5;
+    let a = PlacedHull::new(&c, Vec3::ZERO, ra);
+    let b = PlacedHull::new(&c, Vec3::new(0.0, 2.0 * s - 0.1, 0.0), rb);
+    let m = hull_hull(&a, &b, 0.0);
+    assert_eq!(m.count, 1.0);
+    assert!((m.normal.y - 1.0).abs() < 1e-5, "{m:?}");
+    assert!((m.points[0].depth - 0.1).abs() < 1e-5, "{m:?}");
+    let p = m.points[0].position;
+    assert!(p.x.abs() < 1e-5 && p.z.abs() < 1e-5 && (p.y - (s - 0.1)).abs() < 1e-5, "{m:?}");
+}
+
+#[test]
+fn sphere_and_capsule_analytic() {
+    let c = cube_hull(1.0);
+    let a = PlacedHull::new(&c, Vec3::new(1.0, 0.0, 0.0), I3);
+    // sphere over the top face, penetrating 0.2
+    let m = hull_sphere(&a, &Sphere::new(Vec3::new(1.3, 1.3, 0.2), 0.5), 0.0);
+    assert_eq!(m.count, 1.0);
+    assert_eq!(m.normal, Vec3::Y);
+    assert!((m.points[0].depth - 0.2).abs() < 1e-6);
+    // sphere off a corner: distance sqrt(3)·0.1, margin catches it
+    let m = hull_sphere(
+        &a,
+        &Sphere::new(
+            Vec3::new(2.1 + 0.5 / 3f32.sqrt(), 1.1 + 0.5 / 3f32.sqrt(), 1.1 + 0.5 / 3f32.sqrt()),
+            0.5,
+        ),
+        0.2,
+    );
+    assert_eq!(m.count, 1.0);
+    assert!((m.points[0].depth + 0.1 * 3f32.sqrt()).abs() < 1e-5, "{m:?}");
+    // sphere centre inside, nearest the +x face
+    let m = hull_sphere(&a, &Sphere::new(Vec3::new(1.9, 0.0, 0.1), 0.25), 0.0);
+    assert_eq!(m.normal, Vec3::X);
+    assert!((m.points[0].depth - 0.35).abs() < 1e-6);
+    // capsule lying on the top face: two points, depth 0.1
+    let cap = Capsule::new(Vec3::new(0.5, 1.2, 0.0), Vec3::new(1.5, 1.2, 0.3), 0.3);
+    let m = hull_capsule(&a, &cap, 0.0);
+    assert_eq!(m.count, 2.0, "{m:?}");
+    assert_eq!(m.normal, Vec3::Y);
+    assert!(m.contacts().iter().all(|p| (p.depth - 0.1).abs() < 1e-6));
+    // capsule standing on the top face: one point under its lower end
+    let cap = Capsule::new(Vec3::new(1.2, 1.25, 0.1), Vec3::new(1.2, 3.0, 0.1), 0.3);
+    let m = hull_capsule(&a, &cap, 0.0);
+    assert_eq!(m.count, 1.0, "{m:?}");
+    assert!((m.points[0].depth - 0.05).abs() < 1e-6);
+    assert!((m.points[0].position - Vec3::new(1.2, 0.95, 0.1)).length() < 1e-6);
+}
+
+// ------------------------------------------------------------ random vs f64
+
+const RANDOM_PAIRS: usize = 10_000;
+
+#[test]
+fn random_hull_hull_against_f64() {
+    let (hulls, pairs) = hull_pairs(RANDOM_PAIRS, 64, 32, 21);
+    let mut t = Tally::default();
+    for (k, &(ia, pa, ib, pb)) in pairs.iter().enumerate() {
+        let a = place(&hulls[ia], pa);
+        let b = place(&hulls[ib], pb);
+        let m = hull_hull(&a, &b, MARGIN);
+        let (qa, qb) = (Poly::of_placed(&a), Poly::of_placed(&b));
+        let reference = reference_depth(&qa, &qb);
+        let scale = scale_of(&a, b.hull.bounding_radius());
+        check_polytope_pair(
+            &format!("hull-hull {k}"),
+            &m,
+            &qa,
+            &|p| qb.sd(p),
+            reference,
+            MARGIN as f64,
+            scale,
+            &mut t,
+        );
+    }
+    eprintln!("hull-hull: {} pairs, {} in contact, {} points", t.pairs, t.contacts, t.points);
+    assert!(t.contacts > RANDOM_PAIRS / 3);
+}
+
+#[test]
+fn random_hull_box_against_f64() {
+    let (hulls, a_list, boxes) = hull_box_pairs(RANDOM_PAIRS, 64, 32, 23);
+    let mut t = Tally::default();
+    for (k, (&(ia, pa), b)) in a_list.iter().zip(&boxes).enumerate() {
+        let a = place(&hulls[ia], pa);
+        let m = hull_box(&a, b, MARGIN);
+        let (qa, qb) = (Poly::of_placed(&a), Poly::of_box(b));
+        let reference = reference_depth(&qa, &qb);
+        let scale = scale_of(&a, b.half.length());
+        check_polytope_pair(
+            &format!("hull-box {k}"),
+            &m,
+            &qa,
+            &|p| qb.sd(p),
+            reference,
+            MARGIN as f64,
+            scale,
+            &mut t,
+        );
+    }
+    eprintln!("hull-box: {} pairs, {} in contact, {} points", t.pairs, t.contacts, t.points);
+    assert!(t.contacts > RANDOM_PAIRS / 3);
+}
+
+#[test]
+fn random_hull_sphere_against_f64() {
+    let (hulls, pairs) = hull_pairs(RANDOM_PAIRS, 64, 32, 25);
+    let mut t = Tally::default();
+    let mut r = SplitMix(26);
+    for (k, &(ia, pa, _, pb)) in pairs.iter().enumerate() {
+        let a = place(&hulls[ia], pa);
+        let s = Sphere::new(pb.center, 0.05 + 0.6 * r.f());
+        let m = hull_sphere(&a, &s, MARGIN);
+        let qa = Poly::of_placed(&a);
+        let c = d3(s.center);
+        let reference = s.radius as f64 - qa.sd(c);
+        let bsd = |p: D3| norm(sub(p, c)) - s.radius as f64;
+        let scale = scale_of(&a, s.radius);
+        check_polytope_pair(
+            &format!("hull-sphere {k}"),
+            &m,
+            &qa,
+            &bsd,
+            reference,
+            MARGIN as f64,
+            scale,
+            &mut t,
+        );
+        if let Some(d) = m.max_depth() {
+            // exact: the depth is r - signed distance (no face bias)
+            assert!(
+                (d as f64 - reference).abs() <= 1e-4 * scale,
+                "hull-sphere {k}: {d} vs {reference}"
+            );
+        }
+    }
+    eprintln!("hull-sphere: {} pairs, {} in contact, {} points", t.pairs, t.contacts, t.points);
+    assert!(t.contacts > RANDOM_PAIRS / 5);
+}
+
+/// Distance from `p` to the segment `[a, b]` (f64).
+fn seg_dist(a: D3, b: D3, p: D3) -> f64 {
+    seg_seg_dist(a, b, p, p)
+}
+
+#[test]
+fn random_hull_capsule_against_f64() {
+    let (hulls, pairs) = hull_pairs(RANDOM_PAIRS, 64, 32, 27);
+    let mut t = Tally::default();
+    let mut r = SplitMix(28);
+    for (k, &(ia, pa, _, pb)) in pairs.iter().enumerate() {
+        let a = place(&hulls[ia], pa);
+        let half = pb.axes[0] * (0.1 + 0.8 * r.f());
+        let cap = Capsule::new(pb.center - half, pb.center + half, 0.05 + 0.4 * r.f());
+        let m = hull_capsule(&a, &cap, MARGIN);
+        let qa = Poly::of_placed(&a);
+        let (s0, s1) = (d3(cap.a), d3(cap.b));
+        // reference: the segment as a degenerate polytope
+        let seg = Poly { v: vec![s0, s1], faces: vec![], n: vec![], d: vec![], e: vec![(0, 1)] };
+        let o = sat_overlap(&qa, &seg);
+        let core = if o >= 0.0 {
+            o
+        } else {
+            let mut d = f64::INFINITY;
+            d = d.min(qa.sd(s0)).min(qa.sd(s1));
+            for &(i, j) in &qa.e {
+                d = d.min(seg_seg_dist(qa.v[i], qa.v[j], s0, s1));
+            }
+            -d
+        };
+        let reference = cap.radius as f64 + core;
+        let bsd = |p: D3| seg_dist(s0, s1, p) - cap.radius as f64;
+        let scale = scale_of(&a, cap.radius + half.length());
+        check_polytope_pair(
+            &format!("hull-capsule {k}"),
+            &m,
+            &qa,
+            &bsd,
+            reference,
+            MARGIN as f64,
+            scale,
+            &mut t,
+        );
+    }
+    eprintln!("hull-capsule: {} pairs, {} in contact, {} points", t.pairs, t.contacts, t.points);
+    assert!(t.contacts > RANDOM_PAIRS / 3);
+}
+
+// ------------------------------------------------------------ box agreement
+
+#[test]
+fn box_corner_hull_agrees_with_box_box() {
+    let mut r = SplitMix(31);
+    let (mut both, mut compared) = (0, 0);
+    for k in 0..10_000 {
+        let ha = r.p(0.2, 1.0);
+        let hb = r.p(0.2, 1.0);
+        let ca = r.p(-20.0, 20.0);
+        let dir = r.p(-1.0, 1.0).try_normalize().unwrap_or(Vec3::Y);
+        let cb = ca + dir * ((ha.length() + hb.length()) * (0.3 + 0.8 * r.f()));
+        let (aa, ab) = (random_axes(&mut r), random_axes(&mut r));
+        let hull = ConvexHull::new(&cube_points(ha)).unwrap();
+        let a = PlacedHull::new(&hull, ca, aa);
+        let b = Obb::new(cb, ab, hb);
+        let mh = hull_box(&a, &b, MARGIN);
+        let mb = box_box(&Obb::new(ca, aa, ha), &b, MARGIN);
+        let scale = norm(d3(ca)).max(1.0);
+        compared += 1;
+        match (mh.max_depth(), mb.max_depth()) {
+            (Some(x), Some(y)) => {
+                both += 1;
+                // same penetration / distance up to the shared face bias
+                let tol = 1e-4 * scale as f32 + OBB_EDGE_AXIS_BIAS * y.abs();
+                assert!((x - y).abs() <= tol, "case {k}: hull {mh:?}\nbox {mb:?}");
+            }
+            (None, None) => {}
+            (x, y) => {
+                // only at the margin's edge
+                let d = x.or(y).unwrap();
+                assert!(
+                    (d + MARGIN).abs() <= 1e-4 * scale as f32,
+                    "case {k}: hull {mh:?}\nbox {mb:?}"
+                );
+            }
+        }
+    }
+    assert!(both > compared / 3);
+}
+
+// ------------------------------------------------------------ degenerate poses
+
+#[test]
+fn invalid_poses_give_no_contact() {
+    let c = cube_hull(0.5);
+    let a = PlacedHull::new(&c, Vec3::ZERO, I3);
+    let mut bad = a;
+    bad.center.x = f32::NAN;
+    assert_eq!(hull_hull(&bad, &a, 0.1).count, 0.0);
+    assert_eq!(hull_hull(&a, &bad, 0.1).count, 0.0);
+    assert_eq!(hull_hull(&a, &a, f32::NAN).count, 0.0);
+    assert_eq!(hull_hull(&a, &a, -1.0).count, 0.0);
+    assert_eq!(hull_sphere(&a, &Sphere::new(Vec3::ZERO, f32::INFINITY), 0.1).count, 0.0);
+    assert_eq!(hull_sphere(&a, &Sphere::new(Vec3::ZERO, -1.0), 0.1).count, 0.0);
+    assert_eq!(
+        hull_capsule(&a, &Capsule::new(Vec3::ZERO, Vec3::splat(f32::NAN), 0.1), 0.1).count,
+        0.0
+    );
+    assert_eq!(hull_box(&a, &Obb::new(Vec3::ZERO, I3, Vec3::splat(-1.0)), 0.1).count, 0.0);
+    // coincident hulls and a sphere at the centre: a deterministic contact
+    let m = hull_hull(&a, &a, 0.0);
+    assert!(m.count > 0.0 && (m.max_depth().unwrap() - 1.0).abs() < 1e-6);
+    let m = hull_sphere(&a, &Sphere::new(Vec3::ZERO, 0.1), 0.0);
+    assert_eq!(m.count, 1.0);
+    // a zero-length capsule is a sphere
+    let m = hull_capsule(
+        &a,
+        &Capsule::new(Vec3::new(0.0, 0.6, 0.0), Vec3::new(0.0, 0.6, 0.0), 0.2),
+        0.0,
+    );
+    assert_eq!(m.count, 1.0);
+    assert!((m.points[0].depth - 0.1).abs() < 1e-6);
+}
+
+// ------------------------------------------------------------ batches
+
+fn batch() -> HullPairs {
+    hull_pairs(3000, 32, 32, 41)
+}
+
+fn bits(ms: &[Manifold]) -> Vec<u32> {
+    ms.iter().flat_map(bytemuck_bits).collect()
+}
+
+fn bytemuck_bits(m: &Manifold) -> Vec<u32> {
+    let mut v =
+        vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.normal.z.to_bits(), m.count.to_bits()];
+    for p in &m.points {
+        v.extend(
+            [p.position.x, p.position.y, p.position.z, p.depth, p.feature_id].map(f32::to_bits),
+        );
+    }
+    v
+}
+
+#[test]
+fn batched_is_deterministic_across_threads_and_orders() {
+    let (hulls, pairs) = batch();
+    let mut r = SplitMix(43);
+    let a: Vec<PlacedHull> = pairs.iter().map(|&(ia, pa, _, _)| place(&hulls[ia], pa)).collect();
+    let b: Vec<HullPartner> = pairs
+        .iter()
+        .map(|&(_, _, ib, pb)| match r.next_u64() % 4 {
+            0 => HullPartner::Sphere(Sphere::new(pb.center, 0.3)),
+            1 => HullPartner::Capsule(Capsule::new(
+                pb.center - pb.axes[0] * 0.4,
+                pb.center + pb.axes[0] * 0.4,
+                0.2,
+            )),
+            2 => HullPartner::Box(Obb::new(pb.center, pb.axes, Vec3::new(0.3, 0.4, 0.5))),
+            _ => HullPartner::Hull(place(&hulls[ib], pb)),
+        })
+        .collect();
+    let idx: Vec<(u32, u32)> = (0..a.len() as u32).map(|i| (i, i)).collect();
+    let run = |threads: usize, idx: &[(u32, u32)]| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| hull_contacts(&a, &b, idx, MARGIN))
+    };
+    let one = run(1, &idx);
+    assert_eq!(bits(&one), bits(&run(2, &idx)));
+    assert_eq!(bits(&one), bits(&run(4, &idx)));
+    let rev: Vec<(u32, u32)> = idx.iter().rev().copied().collect();
+    let mut back = run(2, &rev);
+    back.reverse();
+    assert_eq!(bits(&one), bits(&back));
+    // the batch is the single-pair testers
+    for (k, m) in one.iter().enumerate() {
+        let want = widephase::contact::hull_contact::hull_partner(&a[k], &b[k], MARGIN);
+        assert_eq!(bytemuck_bits(m), bytemuck_bits(&want));
+    }
+    assert!(one.iter().filter(|m| m.count > 0.0).count() > 1000);
+    // out-of-range indices: empty
+    let out = hull_contacts(&a, &b, &[(0, u32::MAX), (u32::MAX, 0)], MARGIN);
+    assert!(out.iter().all(|m| *m == Manifold::EMPTY));
+}
+
+#[test]
+fn feature_ids_stable_under_small_motion() {
+    let (hulls, pairs) = hull_pairs(2000, 32, 32, 47);
+    let (mut same, mut total) = (0, 0);
+    for &(ia, pa, ib, pb) in &pairs {
+        let a = place(&hulls[ia], pa);
+        let b = place(&hulls[ib], pb);
+        let m0 = hull_hull(&a, &b, MARGIN);
+        if m0.count == 0.0 || m0.max_depth().unwrap() < 0.02 {
+            continue;
+        }
+        let mut moved = b;
+        moved.center += Vec3::new(1e-4, -1e-4, 5e-5);
+        let m1 = hull_hull(&a, &moved, MARGIN);
+        total += 1;
+        let ids = |m: &Manifold| {
+            let mut v: Vec<u32> = m.contacts().iter().map(|p| p.feature_id as u32).collect();
+            v.sort_unstable();
+            v
+        };
+        if ids(&m0) == ids(&m1) {
+            same += 1;
+        }
+    }
+    // a 1e-4 nudge changes the features of very few pairs
+    assert!(total > 300 && same * 100 >= total * 98, "{same}/{total} kept their ids");
+}
