@@ -480,7 +480,7 @@ impl ConvexHull {
     /// Largest `dir · v` over the vertices, `L::WIDTH` vertices at a time
     /// (each product summed `x`, `y`, `z` like [`Vec3::dot`], and the
     /// maximum is exact, so every width gives the scalar value).
-    #[inline]
+    #[inline(always)]
     pub fn support_value<L: crate::Lane>(&self, dir: Vec3) -> f32 {
         let padded = self.soa.len() / 3;
         let (xs, rest) = self.soa.split_at(padded);

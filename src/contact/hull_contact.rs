@@ -821,6 +821,7 @@ impl EdgeSoa {
         self.len += 1;
     }
 
+    #[inline(always)]
     fn pad<L: Lane>(&mut self) {
         while !self.radius.len().is_multiple_of(L::WIDTH) {
             for c in &mut self.cols {

@@ -104,6 +104,7 @@ pub const MOVING_AABB_WIDEN_ABS: f32 = f32::MIN_POSITIVE;
 /// let (t0, t1) = r.times().unwrap();
 /// assert!(t0 <= 0.5 && t0 > 0.49 && t1 == 1.0);
 /// ```
+#[inline(always)]
 pub fn moving_aabb_aabb_conservative<L: Lane>(
     a: &Aabb<L>,
     va: &V3<L>,

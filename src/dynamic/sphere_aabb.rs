@@ -87,6 +87,7 @@ pub struct MovingSphereHit<L: Lane> {
 /// let h = moving_sphere_aabb_lanes::<f32>(&s, &Vec3::new(4.0, 0.0, 0.0), &b);
 /// assert!(h.hit && h.t == 0.5);
 /// ```
+#[inline(always)]
 pub fn moving_sphere_aabb_lanes<L: Lane>(
     s: &Sphere<L>,
     d: &V3<L>,

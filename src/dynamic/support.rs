@@ -30,6 +30,7 @@ pub(crate) fn pow2_normalizer(m: f32) -> f32 {
 /// while `x >= 2^s` (ends in `[1, 2)` for `m >= 1`), then up by the same steps
 /// while `x·2^s < 2` (ends in `[1, 2)` for normal `m < 1`; a subnormal `m` takes
 /// every step, `2^127` in all). Every product is by a power of two and exact.
+#[inline(always)]
 pub(crate) fn pow2_normalizer_lanes<L: Lane>(m: L) -> L {
     let one = L::splat(1.0);
     let two = L::splat(2.0);

@@ -158,7 +158,7 @@ pub const OBB_CONSERVATIVE_FLOOR: f32 = f32::from_bits(512);
 /// let apart = Obb::new(Vec3::new(3.5, 0.0, 0.0), [Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(2.0, 1.0, 1.0));
 /// assert!(!obb_obb_conservative(&a, &apart));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn obb_obb_conservative<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
     let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;

@@ -65,6 +65,7 @@ const SPHERE_TRIANGLE_K: f32 = 8.0 * crate::UNIT_ROUNDOFF;
 /// assert!(overlap::sphere_triangle_conservative(&Sphere::new(Vec3::new(0.5, 0.5, 1.0), 1.0), &tri));
 /// assert!(!overlap::sphere_triangle_conservative(&Sphere::new(Vec3::new(0.5, 0.5, 1.5), 1.0), &tri));
 /// ```
+#[inline(always)]
 pub fn sphere_triangle_conservative<L: Lane>(s: &Sphere<L>, tri: &Triangle<L>) -> L::Mask {
     let c = s.center;
     let q = closest_point_triangle(c, tri).point;

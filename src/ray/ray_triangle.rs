@@ -381,6 +381,7 @@ pub const RAY_TRIANGLE_EDGE_K: f32 = 128.0 * crate::UNIT_ROUNDOFF;
 /// let beside = Ray::new(Vec3::new(1.5, 1.5, 5.0), Vec3::new(0.0, 0.0, -2.0));
 /// assert!(!ray_triangle_conservative(&beside, &tri));
 /// ```
+#[inline(always)]
 pub fn ray_triangle_conservative<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> L::Mask {
     let valid = ray_valid(ray) & tri.is_valid() & ray.t_min.le(ray.t_max);
     let s = shear(ray, tri);
