@@ -1,13 +1,28 @@
-//! Every instruction-set path of the run-time dispatch (`widephase::simd`)
-//! against the build's own lanes: the same answers bit for bit, whichever path
-//! the CPU runs (paths it cannot run are clamped, and say so).
+//! Every run-time instruction-set path (`widephase::simd::Isa::ALL`, forced
+//! with `widephase::simd::with_isa`) gives the same bits as the build's own
+//! lanes and the scalar kernels. A path the CPU does not run is clamped to the
+//! widest it does (`with_isa` reports which ran), so on an AVX-512 machine all
+//! three paths are covered.
 //!
 //! The batched drivers' tables run on every path in `tests/batch.rs`
-//! (`all_widths`, `map_all_widths`); this file covers the other hot paths.
+//! (`all_widths`, `map_all_widths`); this file covers the other hot paths:
+//! the mesh BVH's rays, the contact testers and box pruning.
 
+use wide::{f32x16, f32x8};
+use widephase::broad::workload::{sparse_boxes, terdiman_boxes};
+use widephase::broad::{
+    bipartite_pairs, bipartite_pairs_with, self_pairs, self_pairs_with, BoxPruner, BroadPhase,
+};
 use widephase::bvh::{random_rays, Bvh, MeshBvh};
+use widephase::contact::pipeline::{
+    test_packs, BoxBox, BoxTriangle, CapsuleBox, CapsuleCapsule, CapsuleTriangle, SphereBox,
+    SphereCapsule, SphereSphere, SphereTriangle,
+};
+use widephase::contact::{ContactTester, Manifold};
+use widephase::pack::{extract, LanePod, Pack};
 use widephase::simd::{with_isa, Isa};
 use widephase::voxel::builtin::torus_knot;
+use widephase::workload::{contact_pairs_at, resting_obb_pairs, SplitMix};
 use widephase::{Aabb, Ray, Triangle, Vec3};
 
 /// The knot's triangles and a ray set with the awkward members: axis-parallel
@@ -82,4 +97,194 @@ fn the_process_wide_path_is_one_the_cpu_runs() {
         None => assert_eq!(sel.isa, Isa::detected()),
     }
     assert!(widephase::simd::describe().starts_with(widephase::simd::current().name()));
+}
+
+// ------------------------------------------------------------ contact testers
+
+/// Every float of a manifold, as bits (`-0.0` and NaN payloads count).
+fn manifold_bits(m: &Manifold) -> Vec<u32> {
+    let mut v = vec![m.normal.x, m.normal.y, m.normal.z, m.count];
+    for p in &m.points {
+        v.extend([p.position.x, p.position.y, p.position.z, p.depth, p.feature_id]);
+    }
+    v.into_iter().map(f32::to_bits).collect()
+}
+
+/// `test_packs::<T, L>` on the current thread's path, one manifold per pair.
+fn run_tester<T: ContactTester, L: LanePod>(a: &[T::A], b: &[T::B], margin: f32) -> Vec<Manifold>
+where
+    T::A: Copy,
+    T::B: Copy,
+{
+    let (pa, pb) = (Pack::<T::A, L>::new(a), Pack::<T::B, L>::new(b));
+    let mut out = Vec::new();
+    test_packs::<T, L>(&pa, &pb, margin, &mut out);
+    (0..a.len()).map(|i| extract::<Manifold, L>(&out[i / L::WIDTH], i % L::WIDTH)).collect()
+}
+
+/// Tester `T` on `(a, b)` at 8 and 16 lanes on every path equals the
+/// scalar tester, pair by pair and bit by bit; returns the number of pairs in
+/// contact (so a caller can check the set is not trivially empty).
+fn check_tester_on_every_isa<T: ContactTester>(a: &[T::A], b: &[T::B], margin: f32) -> usize
+where
+    T::A: Copy,
+    T::B: Copy,
+{
+    let scalar: Vec<Vec<u32>> = with_isa(Isa::Baseline, || run_tester::<T, f32>(a, b, margin))
+        .1
+        .iter()
+        .map(manifold_bits)
+        .collect();
+    for isa in Isa::ALL {
+        let (used, (w8, w16)) = with_isa(isa, || {
+            (run_tester::<T, f32x8>(a, b, margin), run_tester::<T, f32x16>(a, b, margin))
+        });
+        for (width, got) in [(8, &w8), (16, &w16)] {
+            for (i, m) in got.iter().enumerate() {
+                assert_eq!(
+                    manifold_bits(m),
+                    scalar[i],
+                    "{} pair {i}: path {} (asked {}) at {width} lanes differs from scalar",
+                    T::NAME,
+                    used.name(),
+                    isa.name()
+                );
+            }
+        }
+    }
+    scalar.iter().filter(|m| f32::from_bits(m[3]) > 0.0).count()
+}
+
+/// One random set per tester (half the pairs in contact at the margin).
+fn check_random<T: ContactTester>(n: usize, seed: u64)
+where
+    T::A: Copy,
+    T::B: Copy,
+{
+    let margin = 0.02;
+    let (a, b) = contact_pairs_at::<T>(n, 0.5, margin, seed);
+    let hits = check_tester_on_every_isa::<T>(&a, &b, margin);
+    assert!(hits > n / 4, "{}: only {hits} of {n} pairs in contact", T::NAME);
+}
+
+#[test]
+fn contact_testers_every_isa_matches_scalar() {
+    // An odd count: the last pack is padded.
+    let n = 2001;
+    check_random::<SphereSphere>(n, 1);
+    check_random::<SphereCapsule>(n, 2);
+    check_random::<SphereBox>(n, 3);
+    check_random::<SphereTriangle>(n, 4);
+    check_random::<CapsuleCapsule>(n, 5);
+    check_random::<CapsuleBox>(n, 6);
+    check_random::<CapsuleTriangle>(n, 7);
+    check_random::<BoxBox>(n, 8);
+    check_random::<BoxTriangle>(n, 9);
+}
+
+#[test]
+fn resting_boxes_every_isa_matches_scalar() {
+    // Face–face manifolds of up to four points (the clipping and corner
+    // candidates, the staged face path of the batched box–box tester).
+    let (a, b) = resting_obb_pairs(3001, 10);
+    let hits = check_tester_on_every_isa::<BoxBox>(&a, &b, 0.02);
+    assert_eq!(hits, a.len(), "every resting pair is in contact");
+}
+
+// ------------------------------------------------------------ box pruning
+
+/// Boxes on an integer lattice (touching faces, edges and corners pair) plus
+/// a few invalid ones, shuffled into random positions of the input.
+fn touching_boxes(n: usize, seed: u64) -> Vec<Aabb> {
+    let mut r = SplitMix(seed);
+    let mut v: Vec<Aabb> = (0..n)
+        .map(|_| {
+            let lo = r.p(0.0, 40.0);
+            let lo = Vec3::new(lo.x.floor(), lo.y.floor(), lo.z.floor());
+            let size = r.p(0.0, 3.0);
+            Aabb::new(lo, lo + Vec3::new(size.x.floor(), size.y.floor(), size.z.floor()))
+        })
+        .collect();
+    for k in (0..n).step_by(97) {
+        v[k] = Aabb::new(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::splat(1.0));
+    }
+    v
+}
+
+/// Self and bipartite pairs, the kept-scratch pruner and the incremental
+/// broad phase on the current thread's path, at 8 and 16 lanes.
+fn broad_results(boxes: &[Aabb]) -> Vec<Vec<(u32, u32)>> {
+    let (a, b) = boxes.split_at(boxes.len() / 3);
+    let mut pruner = BoxPruner::new();
+    let kept = pruner.self_pairs(boxes).to_vec();
+    let mut bp = BroadPhase::new();
+    let handles: Vec<_> = boxes.iter().map(|&x| bp.insert(x)).collect();
+    let first = bp.pairs().to_vec();
+    // Move a few boxes (the incremental path: fewer than n/16 dirty).
+    for (k, &h) in handles.iter().enumerate().step_by(61) {
+        let x = boxes[(k * 7) % boxes.len()];
+        bp.update(h, Aabb::new(x.min + Vec3::splat(0.5), x.max + Vec3::splat(0.5)));
+    }
+    let moved = bp.pairs().to_vec();
+    vec![
+        self_pairs(boxes),
+        self_pairs_with::<f32x8>(boxes, 300),
+        self_pairs_with::<f32x16>(boxes, 300),
+        bipartite_pairs(a, b),
+        bipartite_pairs_with::<f32x8>(a, b, 200),
+        kept,
+        first,
+        moved,
+    ]
+}
+
+/// The same queries with scalar lanes: the reference.
+fn broad_scalar(boxes: &[Aabb]) -> Vec<Vec<(u32, u32)>> {
+    let r = with_isa(Isa::Baseline, || broad_results(boxes)).1;
+    let (a, b) = boxes.split_at(boxes.len() / 3);
+    let self_ref = self_pairs_with::<f32>(boxes, 300);
+    let bip_ref = bipartite_pairs_with::<f32>(a, b, 200);
+    assert!(!self_ref.is_empty() && !bip_ref.is_empty(), "the sets overlap somewhere");
+    for (k, res) in r.iter().enumerate() {
+        let want = match k {
+            // all live boxes of the incremental broad phase are `boxes`, in order
+            0..=2 | 5 | 6 => &self_ref,
+            3 | 4 => &bip_ref,
+            _ => continue,
+        };
+        assert_eq!(res, want, "query {k} on the baseline path differs from scalar lanes");
+    }
+    r
+}
+
+#[test]
+fn box_pruning_every_isa_matches_scalar() {
+    let sets = [
+        ("terdiman 3k", terdiman_boxes(3000, 1)),
+        ("terdiman 30k", terdiman_boxes(30_000, 2)),
+        ("sparse 20k", sparse_boxes(20_000, 3)),
+        ("touching 4k", touching_boxes(4000, 4)),
+    ];
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for (name, boxes) in &sets {
+            pool.install(|| {
+                let want = broad_scalar(boxes);
+                for isa in Isa::ALL {
+                    let (used, got) = with_isa(isa, || broad_results(boxes));
+                    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            g == w,
+                            "{name}, {threads} threads, query {k}: path {} (asked {}) differs \
+                             ({} vs {} pairs)",
+                            used.name(),
+                            isa.name(),
+                            g.len(),
+                            w.len()
+                        );
+                    }
+                }
+            });
+        }
+    }
 }

@@ -23,7 +23,9 @@
 
 use super::box_pruning::{sort_key, BoxPruner, Sorted};
 use super::NativeLane;
+use crate::lane::Lane;
 use crate::shapes::Aabb;
+use crate::simd::{self, LaneFn};
 
 /// A box in a [`BroadPhase`]: its index is the number used in the pairs.
 ///
@@ -226,22 +228,15 @@ impl BroadPhase {
         }
         // 4. Query each moved box against everything.
         self.new_pairs.clear();
-        for &km in &self.keys {
-            let d = km as u32;
-            let q = self.boxes[d as usize];
-            let start = self.prefix_max.partition_point(|&pm| pm < q.min.x);
-            let out = &mut self.new_pairs;
-            super::box_pruning::scan_full::<NativeLane>(s, start, &q, |e| {
-                // A pair of two moved boxes is found twice: keep it from the lower handle.
-                if e != d && (!dirty[e as usize] || d < e) {
-                    out.push(if d < e {
-                        ((d as u64) << 32) | e as u64
-                    } else {
-                        ((e as u64) << 32) | d as u64
-                    });
-                }
-            });
-        }
+        let task = QueryMoved {
+            s,
+            moved: &self.keys,
+            boxes: &self.boxes,
+            prefix_max: &self.prefix_max,
+            dirty,
+            out: &mut self.new_pairs,
+        };
+        simd::dispatch_lane::<NativeLane, _>(simd::current(), task);
         self.new_pairs.sort_unstable();
         // 5. Old pairs without moved boxes, merged with the new ones.
         self.spare_pairs.clear();
@@ -262,5 +257,41 @@ impl BroadPhase {
             self.spare_pairs.push(((k >> 32) as u32, k as u32));
         }
         core::mem::swap(&mut self.pairs, &mut self.spare_pairs);
+    }
+}
+
+/// Step 4 of [`BroadPhase::repair`] as one dispatched body (`crate::simd`):
+/// each moved box (`moved`: sort keys whose low half is the handle) queried
+/// against the sorted arrays `s` with [`scan_full`](super::box_pruning::scan_full),
+/// new pair keys `(lo << 32) | hi` into `out`.
+struct QueryMoved<'a> {
+    s: &'a Sorted,
+    moved: &'a [u64],
+    boxes: &'a [Aabb],
+    prefix_max: &'a [f32],
+    dirty: &'a [bool],
+    out: &'a mut Vec<u64>,
+}
+
+impl<L: Lane> LaneFn<L> for QueryMoved<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: Lane>(self) {
+        let QueryMoved { s, moved, boxes, prefix_max, dirty, out } = self;
+        for &km in moved {
+            let d = km as u32;
+            let q = boxes[d as usize];
+            let start = prefix_max.partition_point(|&pm| pm < q.min.x);
+            super::box_pruning::scan_full::<M>(s, start, &q, |e| {
+                // A pair of two moved boxes is found twice: keep it from the lower handle.
+                if e != d && (!dirty[e as usize] || d < e) {
+                    out.push(if d < e {
+                        ((d as u64) << 32) | e as u64
+                    } else {
+                        ((e as u64) << 32) | d as u64
+                    });
+                }
+            });
+        }
     }
 }

@@ -58,11 +58,12 @@
 //! dense packs between the SAT and the clipping (the pipeline and the benches
 //! use it).
 
+use super::closest_pair::keep_closest_pair;
 pub use super::closest_pair::BOX_BOX_CLOSEST_ID_BASE;
-use super::closest_pair::{box_box_closest, keep_closest_pair};
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::overlap::{ObbContact, OBB_EDGE_AXIS_BIAS};
 use crate::pack::LanePod;
+use crate::simd::unroll::{from3, from4, map3};
 use crate::{Lane, LaneMask, Obb, V3};
 use bytemuck::{Pod, Zeroable};
 
@@ -303,13 +304,13 @@ fn rotation_matrix_sat<L: Lane>(
     let t = b.center - a.center;
     let ha = [a.half.x, a.half.y, a.half.z];
     let hb = [b.half.x, b.half.y, b.half.z];
-    let r: [[L; 3]; 3] = core::array::from_fn(|i| {
+    let r: [[L; 3]; 3] = from3!(|i| {
         let ai = a.axes[i];
         [ai.dot(b.axes[0]), ai.dot(b.axes[1]), ai.dot(b.axes[2])]
     });
-    let ar: [[L; 3]; 3] = r.map(|row| row.map(|x| x.abs()));
+    let ar: [[L; 3]; 3] = map3!(r, |row| map3!(row, |x| x.abs()));
     let ta = [t.dot(a.axes[0]), t.dot(a.axes[1]), t.dot(a.axes[2])];
-    let ata = ta.map(|x| x.abs());
+    let ata = map3!(ta, |x| x.abs());
 
     // faces: (overlap, index, t·L) of the least overlap, lowest index on ties
     let (mut f_o, mut f_k, mut f_tl) = (inf, zero, zero);
@@ -334,11 +335,11 @@ fn rotation_matrix_sat<L: Lane>(
     let eps = L::splat(BOX_SAT_EDGE_ALLOWANCE);
     let t1 = t.x.abs() + t.y.abs() + t.z.abs();
     let eps_t = eps * t1;
-    let p: [L; 3] = core::array::from_fn(|i| {
+    let p: [L; 3] = from3!(|i| {
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
         eps * (ha[i1] + ha[i2] + ata[i1] + ata[i2])
     });
-    let q: [L; 3] = core::array::from_fn(|j| eps * (hb[(j + 1) % 3] + hb[(j + 2) % 3]));
+    let q: [L; 3] = from3!(|j| eps * (hb[(j + 1) % 3] + hb[(j + 2) % 3]));
     let (mut e_o, mut e_len, mut e_k, mut e_tl) = (inf, one, zero, zero);
     let mut unsure = <L::Mask as LaneMask>::splat(false);
     for i in 0..3 {
@@ -505,6 +506,7 @@ struct Stage<L: LanePod> {
 }
 
 impl<L: LanePod> Stage<L> {
+    #[inline(always)]
     fn new(face: bool) -> Self {
         // Lanes past `n` hold zeros or stale pairs: the testers never fail on
         // any input, and those lanes' results are never copied out.
@@ -554,6 +556,7 @@ impl<L: LanePod> Stage<L> {
 
     /// Runs the staged lanes through the stage's path and copies each result
     /// to its pack and lane.
+    #[inline(always)]
     fn flush(&mut self, out: &mut [Manifold<L>]) {
         if self.n == 0 {
             return;
@@ -748,15 +751,19 @@ pub(super) fn clip_edge_rect<L: Lane>(
     neg_margin: L,
 ) -> [Candidate<L>; 2] {
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
-    let [x0, y0, d0] = e.start;
-    let [dx, dy, dd] = e.dir;
+    let [x0, y0, _] = e.start;
+    let [dx, dy, _] = e.dir;
     let (enx, exx, sex, sxx) = slab(x0, dx, e.inv[0], f.hu, 0.0, 1.0);
     let (eny, exy, sey, sxy) = slab(y0, dy, e.inv[1], f.hv, 2.0, 3.0);
     // t0 = max(0, enx, eny), t1 = min(1, exx, exy), each with its side;
     // strict comparisons so a vertex on the boundary keeps its vertex id.
-    let replace = |take: L::Mask, (t, side): (L, L), best: (L, L)| {
+    // Nested fns, not closures: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    #[inline(always)]
+    fn replace<L: Lane>(take: L::Mask, (t, side): (L, L), best: (L, L)) -> (L, L) {
         (L::select(take, t, best.0), L::select(take, side, best.1))
-    };
+    }
     let none = L::splat(-1.0);
     let (t0, s0) = replace(enx.gt(zero), (enx, sex), (zero, none));
     let (t0, s0) = replace(eny.gt(t0), (eny, sey), (t0, s0));
@@ -764,18 +771,39 @@ pub(super) fn clip_edge_rect<L: Lane>(
     let (t1, s1) = replace(exy.lt(t1), (exy, sxy), (t1, s1));
     let nonempty = t0.le(t1);
     let kf = L::splat(k as f32);
-    let crossing_id = |s: L| L::splat(first_crossing + 4.0 * k as f32) + s;
-    let at = |t: L, side: L, extra: L::Mask| {
+    let crossing_base = first_crossing + 4.0 * k as f32;
+    /// The point at parameter `t` of `e`, leaving through `side`.
+    #[inline(always)]
+    fn at<L: Lane>(
+        e: &FaceEdge<L>,
+        (t, side): (L, L),
+        valid: L::Mask,
+        kf: L,
+        crossing_base: f32,
+        neg_margin: L,
+    ) -> Candidate<L> {
+        let [x0, y0, d0] = e.start;
+        let [dx, dy, dd] = e.dir;
         let depth = d0 + dd * t;
         Candidate {
             x: x0 + dx * t,
             y: y0 + dy * t,
             depth,
-            local_id: L::select(side.lt(zero), kf, crossing_id(side)),
-            valid: nonempty & extra & depth.ge(neg_margin),
+            local_id: L::select(side.lt(L::splat(0.0)), kf, L::splat(crossing_base) + side),
+            valid: valid & depth.ge(neg_margin),
         }
-    };
-    [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1, s1, t1.lt(one))]
+    }
+    [
+        at(
+            e,
+            (t0, s0),
+            nonempty & <L::Mask as LaneMask>::splat(true),
+            kf,
+            crossing_base,
+            neg_margin,
+        ),
+        at(e, (t1, s1), nonempty & t1.lt(one), kf, crossing_base, neg_margin),
+    ]
 }
 
 /// Manifold for a face axis `axis ∈ 0..6` (lanes on other axes give garbage
@@ -817,23 +845,32 @@ fn face_manifold<L: Lane>(
     // `e1`, `e2` (9 dot products for the 4 vertices), and the edges run along
     // `-2e1, -2e2, +2e1, +2e2`: opposite edges share their divisions.
     let (e1, e2) = (inc_f.a1 * inc_f.h1, inc_f.a2 * inc_f.h2);
-    let frame = |p: V3<L>| [p.dot(u), p.dot(v), -(p.dot(n))];
-    let (g0, g1, g2) = (frame(rc), frame(e1), frame(e2));
-    let plus1: [L; 3] = core::array::from_fn(|i| g0[i] + g1[i]);
-    let minus1: [L; 3] = core::array::from_fn(|i| g0[i] - g1[i]);
-    let vert = |h: &[L; 3], s2: bool| -> [L; 3] {
-        core::array::from_fn(|i| if s2 { h[i] + g2[i] } else { h[i] - g2[i] })
-    };
+    // Nested fns and written-out arrays, not closures: a closure is compiled
+    // without the dispatched entry's target features unless LLVM happens to
+    // inline it (`crate::simd`).
+    #[inline(always)]
+    fn frame<L: Lane>(p: V3<L>, u: V3<L>, v: V3<L>, n: V3<L>) -> [L; 3] {
+        [p.dot(u), p.dot(v), -(p.dot(n))]
+    }
+    let (g0, g1, g2) = (frame(rc, u, v, n), frame(e1, u, v, n), frame(e2, u, v, n));
+    let plus1: [L; 3] = from3!(|i| g0[i] + g1[i]);
+    let minus1: [L; 3] = from3!(|i| g0[i] - g1[i]);
+    #[inline(always)]
+    fn vert<L: Lane>(h: &[L; 3], g2: &[L; 3], s2: bool) -> [L; 3] {
+        from3!(|i| if s2 { h[i] + g2[i] } else { h[i] - g2[i] })
+    }
     let two = L::splat(2.0);
-    let (d1, d2): ([L; 3], [L; 3]) =
-        (core::array::from_fn(|i| g1[i] * two), core::array::from_fn(|i| g2[i] * two));
+    let (d1, d2): ([L; 3], [L; 3]) = (from3!(|i| g1[i] * two), from3!(|i| g2[i] * two));
     let (i1, i2) = ([one / d1[0], one / d1[1]], [one / d2[0], one / d2[1]]);
-    let neg = |d: [L; 3]| [-d[0], -d[1], -d[2]];
+    #[inline(always)]
+    fn neg<L: Lane>(d: [L; 3]) -> [L; 3] {
+        [-d[0], -d[1], -d[2]]
+    }
     let edges = [
-        FaceEdge { start: vert(&plus1, true), dir: neg(d1), inv: [-i1[0], -i1[1]] },
-        FaceEdge { start: vert(&minus1, true), dir: neg(d2), inv: [-i2[0], -i2[1]] },
-        FaceEdge { start: vert(&minus1, false), dir: d1, inv: i1 },
-        FaceEdge { start: vert(&plus1, false), dir: d2, inv: i2 },
+        FaceEdge { start: vert(&plus1, &g2, true), dir: neg(d1), inv: [-i1[0], -i1[1]] },
+        FaceEdge { start: vert(&minus1, &g2, true), dir: neg(d2), inv: [-i2[0], -i2[1]] },
+        FaceEdge { start: vert(&minus1, &g2, false), dir: d1, inv: i1 },
+        FaceEdge { start: vert(&plus1, &g2, false), dir: d2, inv: i2 },
     ];
     let no = <L::Mask as LaneMask>::splat(false);
     // Four direct calls, not a closure: the closure was not inlined and
@@ -852,14 +889,23 @@ fn face_manifold<L: Lane>(
     // n·n_i < 0: the incident face is the most anti-parallel (|cos| >= 1/sqrt(3))
     let inv_cos = one / n.dot(n_i);
     let (a1, a2) = (inc_f.a1, inc_f.a2);
-    let inc_frame = |p: V3<L>| [p.dot(n_i), p.dot(a1), p.dot(a2)];
-    let (q0, qu, qv) = (inc_frame(-rc), inc_frame(u * hu), inc_frame(v * hv));
+    #[inline(always)]
+    fn inc_frame<L: Lane>(p: V3<L>, n_i: V3<L>, a1: V3<L>, a2: V3<L>) -> [L; 3] {
+        [p.dot(n_i), p.dot(a1), p.dot(a2)]
+    }
+    let (q0, qu, qv) = (
+        inc_frame(-rc, n_i, a1, a2),
+        inc_frame(u * hu, n_i, a1, a2),
+        inc_frame(v * hv, n_i, a1, a2),
+    );
     let (n1, n2) = (n.dot(a1), n.dot(a2));
-    let qplus: [L; 3] = core::array::from_fn(|i| q0[i] + qu[i]);
-    let qminus: [L; 3] = core::array::from_fn(|i| q0[i] - qu[i]);
-    let corner = |m: usize, su: bool, sv: bool| {
+    let qplus: [L; 3] = from3!(|i| q0[i] + qu[i]);
+    let qminus: [L; 3] = from3!(|i| q0[i] - qu[i]);
+    // Corner m at signs (su, sv) = (+,+), (-,+), (-,-), (+,-).
+    let corners: [Candidate<L>; 4] = from4!(|m| {
+        let (su, sv) = [(true, true), (false, true), (false, false), (true, false)][m];
         let h = if su { &qplus } else { &qminus };
-        let w: [L; 3] = core::array::from_fn(|i| if sv { h[i] + qv[i] } else { h[i] - qv[i] });
+        let w: [L; 3] = from3!(|i| if sv { h[i] + qv[i] } else { h[i] - qv[i] });
         let depth = w[0] * inv_cos;
         // the projected point q - n·depth in the incident face's frame
         let (wx, wy) = (w[1] - depth * n1, w[2] - depth * n2);
@@ -871,13 +917,7 @@ fn face_manifold<L: Lane>(
             local_id: L::splat(20.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
         }
-    };
-    let corners = [
-        corner(0, true, true),
-        corner(1, false, true),
-        corner(2, false, false),
-        corner(3, true, false),
-    ];
+    });
     let cand = [
         e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], corners[0], corners[1], corners[2],
         corners[3],
@@ -913,22 +953,48 @@ fn face_manifold<L: Lane>(
     }
     // the point on B: the incident point itself when A is the reference box,
     // else its projection on the reference face
-    let m = manifold_of_chosen(&chosen, normal, id_base, |c| {
-        let on_ref = c_r + u * c.x + v * c.y;
-        V3::select(ref_is_a, on_ref - n * c.depth, on_ref)
-    });
-    keep_closest_pair(m, a, sv_depth, margin, BOX_BOX_CLOSEST_ID_BASE, || box_box_closest(a, b))
+    let on_b = FacePoint { origin: c_r, u, v, n, below: ref_is_a };
+    let m = manifold_of_chosen(&chosen, normal, id_base, &on_b);
+    keep_closest_pair(m, a, sv_depth, margin, BOX_BOX_CLOSEST_ID_BASE, b)
+}
+
+/// The reported position (a point on B) of a contact candidate: what
+/// [`manifold_of`] writes for each chosen candidate. A trait, not a closure
+/// argument: a closure is compiled without the dispatched entry's target
+/// features unless LLVM happens to inline it (`crate::simd`).
+pub(super) trait PointOnB<L: Lane> {
+    /// The position of candidate `c`.
+    fn on_b(&self, c: &Candidate<L>) -> V3<L>;
+}
+
+/// Candidates in the frame `(origin, u, v)` of a face with outward normal
+/// `n`: the point `origin + u·x + v·y`, moved by `depth` against `n` in the
+/// lanes of `below` (it is then on the other face).
+pub(super) struct FacePoint<L: Lane> {
+    pub origin: V3<L>,
+    pub u: V3<L>,
+    pub v: V3<L>,
+    pub n: V3<L>,
+    pub below: L::Mask,
+}
+
+impl<L: Lane> PointOnB<L> for FacePoint<L> {
+    #[inline(always)]
+    fn on_b(&self, c: &Candidate<L>) -> V3<L> {
+        let on_face = self.origin + self.u * c.x + self.v * c.y;
+        V3::select(self.below, on_face - self.n * c.depth, on_face)
+    }
 }
 
 /// The manifold of the candidates reduced to at most 4 (see [`reduce4`]),
-/// with `on_b(c)` the reported position of candidate `c` (a point on B) and
-/// ids `id_base + local_id`.
+/// with `on_b.on_b(c)` the reported position of candidate `c` (a point on B)
+/// and ids `id_base + local_id`.
 #[inline(always)]
 pub(super) fn manifold_of<L: Lane, const N: usize>(
     cand: &[Candidate<L>; N],
     normal: V3<L>,
     id_base: L,
-    on_b: impl Fn(&Candidate<L>) -> V3<L>,
+    on_b: &impl PointOnB<L>,
 ) -> Manifold<L> {
     manifold_of_chosen(&reduce4(cand), normal, id_base, on_b)
 }
@@ -939,22 +1005,27 @@ fn manifold_of_chosen<L: Lane>(
     chosen: &[Candidate<L>; MAX_CONTACTS],
     normal: V3<L>,
     id_base: L,
-    on_b: impl Fn(&Candidate<L>) -> V3<L>,
+    on_b: &impl PointOnB<L>,
 ) -> Manifold<L> {
-    let (zero, one) = (L::splat(0.0), L::splat(1.0));
-    let point = |c: &Candidate<L>| ContactPoint {
-        position: V3::select(c.valid, on_b(c), V3::splat(zero)),
-        depth: L::select(c.valid, c.depth, zero),
-        feature_id: L::select(c.valid, id_base + c.local_id, zero),
-    };
-    let count_of = |c: &Candidate<L>| L::select(c.valid, one, zero);
+    let zero = L::splat(0.0);
+    #[inline(always)]
+    fn count_of<L: Lane>(c: &Candidate<L>) -> L {
+        L::select(c.valid, L::splat(1.0), L::splat(0.0))
+    }
     Manifold {
         normal,
         count: count_of(&chosen[0])
             + count_of(&chosen[1])
             + count_of(&chosen[2])
             + count_of(&chosen[3]),
-        points: [point(&chosen[0]), point(&chosen[1]), point(&chosen[2]), point(&chosen[3])],
+        points: from4!(|k| {
+            let c = &chosen[k];
+            ContactPoint {
+                position: V3::select(c.valid, on_b.on_b(c), V3::splat(zero)),
+                depth: L::select(c.valid, c.depth, zero),
+                feature_id: L::select(c.valid, id_base + c.local_id, zero),
+            }
+        }),
     }
 }
 
@@ -974,13 +1045,16 @@ pub(super) fn reduce4<L: Lane, const N: usize>(
     // end (4 gathers of a compare and 4 blends per candidate), same choice.
     // A candidate valid in no lane is never chosen, so the passes skip it
     // (resting packs often have no corner or exit crossing at all).
-    let active: [bool; N] = core::array::from_fn(|k| cand[k].valid.any());
     // An invalid candidate's depth is -inf and its x NaN, so every comparison
     // below is false for it without a `valid &` in each pass (valid depths
     // are >= -margin, finite; NaN propagates into distances and areas).
-    let depth: [L; N] = core::array::from_fn(|k| L::select(cand[k].valid, cand[k].depth, neg_inf));
-    let xs: [L; N] =
-        core::array::from_fn(|k| L::select(cand[k].valid, cand[k].x, L::splat(f32::NAN)));
+    // (A loop, not `array::from_fn`: see `crate::simd::unroll`.)
+    let (mut active, mut depth, mut xs) = ([false; N], [neg_inf; N], [zero; N]);
+    for (k, c) in cand.iter().enumerate() {
+        active[k] = c.valid.any();
+        depth[k] = L::select(c.valid, c.depth, neg_inf);
+        xs[k] = L::select(c.valid, c.x, L::splat(f32::NAN));
+    }
     let empty = Candidate { x: zero, y: zero, depth: zero, local_id: zero, valid: no };
     // deepest (lowest index on ties): `p0.depth` is the best depth so far
     let mut p0 = Candidate { depth: neg_inf, ..empty };
@@ -1115,5 +1189,5 @@ fn edge_manifold<L: Lane>(
     };
     // the support edges' gap along the normal is the SAT gap: only a point
     // pair clamped to an edge's end (not along the normal) is replaced
-    keep_closest_pair(m, a, depth, margin, BOX_BOX_CLOSEST_ID_BASE, || box_box_closest(a, b))
+    keep_closest_pair(m, a, depth, margin, BOX_BOX_CLOSEST_ID_BASE, b)
 }

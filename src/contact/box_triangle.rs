@@ -79,10 +79,10 @@
 use super::box_box::FACE_AXIS_ABS_TOL;
 use super::box_box::{
     clip_edge_rect, incident_face, manifold_of, ref_face, select_manifold, support_edge, Candidate,
-    FaceEdge,
+    FaceEdge, FacePoint, PointOnB,
 };
+use super::closest_pair::keep_closest_pair;
 pub use super::closest_pair::BOX_TRIANGLE_CLOSEST_ID_BASE;
-use super::closest_pair::{box_triangle_closest, keep_closest_pair};
 use super::util::{closest_segments, fallback, margin_ok, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::closest::closest_point_triangle;
@@ -91,6 +91,7 @@ use crate::math::V3;
 use crate::overlap::sat::{cross_with_magnitude, is_noise_axis, project3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
 use crate::shapes::{Obb, Triangle};
+use crate::simd::unroll::{from2, from3, from4};
 
 /// Base of the box-reference face ids.
 pub const BOX_FACE_ID_BASE: f32 = 192.0;
@@ -137,30 +138,36 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
     // if (proper && N·(centre - a) < 0) return no contact;  (one-sided)
     let front = !proper | hc.ge(zero);
     let h = [a.half.x, a.half.y, a.half.z];
-    let radius = |l: V3<L>| {
+    // Nested fns, not closures: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    /// The box's projection radius on `l`.
+    #[inline(always)]
+    fn radius<L: Lane>(h: &[L; 3], a: &Obb<L>, l: V3<L>) -> L {
         h[0] * l.dot(a.axes[0]).abs()
             + h[1] * l.dot(a.axes[1]).abs()
             + h[2] * l.dot(a.axes[2]).abs()
-    };
+    }
     // the triangle relative to the box centre (the box projects to [-r, r])
     let t = [b.a - a.center, b.b - a.center, b.c - a.center];
     let edges = [b.b - b.a, b.c - b.b, b.a - b.c];
-    // depth along l (unnormalised) and the signed axis
-    let on_axis = |l: V3<L>| {
-        let (tmin, tmax) = project3(l, &t);
-        let r = radius(l);
+    /// Depth along `l` (unnormalised) and the signed axis.
+    #[inline(always)]
+    fn on_axis<L: Lane>(h: &[L; 3], a: &Obb<L>, t: &[V3<L>; 3], l: V3<L>) -> (L, V3<L>) {
+        let (tmin, tmax) = project3(l, t);
+        let r = radius(h, a, l);
         let pos = r - tmin; // push B along +l
         let neg = tmax + r; // push B along -l
         let use_pos = pos.le(neg);
         (L::select(use_pos, pos, neg), V3::select(use_pos, l, -l))
-    };
+    }
 
     // Triangle normal: only -N (B pushed behind its face).
-    let tri_depth = L::select(proper, radius(nf) - hc, inf);
+    let tri_depth = L::select(proper, radius(&h, a, nf) - hc, inf);
     // Box axes.
     let (mut box_depth, mut box_axis, mut box_n) = (inf, zero, V3::splat(zero));
     for (k, l) in a.axes.iter().enumerate() {
-        let (ov, sl) = on_axis(*l);
+        let (ov, sl) = on_axis(&h, a, &t, *l);
         let len = l.length();
         let d = ov / len;
         let take = d.lt(box_depth);
@@ -184,7 +191,7 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
         for (j, e) in edges.iter().enumerate() {
             let (l, m) = cross_with_magnitude(*u, *e);
             let real = !is_noise_axis(l, m);
-            let (ov, sl) = on_axis(l);
+            let (ov, sl) = on_axis(&h, a, &t, l);
             let len = l.length();
             let d = ov / len;
             let take = real & d.lt(edge_depth);
@@ -224,9 +231,7 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
     let out = select_manifold(hit, &out, &empty);
     // a speculative or touching manifold must hold a closest pair (see
     // `src/contact/closest_pair.rs`); `depth` is the SAT depth along `normal`
-    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, || {
-        box_triangle_closest(a, b)
-    })
+    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, b)
 }
 
 /// Inward normals `N × e_j` of the triangle's edge side planes (unnormalised):
@@ -257,14 +262,16 @@ fn triangle_face_manifold<L: Lane>(
     // reported point on the triangle is the face point moved by `depth` along
     // `nf`. (The triangle's own frame would put the origin at a vertex that
     // may be far from the contact and lose a few ulps of that distance.)
-    let below = |p: V3<L>| -(nf.dot(p - b.a));
+    // Written-out arrays, not closures: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
     let vxy = [(inc.h1, inc.h2), (-inc.h1, inc.h2), (-inc.h1, -inc.h2), (inc.h1, -inc.h2)];
-    let vd: [L; 4] = core::array::from_fn(|k| below(inc.verts[k]));
+    let vd: [L; 4] = from4!(|k| -(nf.dot(inc.verts[k] - b.a)));
 
     // Candidates 0..8: per incident edge k, the part inside the three side
     // planes f_s(t) = m_s·(p(t) - v_s) >= 0: entry (vertex k or a crossing)
     // and exit crossing.
-    let edge_candidates = |k: usize| -> [Candidate<L>; 2] {
+    let [e0, e1, e2, e3]: [[Candidate<L>; 2]; 4] = from4!(|k| {
         let (p0, p1) = (inc.verts[k], inc.verts[(k + 1) % 4]);
         let (mut t0, mut s0) = (zero, L::splat(-1.0));
         let (mut t1c, mut s1) = (one, L::splat(-1.0));
@@ -290,7 +297,13 @@ fn triangle_face_manifold<L: Lane>(
         let k1 = (k + 1) % 4;
         let (x0, y0, d0) = (vxy[k].0, vxy[k].1, vd[k]);
         let (dx, dy, dd) = (vxy[k1].0 - x0, vxy[k1].1 - y0, vd[k1] - d0);
-        let at = |t: L, side: L, extra: L::Mask| {
+        // the entry point, then the exit crossing
+        from2!(|end| {
+            let (t, side, extra) = if end == 0 {
+                (t0, s0, <L::Mask as LaneMask>::splat(true))
+            } else {
+                (t1c, s1, t1c.lt(one))
+            };
             let depth = d0 + dd * t;
             let crossing = L::splat(4.0 + 3.0 * k as f32) + side;
             Candidate {
@@ -300,15 +313,12 @@ fn triangle_face_manifold<L: Lane>(
                 local_id: L::select(side.lt(zero), L::splat(k as f32), crossing),
                 valid: nonempty & extra & depth.ge(neg_margin),
             }
-        };
-        [at(t0, s0, <L::Mask as LaneMask>::splat(true)), at(t1c, s1, t1c.lt(one))]
-    };
-    let [e0, e1, e2, e3] =
-        [edge_candidates(0), edge_candidates(1), edge_candidates(2), edge_candidates(3)];
+        })
+    });
     // Candidates 8..11: triangle vertices inside the incident face (projected
     // along nf; |cos| >= 1/sqrt(3) for the most anti-parallel face).
     let inv_cos = one / nf.dot(inc.n);
-    let vertex = |m: usize| {
+    let tv: [Candidate<L>; 3] = from3!(|m| {
         let q = verts[m];
         let depth = (q - inc.c).dot(inc.n) * inv_cos;
         let on_incident = q - nf * depth;
@@ -322,8 +332,7 @@ fn triangle_face_manifold<L: Lane>(
             local_id: L::splat(16.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
         }
-    };
-    let tv = [vertex(0), vertex(1), vertex(2)];
+    });
     let mut any = <L::Mask as LaneMask>::splat(false);
     for c in e0.iter().chain(&e1).chain(&e2).chain(&e3).chain(&tv) {
         any = any | c.valid;
@@ -343,14 +352,29 @@ fn triangle_face_manifold<L: Lane>(
     let cand = [e0[0], e0[1], e1[0], e1[1], e2[0], e2[1], e3[0], e3[1], tv[0], tv[1], tv[2], fb];
     // the point on B (the triangle): the incident face point moved by depth
     // along nf onto the triangle's plane
-    let mut m = manifold_of(&cand, -nf, inc.face * L::splat(32.0), |c| {
-        inc.c + inc.a1 * c.x + inc.a2 * c.y + nf * c.depth
-    });
+    let on_b = IncidentPoint { c: inc.c, a1: inc.a1, a2: inc.a2, nf };
+    let mut m = manifold_of(&cand, -nf, inc.face * L::splat(32.0), &on_b);
     if (!any).any() {
         let q = closest_point_triangle(sv, b).point;
         m.points[0].position = V3::select(!any, q, m.points[0].position);
     }
     m
+}
+
+/// A candidate in the incident box face's frame `(c, a1, a2)` moved by its
+/// depth along `nf` onto the triangle's plane ([`triangle_face_manifold`]).
+struct IncidentPoint<L: Lane> {
+    c: V3<L>,
+    a1: V3<L>,
+    a2: V3<L>,
+    nf: V3<L>,
+}
+
+impl<L: Lane> PointOnB<L> for IncidentPoint<L> {
+    #[inline(always)]
+    fn on_b(&self, c: &Candidate<L>) -> V3<L> {
+        self.c + self.a1 * c.x + self.a2 * c.y + self.nf * c.depth
+    }
 }
 
 /// Manifold for a box axis `axis ∈ 1..=3` (reference = that face of the box,
@@ -370,22 +394,25 @@ fn box_face_manifold<L: Lane>(
     let n = normal;
     let f = ref_face(a, axis - L::splat(1.0), n);
     let verts = [b.a, b.b, b.c];
-    let uv = |p: V3<L>| ((p - f.c).dot(f.u), (p - f.c).dot(f.v));
-    let xy = [uv(verts[0]), uv(verts[1]), uv(verts[2])];
-    let below: [L; 3] = core::array::from_fn(|j| -((verts[j] - f.c).dot(n)));
+    // Written-out arrays, not closures: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    let xy = from3!(|j| ((verts[j] - f.c).dot(f.u), (verts[j] - f.c).dot(f.v)));
+    let below: [L; 3] = from3!(|j| -((verts[j] - f.c).dot(n)));
     // Candidates 0..6: the triangle's edges clipped to the face's side slabs.
-    let edge = |j: usize| {
+    let [e0, e1, e2] = from3!(|j| {
         let j2 = (j + 1) % 3;
-        let at = |j: usize| [xy[j].0, xy[j].1, below[j]];
-        clip_edge_rect(&f, &FaceEdge::between(at(j), at(j2)), j, 3.0, neg_margin)
-    };
-    let [e0, e1, e2] = [edge(0), edge(1), edge(2)];
+        let (p0, p1) = ([xy[j].0, xy[j].1, below[j]], [xy[j2].0, xy[j2].1, below[j2]]);
+        clip_edge_rect(&f, &FaceEdge::between(p0, p1), j, 3.0, neg_margin)
+    });
     // Candidates 6..10: face corners piercing the triangle (along n).
     let cos = n.dot(nf);
     let steep_ok = proper & cos.abs().ge(L::splat(CORNER_MIN_COS));
     let inv_cos = L::splat(1.0) / cos;
     let sides = side_normals(b, nf);
-    let corner = |m: usize, su: f32, sv: f32| {
+    // Corner m at signs (su, sv) = (+,+), (-,+), (-,-), (+,-).
+    let corners: [Candidate<L>; 4] = from4!(|m| {
+        let (su, sv) = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)][m];
         let (cx, cy) = (f.hu * L::splat(su), f.hv * L::splat(sv));
         let q = f.c + f.u * cx + f.v * cy;
         let depth = (q - b.a).dot(nf) * inv_cos;
@@ -401,9 +428,7 @@ fn box_face_manifold<L: Lane>(
             local_id: L::splat(15.0 + m as f32),
             valid: inside & depth.ge(neg_margin),
         }
-    };
-    let corners =
-        [corner(0, 1.0, 1.0), corner(1, -1.0, 1.0), corner(2, -1.0, -1.0), corner(3, 1.0, -1.0)];
+    });
     let mut any = <L::Mask as LaneMask>::splat(false);
     for c in e0.iter().chain(&e1).chain(&e2).chain(&corners) {
         any = any | c.valid;
@@ -431,7 +456,8 @@ fn box_face_manifold<L: Lane>(
     ];
     let base = L::splat(BOX_FACE_ID_BASE) + f.face * L::splat(32.0);
     // the point on B (the triangle, incident here)
-    manifold_of(&cand, n, base, |c| f.c + f.u * c.x + f.v * c.y - n * c.depth)
+    let all = <L::Mask as LaneMask>::splat(true);
+    manifold_of(&cand, n, base, &FacePoint { origin: f.c, u: f.u, v: f.v, n, below: all })
 }
 
 /// Manifold for an edge axis `axis = 4 + 3i + j`: one point at the closest

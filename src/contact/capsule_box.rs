@@ -40,6 +40,7 @@ use crate::lane::{Lane, LaneMask};
 use crate::math::V3;
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
 use crate::shapes::{Capsule, Obb};
+use crate::simd::unroll::from2;
 
 /// Base of the two-point (capsule lying on a face) feature ids:
 /// `CAPSULE_FACE_ID_BASE + 2·face + end`.
@@ -101,7 +102,13 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let seg = a.b - a.a;
     let p = [rel0.dot(ax[0]), rel0.dot(ax[1]), rel0.dot(ax[2])];
     let d = [seg.dot(ax[0]), seg.dot(ax[1]), seg.dot(ax[2])];
-    let x_at = |i: usize, t: L| p[i] + t * d[i];
+    // Nested fns and written-out arrays, not closures: a closure is compiled
+    // without the dispatched entry's target features unless LLVM happens to
+    // inline it (`crate::simd`).
+    #[inline(always)]
+    fn x_at<L: Lane>(p: &[L; 3], d: &[L; 3], i: usize, t: L) -> L {
+        p[i] + t * d[i]
+    }
     let clamp_h = |i: usize, x: L| x.max(-h[i]).min(h[i]);
     let (t_best, _) = segment_box_param(p, d, h);
 
@@ -112,7 +119,7 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let mut weight = one;
     let mut out_axes = zero;
     for i in 0..3 {
-        let x = x_at(i, t_best);
+        let x = x_at(&p, &d, i, t_best);
         let c = clamp_h(i, x);
         excess += ax[i] * (x - c);
         q += ax[i] * c;
@@ -199,14 +206,17 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
     let j0 = ag[0].ge(ag[1]) & ag[0].ge(ag[2]);
     let j1 = !j0 & ag[1].ge(ag[2]);
     let is = [j0, j1, !(j0 | j1)];
-    let pick = |x: [L; 3]| L::select(j0, x[0], L::select(j1, x[1], x[2]));
-    let gk = pick(g);
+    #[inline(always)]
+    fn pick<L: Lane>(j0: L::Mask, j1: L::Mask, x: [L; 3]) -> L {
+        L::select(j0, x[0], L::select(j1, x[1], x[2]))
+    }
+    let gk = pick(j0, j1, g);
     // outward normal of the face towards A is -n: its sign along axis k
     let s = L::select(gk.gt(zero), -one, one);
     let nf = V3::select(j0, ax[0], V3::select(j1, ax[1], ax[2])) * s;
     let sin = L::splat(CAPSULE_PARALLEL_SIN);
     let (_, len) = unit_or(seg, fallback());
-    let along = pick(d).abs();
+    let along = pick(j0, j1, d).abs();
     let mut t0 = zero;
     let mut t1 = one;
     for i in 0..3 {
@@ -220,17 +230,17 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
         t0 = L::select(is[i], t0, t0.max(enter));
         t1 = L::select(is[i], t1, t1.min(exit));
     }
-    let hk = pick(h);
-    let face_point = |t: L| {
+    let hk = pick(j0, j1, h);
+    let [(q0, d0), (q1, d1)] = from2!(|end| {
+        let t = if end == 0 { t0 } else { t1 };
         let mut pt = b.center;
         for i in 0..3 {
-            pt += ax[i] * L::select(is[i], s * hk, x_at(i, t));
+            pt += ax[i] * L::select(is[i], s * hk, x_at(&p, &d, i, t));
         }
-        let height = s * pick([x_at(0, t), x_at(1, t), x_at(2, t)]) - hk;
+        let xs = [x_at(&p, &d, 0, t), x_at(&p, &d, 1, t), x_at(&p, &d, 2, t)];
+        let height = s * pick(j0, j1, xs) - hk;
         (pt, a.radius - height)
-    };
-    let (q0, d0) = face_point(t0);
-    let (q1, d1) = face_point(t1);
+    });
     // The deep point of a face axis: the deeper end of the segment clipped to
     // the face's side slabs (non-empty: the segment meets the box), projected
     // on the face, with its own depth. That is the capsule's support point
@@ -253,7 +263,8 @@ pub fn capsule_box<L: Lane>(a: &Capsule<L>, b: &Obb<L>, margin: L) -> Manifold<L
         & t1.gt(t0)
         & d0.ge(-margin)
         & d1.ge(-margin);
-    let face = pick([zero, L::splat(2.0), L::splat(4.0)]) + L::select(s.lt(zero), one, zero);
+    let face =
+        pick(j0, j1, [zero, L::splat(2.0), L::splat(4.0)]) + L::select(s.lt(zero), one, zero);
     let base = L::splat(CAPSULE_FACE_ID_BASE) + face * L::splat(2.0);
     let p0 = ContactPoint {
         position: V3::select(two, q0, position),

@@ -7,6 +7,7 @@ use super::{ContactPoint, Manifold};
 use crate::lane::{Lane, LaneMask};
 use crate::math::V3;
 use crate::shapes::Capsule;
+use crate::simd::unroll::from2;
 
 /// `|u_a × u_b|` below which two axes count as parallel and give a two-point
 /// manifold: sin 2.9° — a capsule resting along another keeps two points, so a
@@ -93,14 +94,16 @@ pub fn capsule_capsule<L: Lane>(a: &Capsule<L>, b: &Capsule<L>, margin: L) -> Ma
     let u_s1 = (one - s_b0) / ds;
     let u_lo = u_s0.min(u_s1).max(zero);
     let u_hi = u_s0.max(u_s1).min(one);
-    let end = |u: L| {
+    // Written out, not a closure: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    let [(q0, d0), (q1, d1)] = from2!(|end| {
+        let u = if end == 0 { u_lo } else { u_hi };
         let pb = b.a + db * u;
         let s = clamp01(s_b0 + ds * u);
         let pa = a.a + da * s;
         (pb - n * b.radius, radii - n.dot(pb - pa))
-    };
-    let (q0, d0) = end(u_lo);
-    let (q1, d1) = end(u_hi);
+    });
     let two = sin.le(L::splat(CAPSULE_PARALLEL_SIN))
         & la.gt(zero)
         & lb.gt(zero)

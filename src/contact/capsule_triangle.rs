@@ -61,25 +61,29 @@ fn closest_seg_tri<L: Lane>(
         sq: (e_ab.point2 - e_ab.point1).length_squared(),
         region: edge_feature(e_ab.t, R::A, R::B, R::AB),
     };
-    let mut consider = |s: L, point1: V3<L>, point2: V3<L>, region: L| {
+    // A nested fn, not a closure: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    #[inline(always)]
+    fn consider<L: Lane>(best: &mut SegTri<L>, s: L, point1: V3<L>, point2: V3<L>, region: L) {
         let sq = (point2 - point1).length_squared();
         let better = sq.lt(best.sq);
-        best = SegTri {
+        *best = SegTri {
             s: L::select(better, s, best.s),
             point1: V3::select(better, point1, best.point1),
             point2: V3::select(better, point2, best.point2),
             sq: L::select(better, sq, best.sq),
             region: L::select(better, region, best.region),
         };
-    };
+    }
     let e_bc = closest_segments(p0, p1, t.b, t.c);
-    consider(e_bc.s, e_bc.point1, e_bc.point2, edge_feature(e_bc.t, R::B, R::C, R::BC));
+    consider(&mut best, e_bc.s, e_bc.point1, e_bc.point2, edge_feature(e_bc.t, R::B, R::C, R::BC));
     let e_ca = closest_segments(p0, p1, t.c, t.a);
-    consider(e_ca.s, e_ca.point1, e_ca.point2, edge_feature(e_ca.t, R::C, R::A, R::CA));
+    consider(&mut best, e_ca.s, e_ca.point1, e_ca.point2, edge_feature(e_ca.t, R::C, R::A, R::CA));
     let c0 = closest_point_triangle(p0, t);
-    consider(zero, p0, c0.point, c0.region);
+    consider(&mut best, zero, p0, c0.point, c0.region);
     let c1 = closest_point_triangle(p1, t);
-    consider(one, p1, c1.point, c1.region);
+    consider(&mut best, one, p1, c1.point, c1.region);
     // if (h0 and h1 have opposite signs) the segment crosses the plane at s = h0/(h0-h1)
     let crosses = (h0.lt(zero) & h1.gt(zero)) | (h0.gt(zero) & h1.lt(zero));
     let s = L::select(crosses, h0 / (h0 - h1), zero);

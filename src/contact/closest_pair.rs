@@ -96,16 +96,23 @@ pub(super) fn segment_box_param<L: Lane>(p: [L; 3], d: [L; 3], h: [L; 3]) -> (L,
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let half = L::splat(0.5);
-    let x_at = |i: usize, t: L| p[i] + t * d[i];
-    let f_at = |t: L| {
-        let mut f = zero;
+    // Nested fns, not closures: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    #[inline(always)]
+    fn x_at<L: Lane>(p: &[L; 3], d: &[L; 3], i: usize, t: L) -> L {
+        p[i] + t * d[i]
+    }
+    #[inline(always)]
+    fn f_at<L: Lane>(p: &[L; 3], d: &[L; 3], h: &[L; 3], t: L) -> L {
+        let mut f = L::splat(0.0);
         for (i, &hi) in h.iter().enumerate() {
-            let x = x_at(i, t);
+            let x = x_at(p, d, i, t);
             let e = x - x.max(-hi).min(hi);
             f = f + e * e;
         }
         f
-    };
+    }
     // Breakpoints x_i(t) = ±h_i in [0, 1] (d_i = 0 gives ±∞ or NaN -> 0 or 1,
     // a harmless extra knot), sorted.
     let mut k = [zero; 6];
@@ -128,7 +135,7 @@ pub(super) fn segment_box_param<L: Lane>(p: [L; 3], d: [L; 3], h: [L; 3]) -> (L,
         let mut num = zero;
         let mut den = zero;
         for i in 0..3 {
-            let x = x_at(i, mid);
+            let x = x_at(&p, &d, i, mid);
             let above = x.gt(h[i]);
             let below = x.lt(-h[i]);
             let target = L::select(above, h[i], -h[i]);
@@ -140,7 +147,7 @@ pub(super) fn segment_box_param<L: Lane>(p: [L; 3], d: [L; 3], h: [L; 3]) -> (L,
         // classified inside, so f(mid) is exactly 0) rather than a knot,
         // where rounding can put x_i a hair outside
         let t = L::select(den.gt(zero), num / den, mid).max(lo).min(hi);
-        let f = f_at(t);
+        let f = f_at(&p, &d, &h, t);
         let take = f.lt(best);
         best = L::select(take, f, best);
         t_best = L::select(take, t, t_best);
@@ -159,6 +166,7 @@ pub(super) struct ClosestPair<L: Lane> {
 }
 
 impl<L: Lane> ClosestPair<L> {
+    #[inline(always)]
     fn none() -> Self {
         let z = L::splat(0.0);
         ClosestPair {
@@ -280,9 +288,32 @@ pub(super) fn box_triangle_closest<L: Lane>(a: &Obb<L>, t: &Triangle<L>) -> Clos
     best
 }
 
+/// Shape B of [`keep_closest_pair`]: its exact closest pair with the box
+/// `a` (a trait, not a closure argument: a closure is compiled without the
+/// dispatched entry's target features unless LLVM happens to inline it,
+/// `crate::simd`).
+pub(super) trait ClosestToBox<L: Lane> {
+    /// The closest pair of box `a` and `self` (`on_a` on `a`).
+    fn closest_to(&self, a: &Obb<L>) -> ClosestPair<L>;
+}
+
+impl<L: Lane> ClosestToBox<L> for Obb<L> {
+    #[inline(always)]
+    fn closest_to(&self, a: &Obb<L>) -> ClosestPair<L> {
+        box_box_closest(a, self)
+    }
+}
+
+impl<L: Lane> ClosestToBox<L> for Triangle<L> {
+    #[inline(always)]
+    fn closest_to(&self, a: &Obb<L>) -> ClosestPair<L> {
+        box_triangle_closest(a, self)
+    }
+}
+
 /// The [rule](self) applied to manifold `m` of a box `a` and a shape B:
-/// `sat_depth` the SAT depth along `m.normal`, `closest` the exact closest
-/// pair (called only when some lane needs it), `id_base` the replaced
+/// `sat_depth` the SAT depth along `m.normal`, `b` shape B (its exact closest
+/// pair is computed only when some lane needs it), `id_base` the replaced
 /// points' id base.
 #[inline(always)]
 pub(super) fn keep_closest_pair<L: Lane>(
@@ -291,7 +322,7 @@ pub(super) fn keep_closest_pair<L: Lane>(
     sat_depth: L,
     margin: L,
     id_base: f32,
-    closest: impl FnOnce() -> ClosestPair<L>,
+    b: &impl ClosestToBox<L>,
 ) -> Manifold<L> {
     let zero = L::splat(0.0);
     let p = m.points[0];
@@ -319,7 +350,7 @@ pub(super) fn keep_closest_pair<L: Lane>(
     if need.none() {
         return m;
     }
-    let c = closest();
+    let c = b.closest_to(a);
     // the distance of the two world points (not `dist2`, summed in a box's
     // frame: the normal must be the unit direction of the pair reported)
     let (dir, dist) = unit_or(c.on_b - c.on_a, m.normal);

@@ -157,6 +157,7 @@ impl Manifold<f32> {
 
 impl<L: Lane> Manifold<L> {
     /// All lanes empty.
+    #[inline(always)]
     pub fn empty() -> Self {
         let z = L::splat(0.0);
         let p = ContactPoint { position: V3::splat(z), depth: z, feature_id: z };

@@ -246,10 +246,21 @@ pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
     // Faces and edges in two loops with their own running minimum, so the
     // state stays in registers (one loop choosing a `&mut` slot per axis kept
     // it on the stack).
-    let mut visit = |slot: &mut (L, L, V3<L>, L), k: usize, real: L::Mask| {
-        let l = axes[k].0;
+    // A function, not a closure: a closure is compiled without the
+    // dispatched entry's target features unless LLVM happens to inline it
+    // (`crate::simd`).
+    type Slot<L> = (L, L, V3<L>, L);
+    #[inline(always)]
+    fn visit<L: Lane>(
+        (a, b, t): (&Obb<L>, &Obb<L>, V3<L>),
+        separated: &mut L::Mask,
+        slot: &mut Slot<L>,
+        (k, l): (usize, V3<L>),
+        real: L::Mask,
+    ) {
+        let zero = L::splat(0.0);
         let (overlap, tl) = overlap_on(a, b, t, l);
-        separated = separated | (overlap.lt(zero) & real);
+        *separated = *separated | (overlap.lt(zero) & real);
         let len = l.length();
         let depth = overlap / len;
         // normal = L/|L|, flipped to point from A to B (t·L >= 0)
@@ -260,12 +271,12 @@ pub fn obb_obb_contact<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> ObbContact<L> {
         slot.1 = L::select(take, L::splat(k as f32), slot.1);
         slot.2 = V3::select(take, signed, slot.2);
         slot.3 = L::select(take, len, slot.3);
-    };
-    for k in 0..6 {
-        visit(&mut best, k, <L::Mask as LaneMask>::splat(true));
+    }
+    for (k, (l, _)) in axes.iter().enumerate().take(6) {
+        visit((a, b, t), &mut separated, &mut best, (k, *l), <L::Mask as LaneMask>::splat(true));
     }
     for (k, (l, m)) in axes.iter().enumerate().skip(6) {
-        visit(&mut edge, k, !is_noise_axis(*l, *m));
+        visit((a, b, t), &mut separated, &mut edge, (k, *l), !is_noise_axis(*l, *m));
     }
     // if (edge.depth < face.depth - bias·|face.depth|) use the edge axis;
     let use_edge = edge.0.lt(best.0 - L::splat(OBB_EDGE_AXIS_BIAS) * best.0.abs());

@@ -29,6 +29,7 @@ use super::{finite_t, mask_from_bools, point_triangle::point_in_triangle, ray_va
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::shapes::{Ray, Triangle};
+use crate::simd::unroll::map3;
 
 /// Result of a ray–triangle query.
 #[derive(Clone, Copy, Debug)]
@@ -61,27 +62,33 @@ fn shear<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> Sheared<L> {
     let k0 = ad.x.ge(ad.y) & ad.x.ge(ad.z);
     let k1 = !k0 & ad.y.ge(ad.z);
     // (v[kx], v[ky], v[kz]) for kz = 0: (y, z, x); kz = 1: (z, x, y); kz = 2: (x, y, z)
-    let perm = |v: V3<L>| -> V3<L> {
+    // Nested fns and a written-out array, not closures: a closure is
+    // compiled without the dispatched entry's target features unless LLVM
+    // happens to inline it (`crate::simd`).
+    #[inline(always)]
+    fn perm<L: Lane>(k0: L::Mask, k1: L::Mask, v: V3<L>) -> V3<L> {
         V3::new(
             L::select(k0, v.y, L::select(k1, v.z, v.x)),
             L::select(k0, v.z, L::select(k1, v.x, v.y)),
             L::select(k0, v.x, L::select(k1, v.y, v.z)),
         )
-    };
-    let pd = perm(d);
+    }
+    let pd = perm(k0, k1, d);
     // if dir[kz] < 0 { swap(kx, ky) }: keeps the orientation of the frame.
     let swap = pd.z.lt(L::splat(0.0));
-    let fix =
-        |v: V3<L>| -> V3<L> { V3::new(L::select(swap, v.y, v.x), L::select(swap, v.x, v.y), v.z) };
-    let pd = fix(pd);
+    #[inline(always)]
+    fn fix<L: Lane>(swap: L::Mask, v: V3<L>) -> V3<L> {
+        V3::new(L::select(swap, v.y, v.x), L::select(swap, v.x, v.y), v.z)
+    }
+    let pd = fix(swap, pd);
     let sx = pd.x / pd.z;
     let sy = pd.y / pd.z;
     let sz = L::splat(1.0) / pd.z;
-    let tr = |p: V3<L>| -> V3<L> {
-        let q = fix(perm(p - ray.origin));
+    let [a, b, c] = map3!([tri.a, tri.b, tri.c], |p| {
+        let q = fix(swap, perm(k0, k1, p - ray.origin));
         V3::new(q.x - sx * q.z, q.y - sy * q.z, sz * q.z)
-    };
-    Sheared { a: tr(tri.a), b: tr(tri.b), c: tr(tri.c), dir_zero: pd.z.eq(L::splat(0.0)) }
+    });
+    Sheared { a, b, c, dir_zero: pd.z.eq(L::splat(0.0)) }
 }
 
 /// Ray–triangle intersection, watertight, both faces hit; returns the hit mask,

@@ -35,6 +35,8 @@
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
+pub(crate) mod unroll;
+
 use crate::pack::LanePod;
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -256,6 +258,37 @@ impl<L: LanePod, B: WidthFn<L>> SimdFn for AtWidth<B, L> {
 #[inline(always)]
 pub(crate) fn dispatch_width<L: LanePod, B: WidthFn<L>>(isa: Isa, body: B) -> B::Out {
     dispatch(isa, AtWidth(body, core::marker::PhantomData))
+}
+
+/// A body written over one lane type `M` of the caller's width `L::WIDTH`
+/// that needs only [`Lane`](crate::lane::Lane) (no packs to read as `M`'s;
+/// box pruning's scans load `f32` arrays): the [`WidthFn`] of generic code
+/// whose lane type is not [`LanePod`].
+pub(crate) trait LaneFn<L: crate::lane::Lane> {
+    /// The body's result.
+    type Out;
+    /// The body at lane type `M` (`M::WIDTH == L::WIDTH`). `#[inline(always)]`.
+    fn call<M: crate::lane::Lane>(self) -> Self::Out;
+}
+
+/// Adapts a [`LaneFn`] to [`SimdFn`].
+struct AtLaneWidth<B, L>(B, core::marker::PhantomData<L>);
+impl<L: crate::lane::Lane, B: LaneFn<L>> SimdFn for AtLaneWidth<B, L> {
+    type Out = B::Out;
+    #[inline(always)]
+    fn call<S: Simd>(self) -> B::Out {
+        match L::WIDTH {
+            8 => self.0.call::<S::F8>(),
+            16 => self.0.call::<S::F16>(),
+            _ => self.0.call::<L>(),
+        }
+    }
+}
+
+/// Runs `body` on `isa` at the path's lane type of width `L::WIDTH`.
+#[inline(always)]
+pub(crate) fn dispatch_lane<L: crate::lane::Lane, B: LaneFn<L>>(isa: Isa, body: B) -> B::Out {
+    dispatch(isa, AtLaneWidth(body, core::marker::PhantomData))
 }
 
 /// `s` (packs of lane type `L`) read as packs of lane type `M` of the same

@@ -11,6 +11,7 @@ use super::sweep::pair_key;
 use crate::lane::{Lane, LaneMask};
 use crate::mem::resize_advised;
 use crate::shapes::Aabb;
+use crate::simd::LaneFn;
 use core::hint::select_unpredictable;
 use rayon::prelude::*;
 
@@ -512,7 +513,7 @@ impl<'a> CellView<'a> {
 /// [`CellView::probe`]): writes the keys `(lo << 32) | hi` to
 /// `keys[w..]` (growing `keys` once per probe as needed, not per pair) and
 /// returns the new `w`.
-#[inline]
+#[inline(always)]
 pub(super) fn scan_cell_into<L: Lane>(
     cells: &Cells,
     c: usize,
@@ -539,4 +540,25 @@ pub(super) fn scan_cell_into<L: Lane>(
         });
     }
     w
+}
+
+/// [`scan_cell_into`] over the cells `range` as one dispatched body
+/// (`crate::simd`): returns the new `w`.
+pub(super) struct ScanCellsTask<'a> {
+    pub cells: &'a Cells,
+    pub range: core::ops::Range<usize>,
+    pub keys: &'a mut Vec<u64>,
+    pub w: usize,
+}
+
+impl<L: Lane> LaneFn<L> for ScanCellsTask<'_> {
+    type Out = usize;
+    #[inline(always)]
+    fn call<M: Lane>(self) -> usize {
+        let mut w = self.w;
+        for c in self.range {
+            w = scan_cell_into::<M>(self.cells, c, self.keys, w);
+        }
+        w
+    }
 }

@@ -34,11 +34,12 @@ pub(crate) use sweep::scan_full;
 use crate::lane::Lane;
 use crate::mem::resize_advised;
 use crate::shapes::Aabb;
-use cells::{build_cells, build_cells_par, scan_cell_into, CellScratch, Cells};
+use crate::simd::{self, LaneFn};
+use cells::{build_cells, build_cells_par, CellScratch, Cells, ScanCellsTask};
 use keys::sorted_keys;
 use pair_sort::{place_pairs, sort_pairs, PairScratch};
 use rayon::prelude::*;
-use sweep::{pair_key, scan, sweep, Probe};
+use sweep::{pair_key, scan, Probe, SweepTask};
 
 /// Default number of sorted boxes per rayon task: enough to amortise the task,
 /// small enough that two threads balance on clustered inputs.
@@ -173,6 +174,9 @@ impl BoxPruner {
     ) {
         assert!(boxes.len() <= u32::MAX as usize, "at most 2^32 - 1 boxes");
         let n_a = boxes.len();
+        // The instruction-set path, read on this thread: `simd::with_isa`'s
+        // override does not reach the rayon workers.
+        let isa = simd::current();
         let st = sorted_keys(boxes, keep, &mut self.keys, &mut self.tmp);
         let grid = if rayon::current_num_threads() == 1 {
             build_cells(boxes, &self.keys, &st, &mut self.scratch, &mut self.cells)
@@ -194,15 +198,15 @@ impl BoxPruner {
                 if self.raw.len() < 2 * entries {
                     resize_advised(&mut self.raw, 2 * entries, 0);
                 }
-                let mut w = 0;
-                for c in 0..n_cells {
-                    w = scan_cell_into::<L>(&self.cells, c, &mut self.raw, w);
-                }
-                w
+                let (cells, keys) = (&self.cells, &mut self.raw);
+                simd::dispatch_lane::<L, _>(
+                    isa,
+                    ScanCellsTask { cells, range: 0..n_cells, keys, w: 0 },
+                )
             } else {
                 self.raw.clear();
-                let n = self.sorted.len();
-                sweep::<L>(&self.sorted, 0..n, &mut self.raw);
+                let (s, out) = (&self.sorted, &mut self.raw);
+                simd::dispatch_lane::<L, _>(isa, SweepTask { s, range: 0..s.len(), out });
                 self.raw.len()
             };
             place_pairs(&[&self.raw[..w]], n_a, n_a, false, &mut self.sort, &mut self.pairs);
@@ -233,11 +237,8 @@ impl BoxPruner {
                     if raw.len() < 2 * ent {
                         resize_advised(raw, 2 * ent, 0);
                     }
-                    let mut w = 0;
-                    for c in b[0]..b[1] {
-                        w = scan_cell_into::<L>(cells, c, raw, w);
-                    }
-                    w
+                    let task = ScanCellsTask { cells, range: b[0]..b[1], keys: raw, w: 0 };
+                    simd::dispatch_lane::<L, _>(isa, task)
                 })
                 .collect();
             let slices: Vec<&[u64]> = self.par_raw.iter().zip(&ws).map(|(r, &w)| &r[..w]).collect();
@@ -246,7 +247,9 @@ impl BoxPruner {
         }
         let parts: Vec<Vec<u64>> = {
             let s = &self.sorted;
-            par_chunks(s.len(), chunk, |range, out| sweep::<L>(s, range, out))
+            par_chunks(s.len(), chunk, |range, out| {
+                simd::dispatch_lane::<L, _>(isa, SweepTask { s, range, out })
+            })
         };
         let slices: Vec<&[u64]> = parts.iter().map(Vec::as_slice).collect();
         place_pairs(&slices, n_a, n_a, true, &mut self.sort, &mut self.pairs);
@@ -312,35 +315,59 @@ pub fn bipartite_pairs_with<L: Lane>(a: &[Aabb], b: &[Aabb], chunk: usize) -> Ve
     let (mut keys, mut tmp) = (Vec::new(), Vec::new());
     sa.build(a, &mut keys, &mut tmp);
     sb.build(b, &mut keys, &mut tmp);
+    // Read on this thread: `simd::with_isa` does not reach the rayon workers.
+    let isa = simd::current();
     let mut parts = par_chunks(sa.len(), chunk, |range, out| {
+        let task = BipartiteTask { probes: &sa, targets: &sb, a_probes: true, range, out };
+        simd::dispatch_lane::<L, _>(isa, task)
+    });
+    let second = par_chunks(sb.len(), chunk, |range, out| {
+        let task = BipartiteTask { probes: &sb, targets: &sa, a_probes: false, range, out };
+        simd::dispatch_lane::<L, _>(isa, task)
+    });
+    parts.extend(second);
+    sort_pairs(&parts, a.len(), b.len())
+}
+
+/// One rayon task of [`bipartite_pairs_with`]'s sweeps, as one dispatched
+/// body (`crate::simd`): the sorted `probes` in `range` each scan the
+/// `targets` from the first one with `min.x` at or after theirs (`a_probes`:
+/// the sweep of `a`'s boxes) or strictly after (the sweep of `b`'s), pair
+/// keys `(index in a) << 32 | index in b` into `out`.
+struct BipartiteTask<'a> {
+    probes: &'a Sorted,
+    targets: &'a Sorted,
+    a_probes: bool,
+    range: core::ops::Range<usize>,
+    out: &'a mut Vec<u64>,
+}
+
+impl<L: Lane> LaneFn<L> for BipartiteTask<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: Lane>(self) {
+        let BipartiteTask { probes: p, targets: t, a_probes, range, out } = self;
+        // The first sweep takes `t.min_x >= p.min_x`, the second
+        // `t.min_x > p.min_x`: a pair with equal `min.x` comes from the first.
         let mut j0 = match range.clone().next() {
-            Some(i) => sb.lower_bound(sa.min_x[i], false),
+            Some(i) => t.lower_bound(p.min_x[i], !a_probes),
             None => return,
         };
         for i in range {
             // min_x is non-decreasing in i, so the start only moves forward.
-            while j0 < sb.len() && sb.min_x[j0] < sa.min_x[i] {
+            while j0 < t.len()
+                && (t.min_x[j0] < p.min_x[i] || !a_probes && t.min_x[j0] == p.min_x[i])
+            {
                 j0 += 1;
             }
-            let id = sa.id[i];
-            scan(&sb, j0, &Probe::<L>::of(&sa, i), |k| out.push(pair_key(id, sb.id[k])));
-        }
-    });
-    let second = par_chunks(sb.len(), chunk, |range, out| {
-        let mut i0 = match range.clone().next() {
-            Some(j) => sa.lower_bound(sb.min_x[j], true),
-            None => return,
-        };
-        for j in range {
-            while i0 < sa.len() && sa.min_x[i0] <= sb.min_x[j] {
-                i0 += 1;
+            let id = p.id[i];
+            if a_probes {
+                scan(t, j0, &Probe::<M>::of(p, i), |k| out.push(pair_key(id, t.id[k])));
+            } else {
+                scan(t, j0, &Probe::<M>::of(p, i), |k| out.push(pair_key(t.id[k], id)));
             }
-            let id = sb.id[j];
-            scan(&sa, i0, &Probe::<L>::of(&sb, j), |k| out.push(pair_key(sa.id[k], id)));
         }
-    });
-    parts.extend(second);
-    sort_pairs(&parts, a.len(), b.len())
+    }
 }
 
 /// [`bipartite_pairs_with`] at the native lane width and an automatic chunk

@@ -6,6 +6,7 @@
 use super::keys::Sorted;
 use crate::lane::{Lane, LaneMask};
 use crate::shapes::Aabb;
+use crate::simd::LaneFn;
 
 /// The probe box of a scan, each coordinate broadcast to every lane.
 #[derive(Clone, Copy)]
@@ -84,6 +85,7 @@ impl PairSink for Vec<u64> {
 }
 
 /// Self pairs of sorted boxes `range` of `s` (plain box pruning, no grid).
+#[inline(always)]
 pub(super) fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &mut impl PairSink) {
     for i in range {
         let p = Probe::<L>::of(s, i);
@@ -92,12 +94,28 @@ pub(super) fn sweep<L: Lane>(s: &Sorted, range: core::ops::Range<usize>, out: &m
     }
 }
 
+/// [`sweep`] as one dispatched body (`crate::simd`): the scan compiles with
+/// the instruction set of the path in use.
+pub(super) struct SweepTask<'a, S: PairSink> {
+    pub s: &'a Sorted,
+    pub range: core::ops::Range<usize>,
+    pub out: &'a mut S,
+}
+
+impl<L: Lane, S: PairSink> LaneFn<L> for SweepTask<'_, S> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: Lane>(self) {
+        sweep::<M>(self.s, self.range, self.out)
+    }
+}
+
 /// Scans all of `t` for boxes overlapping `q` (both halves of every axis
 /// test), starting at `start`, which must be at or before the first entry
 /// whose `max.x >= q.min.x`. Used by the incremental broad phase. Kept apart
 /// from `scan`: folding it in as a const-generic variant made the one-shot
 /// query 12 % slower at 100k boxes (measured, 4 alternating CLI runs each).
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_full<L: Lane>(t: &Sorted, start: usize, q: &Aabb, mut emit: impl FnMut(u32)) {
     let p = Probe::<L> {
         max_x: L::splat(q.max.x),
