@@ -419,8 +419,12 @@ struct ClosestLeaf<'a, M: LanePod> {
 impl<M: LanePod> LeafVisitor for ClosestLeaf<'_, M> {
     #[inline(always)]
     fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool {
-        let ray = self.ray;
-        let rw = self.rw.get_or_insert_with(|| splat_ray::<M>(ray));
+        // (no `get_or_insert_with`: its closure would compile outside a
+        // dispatched path's featured entry, see `crate::simd`)
+        if self.rw.is_none() {
+            self.rw = Some(splat_ray::<M>(self.ray));
+        }
+        let Some(rw) = self.rw.as_ref() else { return false };
         let h = self.mesh.packs[leaf as usize].hit::<M>(rw);
         let mut m = h.hit.bits();
         if m != 0 {

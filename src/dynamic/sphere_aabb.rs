@@ -1,7 +1,9 @@
 //! Moving sphere vs AABB.
 
 use super::aabb_aabb::moving_aabb_aabb;
-use super::support::{earliest_lanes, pow2_normalizer_lanes, segment_capsule_first_time_lanes};
+use super::support::{
+    earliest_lanes, pow2_normalizer_lanes, segment_capsule_first_time_lanes, Time,
+};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
 use crate::shapes::{Aabb, Sphere};
@@ -131,7 +133,18 @@ pub fn moving_sphere_aabb_lanes<L: Lane>(
         return MovingSphereHit { hit, t: L::select(hit, t, nan) };
     }
     // The capsule of the edge along axis j through the region's corner.
-    let capsule = |j: usize| {
+    // (a function, not a closure, in a dispatched kernel: see `crate::simd`)
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn capsule<L: Lane>(
+        j: usize,
+        (above, below, vertex): (&[L::Mask; 3], &[L::Mask; 3], L::Mask),
+        ext: V3<L>,
+        c: V3<L>,
+        d: V3<L>,
+        r: L,
+    ) -> Time<L> {
+        let zero = L::splat(0.0);
         let mut from = V3::splat(zero);
         let mut to = V3::splat(zero);
         for (i, &above_i) in above.iter().enumerate() {
@@ -147,8 +160,13 @@ pub fn moving_sphere_aabb_lanes<L: Lane>(
             }
         }
         segment_capsule_first_time_lanes(c, d, from, to, r)
-    };
-    let (c0, c1, c2) = (capsule(0), capsule(1), capsule(2));
+    }
+    let region = (&above, &below, vertex);
+    let (c0, c1, c2) = (
+        capsule(0, region, ext, c, d, r),
+        capsule(1, region, ext, c, d, r),
+        capsule(2, region, ext, c, d, r),
+    );
     // Vertex region: the earliest of the three; edge region: its free axis.
     let corner = earliest_lanes(earliest_lanes(c0, c1), c2);
     let edge_t = L::select(free[0], c0.t, L::select(free[1], c1.t, c2.t));

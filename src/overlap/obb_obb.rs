@@ -162,9 +162,11 @@ pub const OBB_CONSERVATIVE_FLOOR: f32 = f32::from_bits(512);
 pub fn obb_obb_conservative<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> L::Mask {
     let valid = a.is_valid() & b.is_valid();
     let t = b.center - a.center;
-    let reach = |o: &Obb<L>| {
+    // (functions, not closures, in dispatched kernels: see `crate::simd`)
+    #[inline(always)]
+    fn reach<L: Lane>(o: &Obb<L>) -> V3<L> {
         o.axes[0].abs() * o.half.x + o.axes[1].abs() * o.half.y + o.axes[2].abs() * o.half.z
-    };
+    }
     let w = reach(a) + reach(b) + t.abs();
     let k = L::splat(OBB_CONSERVATIVE_K);
     let floor = L::splat(OBB_CONSERVATIVE_FLOOR);

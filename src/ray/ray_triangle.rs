@@ -397,8 +397,13 @@ pub fn ray_triangle_conservative<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> L:
     let v = a.x * c.y - a.y * c.x;
     let w = b.x * a.y - b.y * a.x;
     // M_P from the rounded differences (each at least (1 - u) of the exact one).
-    let reach = |p: V3<L>| (p - ray.origin).abs().max_element();
-    let (ma, mb, mc) = (reach(tri.a), reach(tri.b), reach(tri.c));
+    // (functions, not closures, in dispatched kernels: see `crate::simd`)
+    #[inline(always)]
+    fn reach<L: Lane>(p: V3<L>, o: V3<L>) -> L {
+        (p - o).abs().max_element()
+    }
+    let (ma, mb, mc) =
+        (reach(tri.a, ray.origin), reach(tri.b, ray.origin), reach(tri.c, ray.origin));
     let k = L::splat(RAY_TRIANGLE_EDGE_K);
     let floor = L::splat(f32::from_bits(512)); // 2^-140
     let (tu, tv, tw) = (k * (mb * mc) + floor, k * (mc * ma) + floor, k * (ma * mb) + floor);
@@ -408,9 +413,13 @@ pub fn ray_triangle_conservative<L: Lane>(ray: &Ray<L>, tri: &Triangle<L>) -> L:
     let line_misses = neg & pos;
     // if (every z_i certainly < t_min || every z_i certainly > t_max) miss
     let z_k = L::splat(8.0 * crate::UNIT_ROUNDOFF);
-    let widen = |z: L| z_k * z.abs() + floor;
-    let z_hi = (a.z + widen(a.z)).max(b.z + widen(b.z)).max(c.z + widen(c.z));
-    let z_lo = (a.z - widen(a.z)).min(b.z - widen(b.z)).min(c.z - widen(c.z));
+    #[inline(always)]
+    fn widen<L: Lane>(z: L, z_k: L, floor: L) -> L {
+        z_k * z.abs() + floor
+    }
+    let (wa, wb, wc) = (widen(a.z, z_k, floor), widen(b.z, z_k, floor), widen(c.z, z_k, floor));
+    let z_hi = (a.z + wa).max(b.z + wb).max(c.z + wc);
+    let z_lo = (a.z - wa).min(b.z - wb).min(c.z - wc);
     let vertices_outside = z_hi.lt(ray.t_min) | z_lo.gt(ray.t_max);
     // if (|det| > 4E && t ± tol_t outside [t_min, t_max]) miss
     let det = u + v + w;
