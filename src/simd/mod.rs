@@ -4,17 +4,17 @@
 //! so a library user's ordinary `cargo build` would run every kernel on the
 //! x86-64 baseline: SSE2, with `f32x8`/`f32x16` emulated by halves and no
 //! `roundps`/`blendvps`. The hot paths therefore take an extra step: at each
-//! rayon task they call [`dispatch`], which runs the task's body inside a
+//! rayon task they call `dispatch`, which runs the task's body inside a
 //! `#[target_feature]` function instantiated with lane types of our own built
-//! on `core::arch` ([`x86`]), chosen by CPU detection once per process. The
+//! on `core::arch` (`x86`), chosen by CPU detection once per process. The
 //! kernels are still written once over [`Lane`](crate::lane::Lane); only the
 //! lane type changes, so the bit-identical contract holds on every path
 //! (`tests/simd_paths.rs` runs the shared vectors on each).
 //!
 //! How the instructions actually switch (the mechanism Embree and Open3D get
 //! from separate translation units, memchr and pulp from `target_feature`):
-//! - The entry points [`dispatch`] calls are `#[target_feature(enable = …)]`
-//!   functions; the body they call ([`SimdFn::call`]) and everything below it
+//! - The entry points `dispatch` calls are `#[target_feature(enable = …)]`
+//!   functions; the body they call (`SimdFn::call`) and everything below it
 //!   is `#[inline(always)]`, so LLVM compiles it inside the entry with the
 //!   entry's features. An intrinsic left outside a featured function would be
 //!   emitted as a real call (correct, but slow); `.ci/run` checks the release
@@ -206,7 +206,7 @@ impl Simd for Baseline {
 
 /// A body instantiated once per path. `call` must be `#[inline(always)]`
 /// (and so must everything it calls that uses the lane types), so that it is
-/// compiled inside the featured entry of [`dispatch`].
+/// compiled inside the featured entry of `dispatch`.
 pub(crate) trait SimdFn {
     /// The body's result.
     type Out;
