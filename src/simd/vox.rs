@@ -231,20 +231,16 @@ mod tests {
         -7.0,
     ];
 
+    /// `b` NaN → `a`; else `vmaxps(a, b)`: `a` when `a > b`, else `b`.
     fn max_num32(a: f32, b: f32) -> f32 {
-        // vmaxps(a, b): a when a > b, else b
-        if b.is_nan() {
-            a
-        } else if a > b {
+        if b.is_nan() || a > b {
             a
         } else {
             b
         }
     }
     fn min_num32(a: f32, b: f32) -> f32 {
-        if b.is_nan() {
-            a
-        } else if a < b {
+        if b.is_nan() || a < b {
             a
         } else {
             b
@@ -375,13 +371,13 @@ mod tests {
                 assert_eq!(D::mask_lane(&g, q), D::bits(g) >> q & 1 != 0, "mask_lane");
             }
             let f = va.to_f32();
-            for q in 0..8 {
-                let w = a[q] as f32;
+            for (q, &aq) in a.iter().enumerate() {
+                let w = aq as f32;
                 let got = D::f32_lane(&f, q);
                 assert!(
                     got.to_bits() == w.to_bits() || got.is_nan() && w.is_nan(),
                     "to_f32 {}",
-                    a[q]
+                    aq
                 );
             }
         }
