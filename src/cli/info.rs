@@ -31,11 +31,11 @@ pub fn run() -> CliResult {
         println!("CPU features        : {}", have.join(" "));
         let cpu_avx512 = is_x86_feature_detected!("avx512f");
         let cpu_avx2 = is_x86_feature_detected!("avx2");
-        // (the voxelizer and the wide BVH's box queries still use the compiled level)
+        // (the wide BVH's box queries still use the compiled level)
         if cpu_avx512 && !cfg!(target_feature = "avx512f") {
-            println!("note: this CPU has AVX-512; the dispatched paths use it, the voxelizer runs at the compiled level. For that too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX-512; the dispatched paths (voxelizer included) use it, the wide BVH's box queries run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         } else if cpu_avx2 && !cfg!(target_feature = "avx2") {
-            println!("note: this CPU has AVX2; the dispatched paths use it, the voxelizer runs at the compiled level. For that too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX2; the dispatched paths (voxelizer included) use it, the wide BVH's box queries run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         }
     }
     println!("rayon threads       : {}", rayon::current_num_threads());

@@ -36,6 +36,7 @@
 pub(crate) mod x86;
 
 pub(crate) mod unroll;
+pub(crate) mod vox;
 
 use crate::pack::LanePod;
 use std::cell::Cell;
@@ -192,8 +193,10 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> (Isa, R) {
 pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// Eight `f32` lanes.
     type F8: LanePod;
-    /// Sixteen `f32` lanes.
-    type F16: LanePod;
+    /// Sixteen `f32` lanes (with the voxelizer's operations).
+    type F16: LanePod + vox::VoxF32;
+    /// Eight `f64` lanes (the voxelizer's setup).
+    type D8: vox::VoxF64;
 }
 
 /// The build's own `wide` types.
@@ -202,6 +205,7 @@ pub(crate) struct Baseline;
 impl Simd for Baseline {
     type F8 = wide::f32x8;
     type F16 = wide::f32x16;
+    type D8 = wide::f64x8;
 }
 
 /// A body instantiated once per path. `call` must be `#[inline(always)]`

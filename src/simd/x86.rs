@@ -23,12 +23,15 @@ use core::arch::x86_64::*;
 use core::fmt;
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
+mod vox;
+
 /// AVX2's lane types: 8 lanes in one `__m256`, 16 as two.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2;
 impl Simd for Avx2 {
     type F8 = F32x8;
     type F16 = F32x16Pair;
+    type D8 = vox::F64x4Pair;
 }
 
 /// AVX-512's lane types: 16 lanes in one `__m512`; 8 as AVX2 (VEX-encoded).
@@ -37,6 +40,7 @@ pub(crate) struct Avx512;
 impl Simd for Avx512 {
     type F8 = F32x8;
     type F16 = F32x16;
+    type D8 = vox::F64x8;
 }
 
 /// `f.call::<Avx2>()` compiled with the `x86-64-v3` features.
@@ -528,6 +532,77 @@ impl Lane for F32x16 {
         // SAFETY: module docs. Lanes of `t` where the mask bit is set.
         F32x16(unsafe { _mm512_mask_blend_ps(m.0, f.0, t.0) })
     }
+}
+
+/// The voxel runs of `lanes` ORed into `words` with AVX-512 gathers and
+/// scatters (`VoxI32::or_word_runs`): the first word of every run in one
+/// masked gather–OR–scatter per 8 lanes, the second word of the runs that
+/// cross a word boundary in another. The lanes write distinct words (they
+/// hold distinct rows), so a scatter loses nothing. A run over more than two
+/// words, or a lane whose words are not inside `words`, leaves the call to the
+/// caller's scalar loop (`false`, nothing written).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[inline(always)]
+pub(crate) unsafe fn or_word_runs_avx512(
+    words: &mut [u64],
+    lanes: u32,
+    x0: __m512i,
+    x1: __m512i,
+    w0: __m512i,
+    w1: __m512i,
+) -> bool {
+    let k = lanes as __mmask16;
+    // SAFETY: AVX-512F by the caller's contract. The gathers and scatters
+    // touch `words[w]` only for lanes of `k` whose `w0, w1` passed the check
+    // that `0 ≤ w0 ≤ w1 < words.len()` (unsigned compares), so every access
+    // is in bounds.
+    unsafe {
+        let len = _mm512_set1_epi32(words.len().min(i32::MAX as usize) as i32);
+        let inside = _mm512_mask_cmplt_epu32_mask(k, w1, len)
+            & _mm512_mask_cmple_epu32_mask(k, w0, w1)
+            & _mm512_mask_cmple_epu32_mask(k, _mm512_sub_epi32(w1, w0), _mm512_set1_epi32(1));
+        if inside != k {
+            return false;
+        }
+        let single = _mm512_mask_cmpeq_epi32_mask(k, w0, w1);
+        let six = _mm512_set1_epi32(63);
+        let b0 = _mm512_and_si512(x0, six);
+        let b1 = _mm512_sub_epi32(six, _mm512_and_si512(x1, six));
+        let ones = _mm512_set1_epi64(-1);
+        let base = words.as_mut_ptr() as *mut i64;
+        macro_rules! half {
+            ($h:literal) => {{
+                let kh = (k >> (8 * $h)) as __mmask8;
+                if kh != 0 {
+                    let sh = (single >> (8 * $h)) as __mmask8;
+                    let (i0, i1) =
+                        (_mm512_extracti64x4_epi64::<$h>(w0), _mm512_extracti64x4_epi64::<$h>(w1));
+                    // bits b0.. of the first word, ..=b1 of the last
+                    let m0 = _mm512_sllv_epi64(
+                        ones,
+                        _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<$h>(b0)),
+                    );
+                    let m1 = _mm512_srlv_epi64(
+                        ones,
+                        _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<$h>(b1)),
+                    );
+                    let first = _mm512_mask_and_epi64(m0, sh, m0, m1);
+                    let old = _mm512_mask_i32gather_epi64::<8>(ones, kh, i0, base);
+                    _mm512_mask_i32scatter_epi64::<8>(base, kh, i0, _mm512_or_si512(old, first));
+                    let k2 = kh & !sh;
+                    if k2 != 0 {
+                        let old = _mm512_mask_i32gather_epi64::<8>(ones, k2, i1, base);
+                        _mm512_mask_i32scatter_epi64::<8>(base, k2, i1, _mm512_or_si512(old, m1));
+                    }
+                }
+            }};
+        }
+        half!(0);
+        half!(1);
+    }
+    true
 }
 
 #[cfg(test)]

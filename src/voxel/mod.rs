@@ -57,13 +57,14 @@ pub use tile::{voxelize_tile, Tile, TileIndex, TileVoxels};
 
 use crate::math::Vec3;
 use crate::shapes::Triangle;
+use crate::simd::{self, Baseline, Isa, Simd, SimdFn};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use storage::{DenseSlab, Sink, SparseSlab, BRICK};
 use surface::{
-    tri_ranges, tri_ranges16, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables, TileQueue,
-    VoxPack,
+    tri_ranges, tri_ranges16_on, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables,
+    TileQueue, VoxPack,
 };
 
 /// Errors of the voxelizer (mesh input, grid, storage and file output).
@@ -208,7 +209,7 @@ struct BinPart {
     idx: Vec<u16>,
 }
 
-/// How many records ahead [`Bins::for_slab`] prefetches: a slab reads a
+/// How many records ahead a slab task (`run_slab`) prefetches: a slab reads a
 /// sparse subset of the records (those reaching it, in mesh order), which the
 /// hardware prefetcher does not follow; the first load of each record was
 /// 39 % of the slab loop's own time (bunny 512³, one thread). Measured: 8
@@ -244,23 +245,6 @@ impl Bins {
     /// How many records slab `s` has (its share of the work).
     fn slab_records(&self, s: usize) -> u32 {
         self.parts.iter().map(|p| p.at[s + 1] - p.at[s]).sum()
-    }
-
-    /// Calls `f` with slab `s`'s triangles and their voxel ranges.
-    #[inline(always)]
-    fn for_slab(&self, s: usize, mut f: impl FnMut(&Triangle, Ranges)) {
-        for p in &self.parts {
-            let recs = &self.recs[p.base..];
-            let idx = &p.idx[p.at[s] as usize..p.at[s + 1] as usize];
-            for (n, &i) in idx.iter().enumerate() {
-                if let Some(&a) = idx.get(n + AHEAD) {
-                    crate::mem::prefetch(&recs[a as usize][0]);
-                    crate::mem::prefetch(&recs[a as usize][11]);
-                }
-                let (tri, r) = unpack_slab_tri(&recs[i as usize]);
-                f(&tri, r);
-            }
-        }
     }
 }
 
@@ -303,7 +287,13 @@ fn gathered16(
 /// `None` when a triangle references a vertex out of range or a non-finite
 /// one: the one pass over the mesh is also its validation (the error message
 /// is then [`MeshRef::validate`]'s).
-fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Option<Bins> {
+fn bin_by_slab(
+    mesh: MeshRef<'_>,
+    t: &Tables,
+    layers: u32,
+    nslabs: usize,
+    isa: Isa,
+) -> Option<Bins> {
     let n = mesh.triangle_count();
     let mut recs = KEPT_RECORDS.take();
     if recs.len() < n {
@@ -330,7 +320,7 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Opt
             let mut at = vec![0u32; nslabs + 1];
             let mut valid = true;
             gathered16(mesh, c * BIN_CHUNK, out.len(), |i, tris, n, bad| {
-                let ranges = tri_ranges16(tris, t);
+                let ranges = tri_ranges16_on(isa, tris, t);
                 let lanes = (1u32 << n) - 1;
                 valid &= (bad | !ranges.finite()) & lanes == 0;
                 for (l, tri) in tris.iter().enumerate().take(n) {
@@ -361,7 +351,8 @@ fn bin_by_slab(mesh: MeshRef<'_>, t: &Tables, layers: u32, nslabs: usize) -> Opt
     Some(Bins { recs, parts })
 }
 
-/// Runs slab `s`'s triangles (`bins`) over z layers `k0..=k1` into `sink`.
+/// Runs slab `s`'s triangles (`bins`) over z layers `k0..=k1` into `sink`,
+/// on the instruction-set path `isa` (one dispatch per slab task).
 #[allow(clippy::too_many_arguments)]
 fn run_slab<S: Sink>(
     bins: &Bins,
@@ -370,20 +361,50 @@ fn run_slab<S: Sink>(
     (k0, k1): (u32, u32),
     thin: bool,
     plain: bool,
+    isa: Isa,
     sink: &mut S,
 ) {
-    let mut pack = VoxPack::new(t, thin);
-    let mut batch = Batch::new(t, thin);
-    let mut tiles = TileQueue::new(t);
-    bins.for_slab(s, |tri, r| {
-        if plain {
-            triangle_rows_plain(tri, t, k0, k1, thin, sink)
-        } else {
-            triangle_rows(tri, t, r, k0, k1, &mut pack, &mut batch, &mut tiles, sink)
+    struct Task<'a, S> {
+        bins: &'a Bins,
+        s: usize,
+        t: &'a Tables,
+        k: (u32, u32),
+        thin: bool,
+        plain: bool,
+        sink: &'a mut S,
+    }
+    impl<S: Sink> SimdFn for Task<'_, S> {
+        type Out = ();
+        #[inline(always)]
+        fn call<P: Simd>(self) {
+            let Task { bins, s, t, k: (k0, k1), thin, plain, sink } = self;
+            let mut pack = VoxPack::<P>::new(t, thin);
+            let mut batch = Batch::<P>::new(t, thin);
+            let mut tiles = TileQueue::<P>::new(t);
+            // (slab `s`'s records, chunk by chunk, in increasing order; a
+            // loop, not a callback, so that it compiles inside the
+            // dispatched entry)
+            for part in &bins.parts {
+                let recs = &bins.recs[part.base..];
+                let idx = &part.idx[part.at[s] as usize..part.at[s + 1] as usize];
+                for (n, &i) in idx.iter().enumerate() {
+                    if let Some(&a) = idx.get(n + AHEAD) {
+                        crate::mem::prefetch(&recs[a as usize][0]);
+                        crate::mem::prefetch(&recs[a as usize][11]);
+                    }
+                    let (tri, r) = unpack_slab_tri(&recs[i as usize]);
+                    if plain {
+                        triangle_rows_plain::<P, S>(&tri, t, k0, k1, thin, sink)
+                    } else {
+                        triangle_rows(&tri, t, r, k0, k1, &mut pack, &mut batch, &mut tiles, sink)
+                    }
+                }
+            }
+            tiles.flush(&mut pack, sink);
+            batch.flush(sink);
         }
-    });
-    tiles.flush(&mut pack, sink);
-    batch.flush(sink);
+    }
+    simd::dispatch(isa, Task { bins, s, t, k: (k0, k1), thin, plain, sink });
 }
 
 /// Whether [`voxelize`] stores `dims` densely for `storage` and `mode`:
@@ -435,6 +456,9 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     let dense = dense_storage(opts.storage, opts.mode, grid.dims)?;
     let t = Tables::new(grid);
     let thin = opts.mode == Mode::Thin;
+    // (read on the calling thread: a `simd::with_isa` override covers the
+    // rayon tasks below)
+    let isa = simd::current();
     let [nx, ny, nz] = grid.dims;
     let done = AtomicU64::new(0);
     let tick = |total: u64| {
@@ -454,7 +478,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         let per_thread = 10 * rayon::current_num_threads().max(1) as u32;
         let layers = nz.div_ceil(per_thread.max(16)).max(1);
         let nslabs = nz.div_ceil(layers) as usize;
-        let bins = bin_by_slab(mesh, &t, layers, nslabs).ok_or_else(invalid)?;
+        let bins = bin_by_slab(mesh, &t, layers, nslabs, isa).ok_or_else(invalid)?;
         // Slabs are handed out one at a time, most records first (longest
         // processing time first): a mesh's slabs differ several times over
         // in work (bunny 512³: 0.1–1.0 ms, and the 7 slabs above the mesh
@@ -466,7 +490,7 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
             let k0 = s as u32 * layers;
             let k1 = (k0 + layers).min(nz) - 1;
             let mut sink = DenseSlab { words, k0, ny, wpr };
-            run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, &mut sink);
+            run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, isa, &mut sink);
             tick(nslabs as u64);
         })
         .ok_or_else(|| {
@@ -483,14 +507,14 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     } else {
         let nb = grid.dims.map(|d| d.div_ceil(BRICK) as u64);
         let nslabs = nb[2] as usize;
-        let bins = bin_by_slab(mesh, &t, BRICK, nslabs).ok_or_else(invalid)?;
+        let bins = bin_by_slab(mesh, &t, BRICK, nslabs, isa).ok_or_else(invalid)?;
         let parts: Vec<Vec<(u64, [u64; 8])>> = (0..nslabs)
             .into_par_iter()
             .map(|s| {
                 let k0 = s as u32 * BRICK;
                 let k1 = (k0 + BRICK).min(nz) - 1;
                 let mut sink = SparseSlab::new(nb);
-                run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, &mut sink);
+                run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, isa, &mut sink);
                 let v = sink.into_sorted();
                 tick(nslabs as u64);
                 v
@@ -532,12 +556,12 @@ pub fn triangle_lists(mesh: MeshRef<'_>, grid: &Grid) -> Result<TriangleLists, V
         .fold(
             // (the tile queue, ~6 KB, is reused: it is empty after each
             // flush; boxed, so the fold moves a pointer)
-            || (ListSink { cur: 0, out: Vec::new() }, Box::new(TileQueue::new(&t))),
+            || (ListSink { cur: 0, out: Vec::new() }, Box::new(TileQueue::<Baseline>::new(&t))),
             |(mut s, mut q), i| {
                 s.cur = i as u32;
                 // each triangle flushes its own pack: hits are attributed to `cur`
-                let mut p = VoxPack::new(&t, false);
-                let mut b = Batch::new(&t, false);
+                let mut p = VoxPack::<Baseline>::new(&t, false);
+                let mut b = Batch::<Baseline>::new(&t, false);
                 let tri = mesh.triangle(i);
                 if let Some(r) = tri_ranges(&tri, &t) {
                     triangle_rows(&tri, &t, r, 0, nz - 1, &mut p, &mut b, &mut q, &mut s);

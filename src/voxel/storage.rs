@@ -7,8 +7,8 @@
 //! so the hot path has no atomics and no locks, and the result is the same for
 //! any thread count.
 
+use crate::simd::vox::VoxI32;
 use std::collections::HashMap;
-use wide::i32x16;
 
 /// Grids with at most this many voxels (1024³) are stored densely by default.
 pub const DENSE_AUTO_LIMIT: u64 = 1 << 30;
@@ -436,13 +436,14 @@ impl VoxelSet {
 
 /// Up to 16 runs of voxels, one per lane: lane `l` (bit `l` of `lanes`) is
 /// the run `x0[l]..=x1[l]` (`x0 <= x1`) of the row `(j[l], k[l])`; the lanes
-/// hold distinct rows. Absolute voxel indices (below 2³¹).
-pub(crate) struct Runs {
+/// hold distinct rows. Absolute voxel indices (below 2³¹), in the sixteen
+/// `i32` lanes `I` of the dispatched path.
+pub(crate) struct Runs<I> {
     pub lanes: u32,
-    pub x0: i32x16,
-    pub x1: i32x16,
-    pub j: i32x16,
-    pub k: i32x16,
+    pub x0: I,
+    pub x1: I,
+    pub j: I,
+    pub k: I,
 }
 
 /// Where one slab task writes: rows of voxels, 16 at a time.
@@ -470,8 +471,8 @@ pub(crate) trait Sink {
     }
 
     /// ORs the runs of `r` into the set.
-    #[inline]
-    fn or_runs(&mut self, r: &Runs) {
+    #[inline(always)]
+    fn or_runs<I: VoxI32>(&mut self, r: &Runs<I>) {
         let (x0, x1) = (r.x0.to_array(), r.x1.to_array());
         let (j, k) = (r.j.to_array(), r.k.to_array());
         let mut m = r.lanes;
@@ -540,22 +541,21 @@ impl Sink for DenseSlab<'_> {
     /// [`DenseSlab::or_span`] of each lane, with the word indices and bit
     /// offsets computed in lanes (the slab holds fewer than 2³¹ words: a
     /// dense grid has at most 2²⁷).
-    #[inline]
-    fn or_runs(&mut self, r: &Runs) {
-        let (ny, wpr) = (i32x16::splat(self.ny as i32), i32x16::splat(self.wpr as i32));
-        let row = ((r.k - i32x16::splat(self.k0 as i32)) * ny + r.j) * wpr;
-        let (w0, w1) = (row + (r.x0 >> 6u32), row + (r.x1 >> 6u32));
+    #[inline(always)]
+    fn or_runs<I: VoxI32>(&mut self, r: &Runs<I>) {
+        let (ny, wpr) = (I::splat(self.ny as i32), I::splat(self.wpr as i32));
+        let row = ((r.k - I::splat(self.k0 as i32)) * ny + r.j) * wpr;
+        let (w0, w1) = (row + r.x0.shr6(), row + r.x1.shr6());
         debug_assert!({
             let (rows, m) = (row.to_array(), r.lanes);
             (0..16).all(|a| (a + 1..16).all(|b| m >> a & m >> b & 1 == 0 || rows[a] != rows[b]))
         });
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-        if avx512_runs::or_runs(self.words, r, w0, w1) {
+        if I::or_word_runs(self.words, r.lanes, r.x0, r.x1, w0, w1) {
             return;
         }
-        let six = i32x16::splat(63);
+        let six = I::splat(63);
         let (w0, w1) = (w0.to_array(), w1.to_array());
-        let (b0, b1) = ((r.x0 & six).to_array(), (r.x1 & six).to_array());
+        let (b0, b1) = (r.x0.and(six).to_array(), r.x1.and(six).to_array());
         let mut m = r.lanes;
         while m != 0 {
             let l = m.trailing_zeros() as usize;
@@ -627,94 +627,5 @@ impl Sink for SparseSlab {
             }
             i += take;
         }
-    }
-}
-
-/// [`DenseSlab::or_runs`] with AVX-512 gathers and scatters: the first word
-/// of every run in one masked gather–OR–scatter per 8 lanes, the second word
-/// of the runs that cross a word boundary in another. The lanes hold distinct
-/// rows ([`Runs`]), so no two lanes write the same word and a scatter loses
-/// nothing. Runs over more than two words, or a lane whose words are not
-/// inside the slab, leave the call to the scalar loop (`false`).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-mod avx512_runs {
-    use super::Runs;
-    use core::arch::x86_64::*;
-    use wide::i32x16;
-
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn m512(v: i32x16) -> __m512i {
-        let a = v.to_array();
-        // SAFETY: an unaligned load of the 64 bytes of `a` (AVX-512F: cfg).
-        unsafe { _mm512_loadu_si512(a.as_ptr().cast()) }
-    }
-
-    #[inline]
-    #[allow(unsafe_code)]
-    pub(super) fn or_runs(words: &mut [u64], r: &Runs, w0: i32x16, w1: i32x16) -> bool {
-        let k = r.lanes as __mmask16;
-        // SAFETY: the intrinsics need AVX-512F, which this module is compiled
-        // for (cfg above). The gathers and scatters touch `words[w]` only for
-        // lanes of `k` whose `w0, w1` passed the check that `0 ≤ w0 ≤ w1 <
-        // words.len()` (unsigned compares), so every access is in bounds.
-        unsafe {
-            let (w0, w1) = (m512(w0), m512(w1));
-            let len = _mm512_set1_epi32(words.len().min(i32::MAX as usize) as i32);
-            let inside = _mm512_mask_cmplt_epu32_mask(k, w1, len)
-                & _mm512_mask_cmple_epu32_mask(k, w0, w1)
-                & _mm512_mask_cmple_epu32_mask(k, _mm512_sub_epi32(w1, w0), _mm512_set1_epi32(1));
-            if inside != k {
-                return false;
-            }
-            let single = _mm512_mask_cmpeq_epi32_mask(k, w0, w1);
-            let six = _mm512_set1_epi32(63);
-            let b0 = _mm512_and_si512(m512(r.x0), six);
-            let b1 = _mm512_sub_epi32(six, _mm512_and_si512(m512(r.x1), six));
-            let ones = _mm512_set1_epi64(-1);
-            let base = words.as_mut_ptr() as *mut i64;
-            macro_rules! half {
-                ($h:literal) => {{
-                    let kh = (k >> (8 * $h)) as __mmask8;
-                    if kh != 0 {
-                        let sh = (single >> (8 * $h)) as __mmask8;
-                        let (i0, i1) = (
-                            _mm512_extracti64x4_epi64::<$h>(w0),
-                            _mm512_extracti64x4_epi64::<$h>(w1),
-                        );
-                        // bits b0.. of the first word, ..=b1 of the last
-                        let m0 = _mm512_sllv_epi64(
-                            ones,
-                            _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<$h>(b0)),
-                        );
-                        let m1 = _mm512_srlv_epi64(
-                            ones,
-                            _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<$h>(b1)),
-                        );
-                        let first = _mm512_mask_and_epi64(m0, sh, m0, m1);
-                        let old = _mm512_mask_i32gather_epi64::<8>(ones, kh, i0, base);
-                        _mm512_mask_i32scatter_epi64::<8>(
-                            base,
-                            kh,
-                            i0,
-                            _mm512_or_si512(old, first),
-                        );
-                        let k2 = kh & !sh;
-                        if k2 != 0 {
-                            let old = _mm512_mask_i32gather_epi64::<8>(ones, k2, i1, base);
-                            _mm512_mask_i32scatter_epi64::<8>(
-                                base,
-                                k2,
-                                i1,
-                                _mm512_or_si512(old, m1),
-                            );
-                        }
-                    }
-                }};
-            }
-            half!(0);
-            half!(1);
-        }
-        true
     }
 }

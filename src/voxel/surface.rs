@@ -52,8 +52,10 @@ use crate::lane::{F64Lanes, LaneMask};
 use crate::math::V3;
 use crate::overlap::triangle_aabb_conservative;
 use crate::shapes::{Aabb, Triangle};
+use crate::simd::unroll::{from3, map3};
+use crate::simd::vox::{VoxF32, VoxF64, VoxI32};
+use crate::simd::Simd;
 use crate::{Lane, Vec3};
-use wide::{f32x16, f64x8, i32x16};
 
 /// Per-axis plane tables (see [`Grid::plane_table`]).
 pub(crate) struct Tables {
@@ -133,7 +135,9 @@ pub(crate) type Ranges = [(u32, u32); 3];
 #[inline]
 pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
     let (lo, hi) = tri_bounds(tri);
-    if let Some(r) = fast_ranges(t, lo, hi) {
+    // (the rare fallback of the dispatched binning and `triangle_lists`:
+    // `wide`'s build-time lanes)
+    if let Some(r) = fast_ranges::<wide::f64x8>(t, lo, hi) {
         return r;
     }
     Some([t.range(0, lo.x, hi.x)?, t.range(1, lo.y, hi.y)?, t.range(2, lo.z, hi.z)?])
@@ -158,32 +162,42 @@ pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
 /// rounding of `δ` itself) is sufficient. `|f| ≥ 2⁵²` gives `frac = 0` and
 /// fails the test, so `m` fits an `i64`.
 #[inline(always)]
-fn fast_ranges(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
-    let x = f64x8::new([lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0.0, 0.0].map(|v| v as f64));
+fn fast_ranges<D: VoxF64>(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
+    let x = [lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0.0, 0.0];
+    let x = D::from_array([
+        x[0] as f64,
+        x[1] as f64,
+        x[2] as f64,
+        x[3] as f64,
+        x[4] as f64,
+        x[5] as f64,
+        0.0,
+        0.0,
+    ]);
     let o = t.o64;
-    let inv_h = f64x8::splat(t.inv_h);
-    let f = (x - f64x8::new([o[0], o[1], o[2], o[0], o[1], o[2], 0.0, 0.0])) * inv_h;
+    let inv_h = D::splat(t.inv_h);
+    let f = (x - D::from_array([o[0], o[1], o[2], o[0], o[1], o[2], 0.0, 0.0])) * inv_h;
     let m = f.floor();
     let frac = f - m;
-    let two = f64x8::splat(2.0);
-    let delta = (x.abs() * f64x8::splat(TWO_M22) + f64x8::splat(TWO_M140)) * inv_h
-        + (f.abs() + two) * f64x8::splat(TWO_M50);
-    let ok = frac.simd_ge(delta) & (f64x8::splat(1.0) - frac).simd_ge(delta);
-    if ok.to_bitmask() & 0x3f != 0x3f {
+    let two = D::splat(2.0);
+    let delta = (x.abs() * D::splat(TWO_M22) + D::splat(TWO_M140)) * inv_h
+        + (f.abs() + two) * D::splat(TWO_M50);
+    let ok = frac.ge(delta) & (D::splat(1.0) - frac).ge(delta);
+    if D::bits(ok) & 0x3f != 0x3f {
         return None;
     }
     // misses the grid: a lower bound at or past the last voxel, or an upper
     // bound before the first (lanes 6, 7 ignored)
     let d = t.dims.map(|v| v as f64);
-    let dv = f64x8::new([d[0], d[1], d[2], d[0], d[1], d[2], 1.0, 1.0]);
-    let zero = f64x8::splat(0.0);
-    if (m.simd_ge(dv).to_bitmask() & 0b111) | (m.simd_lt(zero).to_bitmask() & 0b111000) != 0 {
+    let dv = D::from_array([d[0], d[1], d[2], d[0], d[1], d[2], 1.0, 1.0]);
+    let zero = D::splat(0.0);
+    if (D::bits(m.ge(dv)) & 0b111) | (D::bits(m.lt(zero)) & 0b111000) != 0 {
         return Some(None);
     }
     // then `max(m, 0)` of a lower and `min(m, d - 1)` of an upper bound are
     // both `m` clamped to `[0, d - 1]`: integers below 2³², read from the low
     // bits of `m + 2⁵²` (exact), without saturating float-to-int casts
-    let c = m.max(zero).min(dv - f64x8::splat(1.0)) + f64x8::splat(TWO_52);
+    let c = m.max_num(zero).min_num(dv - D::splat(1.0)) + D::splat(TWO_52);
     let c = c.to_array().map(|v| v.to_bits() as u32);
     let r = [(c[0], c[3]), (c[1], c[4]), (c[2], c[5])];
     // (never true: the bounds are ordered and the rounding is monotone)
@@ -193,10 +207,28 @@ fn fast_ranges(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
     Some(Some(r))
 }
 
-/// [`tri_ranges`] of 16 triangles at once ([`Ranges16::get`]).
+/// [`tri_ranges`] of 16 triangles at once ([`Ranges16::get`]), on the
+/// lanes of the path `S`.
 #[inline(always)]
-pub(crate) fn tri_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
-    fast_ranges16(tris, t)
+pub(crate) fn tri_ranges16<S: Simd>(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
+    fast_ranges16::<S::F16>(tris, t)
+}
+
+/// [`tri_ranges16`] on the path `isa`.
+pub(crate) fn tri_ranges16_on(
+    isa: crate::simd::Isa,
+    tris: &[Triangle; 16],
+    t: &Tables,
+) -> Ranges16 {
+    struct Task<'a>(&'a [Triangle; 16], &'a Tables);
+    impl crate::simd::SimdFn for Task<'_> {
+        type Out = Ranges16;
+        #[inline(always)]
+        fn call<S: Simd>(self) -> Ranges16 {
+            tri_ranges16::<S>(self.0, self.1)
+        }
+    }
+    crate::simd::dispatch(isa, Task(tris, t))
 }
 
 /// The voxel ranges of 16 triangles: lanes [`fast_ranges16`] proved, and
@@ -247,7 +279,7 @@ impl Ranges16 {
 /// fail the comparisons, so such lanes fall back. At 512³ `δ` is ~3·10⁻⁴
 /// voxel: about 0.4 % of the triangles fall back.
 #[inline(always)]
-fn fast_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
+fn fast_ranges16<F: VoxF32>(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
     // (lane-major copies: `p[a][v][l]` = coordinate `a` of vertex `v` of
     // triangle `l`)
     let mut p = [[[0f32; 16]; 3]; 3];
@@ -258,33 +290,37 @@ fn fast_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
             p[2][v][l] = q.z;
         }
     }
-    let p = p.map(|c| c.map(f32x16::new));
-    let inf = f32x16::splat(f32::INFINITY);
-    let finite = p.iter().flatten().fold(u32::MAX, |m, c| m & c.abs().simd_lt(inf).to_bitmask());
-    let inv_h = f32x16::splat(t.inv_h32);
+    let p: [[F; 3]; 3] = from3!(|a| from3!(|v| F::load(&p[a][v])));
+    let inf = F::splat(f32::INFINITY);
+    let mut finite = u32::MAX;
+    for c in p.iter().flatten() {
+        finite &= c.abs().lt(inf).bits() as u32;
+    }
+    let inv_h = F::splat(t.inv_h32);
     let (two_m22, two_m140, two_m21) = (
-        f32x16::splat(1.0 / (1u32 << 22) as f32),
-        f32x16::splat(f32::from_bits(1 << 9)), // 2⁻¹⁴⁰ (subnormal)
-        f32x16::splat(1.0 / (1u32 << 21) as f32),
+        F::splat(1.0 / (1u32 << 22) as f32),
+        F::splat(f32::from_bits(1 << 9)), // 2⁻¹⁴⁰ (subnormal)
+        F::splat(1.0 / (1u32 << 21) as f32),
     );
-    let (zero, one, two) = (f32x16::splat(0.0), f32x16::splat(1.0), f32x16::splat(2.0));
+    let (zero, one, two) = (F::splat(0.0), F::splat(1.0), F::splat(2.0));
     let mut ok = u32::MAX;
     let mut miss = 0u32;
     let mut idx = [[[0i32; 16]; 2]; 3];
     for a in 0..3 {
         let [u, v, w] = p[a];
-        let o = f32x16::splat(t.grid.origin.get(a));
-        let d = f32x16::splat(t.dims[a] as f32);
-        for (b, x) in [u.min(v).min(w), u.max(v).max(w)].into_iter().enumerate() {
+        let o = F::splat(t.grid.origin.get(a));
+        let d = F::splat(t.dims[a] as f32);
+        // (`wide`'s NaN-ignoring min and max, as before dispatch)
+        for (b, x) in [u.min_num(v).min_num(w), u.max_num(v).max_num(w)].into_iter().enumerate() {
             let f = (x - o) * inv_h;
             let m = f.floor();
             let frac = f - m;
             let delta = (x.abs() * two_m22 + two_m140) * inv_h + (f.abs() + two) * two_m21;
-            ok &= (frac.simd_ge(delta) & (one - frac).simd_ge(delta)).to_bitmask();
+            ok &= (frac.ge(delta) & (one - frac).ge(delta)).bits() as u32;
             // a lower bound at or past the last voxel, or an upper bound
             // before the first: the triangle misses the grid
-            miss |= if b == 0 { m.simd_ge(d) } else { m.simd_lt(zero) }.to_bitmask();
-            idx[a][b] = m.max(zero).min(d - one).round_int().to_array();
+            miss |= if b == 0 { m.ge(d) } else { m.lt(zero) }.bits() as u32;
+            idx[a][b] = m.max_num(zero).min_num(d - one).round_int().to_array();
         }
     }
     // (a proved lane has `first <= last` on every axis: the bounds are
@@ -347,17 +383,17 @@ fn inside_voxel(tri: &Triangle, t: &Tables, v: [u32; 3]) -> bool {
 /// checks both directions against the exact reference and the brute-force
 /// kernel). Degenerate (zero-area) triangles skip the pre-cull and test their
 /// whole bounding range.
-#[inline]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn triangle_rows<S: Sink>(
+pub(crate) fn triangle_rows<P: Simd, S: Sink>(
     tri: &Triangle,
     t: &Tables,
     ranges: Ranges,
     k_lo: u32,
     k_hi: u32,
-    pack: &mut VoxPack<'_>,
-    batch: &mut Batch<'_>,
-    tiles: &mut TileQueue<'_>,
+    pack: &mut VoxPack<'_, P>,
+    batch: &mut Batch<'_, P>,
+    tiles: &mut TileQueue<'_, P>,
     sink: &mut S,
 ) {
     let [(i0, i1), (j0, j1), (za, zb)] = ranges;
@@ -413,12 +449,13 @@ pub(crate) fn triangle_rows<S: Sink>(
 /// The column walk of one triangle over the voxels `lo..=hi` (its range,
 /// clipped to the slab): degenerate triangles test the whole range, the
 /// others take [`Certain`]'s classification (see [`triangle_rows`]).
-fn triangle_columns<S: Sink>(
+#[inline(always)]
+fn triangle_columns<P: Simd, S: Sink>(
     tri: &Triangle,
     t: &Tables,
     lo: [u32; 3],
     hi: [u32; 3],
-    pack: &mut VoxPack<'_>,
+    pack: &mut VoxPack<'_, P>,
     sink: &mut S,
 ) {
     let g = &t.grid;
@@ -457,7 +494,7 @@ fn triangle_columns<S: Sink>(
     }
     let hh = 0.5 * h;
     let rm = hh * n1 + CULL_SLACK * nabs1 * scale;
-    let cert = Certain::new(&p, tri, g, &n, nabs1, w, scale);
+    let cert = Certain::<P::D8>::new(&p, tri, g, &n, nabs1, w, scale);
     let d0 = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
     let inv_nwh = 1.0 / (n[w] * h);
     let base_w = n[w] * (o[w] + hh) - d0;
@@ -586,7 +623,7 @@ fn cross_axis<F: F64Lanes>(k: usize, f: [F; 3]) -> [F; 3] {
 /// exact box from the triangle, i.e. they touch (SAT: for a triangle of
 /// non-zero area and a box these 13 are the only candidate separating axes;
 /// zero axes separate nothing and get `half = ∞`).
-struct Certain {
+struct Certain<D> {
     /// column tests: the three axes `e_w × f_i` and the u, v face axes
     col_a: [[f64; 2]; 5],
     col_mid: [f64; 5],
@@ -594,16 +631,17 @@ struct Certain {
     col_out: [f64; 5],
     /// voxel tests, 8 lanes: the six axes `e_u × f_i`, `e_v × f_i`, the
     /// normal, the w face axis; value = `ku·x_u + kv·y_v + kc + kw·z_w`
-    ku: f64x8,
-    kv: f64x8,
-    kc: f64x8,
-    kw: f64x8,
-    half: f64x8,
-    out: f64x8,
+    ku: D,
+    kv: D,
+    kc: D,
+    kw: D,
+    half: D,
+    out: D,
     ow: f64,
 }
 
-impl Certain {
+impl<D: VoxF64> Certain<D> {
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn new(
         p: &[[f64; 3]; 3],
@@ -613,7 +651,7 @@ impl Certain {
         nabs1: f64,
         w: usize,
         scale: f64,
-    ) -> Certain {
+    ) -> Certain<D> {
         let h = g.voxel as f64;
         let hh = 0.5 * h;
         let f = [0, 1, 2].map(|i| [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]));
@@ -671,12 +709,12 @@ impl Certain {
             col_mid,
             col_half,
             col_out,
-            ku: f64x8::new(ku),
-            kv: f64x8::new(kv),
-            kc: f64x8::new(kc),
-            kw: f64x8::new(kw),
-            half: f64x8::new(half),
-            out: f64x8::new(out),
+            ku: D::from_array(ku),
+            kv: D::from_array(kv),
+            kc: D::from_array(kc),
+            kw: D::from_array(kw),
+            half: D::from_array(half),
+            out: D::from_array(out),
             ow: g.origin.get(w) as f64 + hh,
         }
     }
@@ -701,20 +739,20 @@ impl Certain {
 
     /// The column part of the voxel tests.
     #[inline(always)]
-    fn column_base(&self, xu: f64, yv: f64) -> f64x8 {
-        self.ku * f64x8::splat(xu) + self.kv * f64x8::splat(yv) + self.kc
+    fn column_base(&self, xu: f64, yv: f64) -> D {
+        self.ku * D::splat(xu) + self.kv * D::splat(yv) + self.kc
     }
 
     /// Voxel `cw` of a column (with `column_base` `b`): `Some(true)` for a
     /// sure hit, `None` for a sure miss, `Some(false)` when undecided.
     #[inline(always)]
-    fn voxel(&self, b: f64x8, cw: u32, h: f64) -> Option<bool> {
+    fn voxel(&self, b: D, cw: u32, h: f64) -> Option<bool> {
         let zw = self.ow + cw as f64 * h;
-        let d = (b + self.kw * f64x8::splat(zw)).abs();
-        if d.simd_gt(self.out).any() {
+        let d = (b + self.kw * D::splat(zw)).abs();
+        if D::bits(d.gt(self.out)) != 0 {
             None
         } else {
-            Some(d.simd_le(self.half).all())
+            Some(D::bits(d.le(self.half)) == 0xff)
         }
     }
 }
@@ -773,8 +811,8 @@ impl<F: F64Lanes> TriSetup<F> {
     /// origin `o`.
     #[inline(always)]
     fn new(p: [[F; 3]; 3], h: f64, o: [f64; 3]) -> TriSetup<F> {
-        let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
-        let e2 = [0, 1, 2].map(|k| p[2][k] - p[0][k]);
+        let e1 = from3!(|k| p[1][k] - p[0][k]);
+        let e2 = from3!(|k| p[2][k] - p[0][k]);
         let n = [
             e1[1] * e2[2] - e1[2] * e2[1],
             e1[2] * e2[0] - e1[0] * e2[2],
@@ -821,38 +859,45 @@ type AxisIn<F> = ([F; 3], F, F, F, F);
 /// per axis: the callback was not inlined into the eight-lane setup.)
 #[inline(always)]
 fn tile_axes<F: F64Lanes>(s: &TriSetup<F>, tb: &[[F; 3]; 2]) -> [AxisIn<F>; 13] {
-    let dot = |a: [F; 3], q: [F; 3]| a[0] * q[0] + a[1] * q[1] + a[2] * q[2];
-    let (p, n) = (&s.p, s.n);
-    let slack = F::splat(SURE_SLACK);
-    let (zero, one) = (F::splat(0.0), F::splat(1.0));
-    let d0 = dot(n, p[0]);
-    let face = |k: usize| {
+    // (functions, not closures: the body compiles inside a dispatched entry)
+    #[inline(always)]
+    fn dot<F: F64Lanes>(a: [F; 3], q: [F; 3]) -> F {
+        a[0] * q[0] + a[1] * q[1] + a[2] * q[2]
+    }
+    #[inline(always)]
+    fn face<F: F64Lanes>(s: &TriSetup<F>, tb: &[[F; 3]; 2], k: usize) -> AxisIn<F> {
+        let (zero, one) = (F::splat(0.0), F::splat(1.0));
         let mut a = [zero; 3];
         a[k] = one;
-        (a, tb[0][k], tb[1][k], one, slack * s.scale)
-    };
-    let f = [0, 1, 2].map(|i| [0, 1, 2].map(|k| p[(i + 1) % 3][k] - p[i][k]));
-    let edge = |i: usize, k: usize| {
+        (a, tb[0][k], tb[1][k], one, F::splat(SURE_SLACK) * s.scale)
+    }
+    #[inline(always)]
+    fn edge<F: F64Lanes>(s: &TriSetup<F>, f: &[[F; 3]; 3], i: usize, k: usize) -> AxisIn<F> {
+        let p = &s.p;
         let a = cross_axis(k, f[i]);
         let a1 = a[0].abs() + a[1].abs() + a[2].abs();
         // p_i and p_{i+1} have the same exact projection on e_k × f_i:
         // the interval is spanned by p_i and p_{i+2}
-        (a, dot(a, p[i]), dot(a, p[(i + 2) % 3]), a1, slack * a1 * s.scale)
-    };
+        (a, dot(a, p[i]), dot(a, p[(i + 2) % 3]), a1, F::splat(SURE_SLACK) * a1 * s.scale)
+    }
+    let (p, n) = (&s.p, s.n);
+    let slack = F::splat(SURE_SLACK);
+    let d0 = dot(n, p[0]);
+    let f = from3!(|i| from3!(|k| p[(i + 1) % 3][k] - p[i][k]));
     [
         (n, d0, d0, s.n1, slack * s.nabs1 * s.scale),
-        face(0),
-        face(1),
-        face(2),
-        edge(0, 0),
-        edge(0, 1),
-        edge(0, 2),
-        edge(1, 0),
-        edge(1, 1),
-        edge(1, 2),
-        edge(2, 0),
-        edge(2, 1),
-        edge(2, 2),
+        face(s, tb, 0),
+        face(s, tb, 1),
+        face(s, tb, 2),
+        edge(s, &f, 0, 0),
+        edge(s, &f, 0, 1),
+        edge(s, &f, 0, 2),
+        edge(s, &f, 1, 0),
+        edge(s, &f, 1, 1),
+        edge(s, &f, 1, 2),
+        edge(s, &f, 2, 0),
+        edge(s, &f, 2, 1),
+        edge(s, &f, 2, 2),
     ]
 }
 
@@ -869,10 +914,7 @@ impl<F: F64Lanes> TileFrame<F> {
     fn new(g: &Grid, lo: [F; 3]) -> TileFrame<F> {
         let h = F::splat(g.voxel as f64);
         let half = F::splat(0.5);
-        TileFrame {
-            c0: [0, 1, 2].map(|a| F::splat(g.origin.get(a) as f64) + (lo[a] + half) * h),
-            h,
-        }
+        TileFrame { c0: from3!(|a| F::splat(g.origin.get(a) as f64) + (lo[a] + half) * h), h }
     }
 
     /// Axis `a` whose triangle interval is spanned by `q0, q1` (`a1 = |a|₁`):
@@ -883,7 +925,7 @@ impl<F: F64Lanes> TileFrame<F> {
         let half = F::splat(0.5);
         let hw = half * (q0 - q1).abs() + half * self.h * a1;
         let b = a[0] * self.c0[0] + a[1] * self.c0[1] + a[2] * self.c0[2] - half * (q0 + q1);
-        (hw, b, a.map(|ak| ak * self.h))
+        (hw, b, map3!(a, |ak| ak * self.h))
     }
 }
 
@@ -1016,6 +1058,7 @@ struct TileSetup<F: F64Lanes> {
 
 impl<F: F64Lanes> TileSetup<F> {
     /// An unset setup (every value is written by [`TileSetup::compute`]).
+    #[inline(always)]
     fn new() -> TileSetup<F> {
         let z = F::splat(0.0);
         let z32 = z.to_f32();
@@ -1155,43 +1198,55 @@ impl<'s, F: F64Lanes> Tile<'s, F> {
 
     /// The value `v` of the 13 axes in lanes 0..13.
     #[inline(always)]
-    fn lanes(&self, v: &[F::F32; 13]) -> f32x16 {
-        f32x16::new(std::array::from_fn(|x| if x < 13 { self.at(v, x) } else { 0.0 }))
+    fn lanes<V: Lane>(&self, v: &[F::F32; 13]) -> V {
+        let mut a = [0.0; 16];
+        for (x, ax) in a.iter_mut().enumerate().take(13) {
+            *ax = self.at(v, x);
+        }
+        V::load(&a)
     }
 
     /// Classifies the voxels of the range `lo..=hi` in z layers `ka..=kb`:
     /// sure hits are ORed into `sink` a row at a time; undecided voxels get
     /// the f64 test (`make_exact` builds it on first use), and those still
     /// undecided go to `pack` (the caller flushes it).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn run<S: Sink>(
+    fn run<P: Simd, S: Sink>(
         &self,
         lo: [u32; 3],
         hi: [u32; 3],
         ka: u32,
         kb: u32,
         make_exact: &mut dyn FnMut() -> TileExact,
-        pack: &mut VoxPack<'_>,
+        pack: &mut VoxPack<'_, P>,
         sink: &mut S,
     ) {
+        type V<P> = <P as Simd>::F16;
         let mut exact: Option<TileExact> = None;
         let st = self.setup;
-        let (tb, tsx, tsy, tsz) =
+        let (tb, tsx, tsy, tsz): (V<P>, V<P>, V<P>, V<P>) =
             (self.lanes(&st.b), self.lanes(&st.s[0]), self.lanes(&st.s[1]), self.lanes(&st.s[2]));
-        let hin: [f32; 13] = std::array::from_fn(|x| self.at(&st.hin, x));
-        let hout: [f32; 13] = std::array::from_fn(|x| self.at(&st.hout, x));
+        let (mut hin, mut hout) = ([0f32; 13], [0f32; 13]);
+        for x in 0..13 {
+            (hin[x], hout[x]) = (self.at(&st.hin, x), self.at(&st.hout, x));
+        }
         // per axis: `fl(dx·s_x) + fl(dy·s_y)` over the lanes
-        let (dx, dy) =
-            (f32x16::new(TILE_D[0][self.lw as usize]), f32x16::new(TILE_D[1][self.lw as usize]));
-        let (sx, sy) = (tsx.to_array(), tsy.to_array());
-        let lt: [f32x16; 13] =
-            std::array::from_fn(|x| dx * f32x16::splat(sx[x]) + dy * f32x16::splat(sy[x]));
+        let (dx, dy) = (
+            V::<P>::load(&TILE_D[0][self.lw as usize]),
+            V::<P>::load(&TILE_D[1][self.lw as usize]),
+        );
+        let mut lt = [V::<P>::splat(0.0); 13];
+        for (x, l) in lt.iter_mut().enumerate() {
+            let (sx, sy) = (self.at(&st.s[0], x), self.at(&st.s[1], x));
+            *l = dx * V::<P>::splat(sx) + dy * V::<P>::splat(sy);
+        }
         let w = 1u32 << self.lw;
         let rows = 16 >> self.lw;
         let ext = hi[0] - lo[0] + 1;
         let row_bits = (1u32 << w) - 1; // (w ≤ 16)
         for k in ka..=kb {
-            let z = f32x16::splat((k - lo[2]) as f32);
+            let z = V::<P>::splat((k - lo[2]) as f32);
             let mut y0 = 0;
             while y0 <= hi[1] - lo[1] {
                 let rows_here = rows.min(hi[1] - lo[1] - y0 + 1);
@@ -1204,11 +1259,12 @@ impl<'s, F: F64Lanes> Tile<'s, F> {
                         valid |= xm << (r * w);
                     }
                     // per axis (lanes): b + (X·sx + Y·sy) + Z·sz
-                    let xy = tsx * f32x16::splat(x0 as f32) + tsy * f32x16::splat(y0 as f32);
-                    let base = (tb + (xy + tsz * z)).to_array();
-                    let v = (f32x16::splat(base[0]) + lt[0]).abs();
-                    let mut hit = v.le(f32x16::splat(hin[0]));
-                    let mut miss = v.gt(f32x16::splat(hout[0]));
+                    let xy = tsx * V::<P>::splat(x0 as f32) + tsy * V::<P>::splat(y0 as f32);
+                    let mut base = [0f32; 16];
+                    (tb + (xy + tsz * z)).store(&mut base);
+                    let v = (V::<P>::splat(base[0]) + lt[0]).abs();
+                    let mut hit = v.le(V::<P>::splat(hin[0]));
+                    let mut miss = v.gt(V::<P>::splat(hout[0]));
                     // every voxel of the pack is off the plane: skip the other axes
                     if valid & !(miss.bits() as u32) == 0 {
                         x0 += w;
@@ -1216,9 +1272,9 @@ impl<'s, F: F64Lanes> Tile<'s, F> {
                     }
                     let axes = base.iter().zip(&lt).zip(hin.iter().zip(&hout));
                     for ((&bx, &lt), (&hin, &hout)) in axes.skip(1) {
-                        let v = (f32x16::splat(bx) + lt).abs();
-                        hit &= v.le(f32x16::splat(hin));
-                        miss |= v.gt(f32x16::splat(hout));
+                        let v = (V::<P>::splat(bx) + lt).abs();
+                        hit = hit & v.le(V::<P>::splat(hin));
+                        miss = miss | v.gt(V::<P>::splat(hout));
                     }
                     let hit = hit.bits() as u32 & valid;
                     let mut und = valid & !hit & !(miss.bits() as u32);
@@ -1360,15 +1416,16 @@ impl<F: F64Lanes> Tile<'_, F> {
     /// sure hits plus the kernel's answer on its undecided voxels — is the
     /// same bit for bit (`run_rows_matches_tile_run`, `tests/voxel.rs`, and
     /// `.npy` outputs compared byte for byte when this form was introduced).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn run_rows<S: Sink>(
+    fn run_rows<P: Simd, S: Sink>(
         &self,
         lo: [u32; 3],
         hi: [u32; 3],
         ka: u32,
         kb: u32,
         make_exact: &mut dyn FnMut() -> TileExact,
-        pack: &mut VoxPack<'_>,
+        pack: &mut VoxPack<'_, P>,
         sink: &mut S,
     ) -> bool {
         let st = self.setup;
@@ -1417,7 +1474,7 @@ impl<F: F64Lanes> Tile<'_, F> {
     /// theirs, so the order and the neutral entries do not change a bit.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn rows_loop<S: Sink>(
+    fn rows_loop<P: Simd, S: Sink>(
         &self,
         lo: [u32; 3],
         hi: [u32; 3],
@@ -1426,9 +1483,16 @@ impl<F: F64Lanes> Tile<'_, F> {
         lin: &[usize],
         con: &[usize],
         make_exact: &mut dyn FnMut() -> TileExact,
-        pack: &mut VoxPack<'_>,
+        pack: &mut VoxPack<'_, P>,
         sink: &mut S,
     ) {
+        type V<P> = <P as Simd>::F16;
+        type I<P> = <<P as Simd>::F16 as VoxF32>::Int;
+        /// The lanes `v` (integers, exact) as `i32`, plus `o`.
+        #[inline(always)]
+        fn org<P: Simd>(v: V<P>, o: u32) -> I<P> {
+            v.fast_round_int() + I::<P>::splat(o as i32)
+        }
         debug_assert!(!pack.thin);
         let st = self.setup;
         let mut exact: Option<TileExact> = None;
@@ -1436,17 +1500,17 @@ impl<F: F64Lanes> Tile<'_, F> {
         let ey = hi[1] - lo[1] + 1;
         let w = ey.min(16);
         let zstep = 16 / w;
-        let (dy, dz) = (f32x16::new(ROW_D[0][w as usize]), f32x16::new(ROW_D[1][w as usize]));
+        let (dy, dz) = (V::<P>::load(&ROW_D[0][w as usize]), V::<P>::load(&ROW_D[1][w as usize]));
         let (dyi, dzi) = (&ROW_DI[0][w as usize], &ROW_DI[1][w as usize]);
-        let dl = f32x16::splat(F::f32_lane(&st.delta, self.l));
-        let (zero, last) = (f32x16::splat(0.0), f32x16::splat((ext - 1) as f32));
+        let dl = V::<P>::splat(F::f32_lane(&st.delta, self.l));
+        let (zero, last) = (V::<P>::splat(0.0), V::<P>::splat((ext - 1) as f32));
         let (za, zb) = (ka - lo[2], kb - lo[2]);
         let mut z0 = za;
         while z0 <= zb {
-            let zv = f32x16::splat(z0 as f32) + dz;
+            let zv = V::<P>::splat(z0 as f32) + dz;
             let mut y0 = 0;
             while y0 < ey {
-                let yv = f32x16::splat(y0 as f32) + dy;
+                let yv = V::<P>::splat(y0 as f32) + dy;
                 // valid lanes: y0 + dy < ey and z0 + dz ≤ zb, i.e. the first
                 // min(zstep, zb − z0 + 1)·min(w, ey − y0) lanes (either
                 // ey ≤ 16: y0 = 0, w = ey; or w = 16, zstep = 1)
@@ -1460,46 +1524,46 @@ impl<F: F64Lanes> Tile<'_, F> {
                 // x face in the loop, one linear axis fewer per row group.
                 let r = &st.rows;
                 let (mut lh, mut hh) =
-                    (f32x16::splat(self.at(&r[0], 1)), f32x16::splat(self.at(&r[1], 1)));
+                    (V::<P>::splat(self.at(&r[0], 1)), V::<P>::splat(self.at(&r[1], 1)));
                 for &x in lin {
                     let (glo, ghi) = (self.at(&r[0], x), self.at(&r[1], x));
                     let (sy, sz) = (self.at(&r[2], x), self.at(&r[3], x));
-                    let q = yv * f32x16::splat(sy) + zv * f32x16::splat(sz);
-                    // (no NaN: every value is finite, below 2¹⁴)
-                    lh = lh.fast_max(f32x16::splat(glo) + q);
-                    hh = hh.fast_min(f32x16::splat(ghi) + q);
+                    let q = yv * V::<P>::splat(sy) + zv * V::<P>::splat(sz);
+                    // (no NaN: every value is finite, below 2¹⁴; `Lane`'s
+                    // max and min are `vmaxps`/`vminps`, `wide`'s fast ones)
+                    lh = lh.max(V::<P>::splat(glo) + q);
+                    hh = hh.min(V::<P>::splat(ghi) + q);
                 }
                 let (mut hit, mut miss) = (valid, 0u32);
                 for &x in con {
                     let (bx, syx, szx) =
                         (self.at(&st.b, x), self.at(&st.s[1], x), self.at(&st.s[2], x));
                     let (hin, hout) = (self.at(&st.hin, x), self.at(&st.hout, x));
-                    let v = ((f32x16::splat(bx) + yv * f32x16::splat(syx))
-                        + zv * f32x16::splat(szx))
+                    let v = ((V::<P>::splat(bx) + yv * V::<P>::splat(syx))
+                        + zv * V::<P>::splat(szx))
                     .abs();
-                    hit &= v.le(f32x16::splat(hin)).bits() as u32;
-                    miss |= v.gt(f32x16::splat(hout)).bits() as u32;
+                    hit &= v.le(V::<P>::splat(hin)).bits() as u32;
+                    miss |= v.gt(V::<P>::splat(hout)).bits() as u32;
                 }
                 // per row, in lanes (integers, exact in f32): the not-miss
                 // interval [a_m, b_m] clipped to the range, the hit run
                 // [a_h, b_h] inside it; `sure`: a non-empty hit run, `full`:
                 // it covers [a_m, b_m] (nothing undecided)
-                let am = (lh - dl).ceil().fast_max(zero);
-                let bm = (hh + dl).floor().fast_min(last);
-                let ah = lh.ceil().fast_max(am);
-                let bh = hh.floor().fast_min(bm);
+                let am = (lh - dl).ceil().max(zero);
+                let bm = (hh + dl).floor().min(last);
+                let ah = lh.ceil().max(am);
+                let bh = hh.floor().min(bm);
                 let rows = valid & !miss & am.le(bm).bits() as u32;
                 let sure = rows & hit & ah.le(bh).bits() as u32;
                 let full = sure & (ah.eq(am) & bh.eq(bm)).bits() as u32;
                 // the hit runs, all rows at once (surface mode only)
                 if sure != 0 {
-                    let org = |v: f32x16, o: u32| v.fast_round_int() + i32x16::splat(o as i32);
                     sink.or_runs(&Runs {
                         lanes: sure,
-                        x0: org(ah, lo[0]),
-                        x1: org(bh, lo[0]),
-                        j: org(yv, lo[1]),
-                        k: org(zv, lo[2]),
+                        x0: org::<P>(ah, lo[0]),
+                        x1: org::<P>(bh, lo[0]),
+                        j: org::<P>(yv, lo[1]),
+                        k: org::<P>(zv, lo[2]),
                     });
                 }
                 let mut rest = rows & !full;
@@ -1554,7 +1618,7 @@ impl<F: F64Lanes> Tile<'_, F> {
 /// since the hits are ORed into the sink, the order in which the queued
 /// triangles run does not change the result. Degenerate triangles and
 /// tiles that would overflow f32 take [`triangle_columns`], as before.
-pub(crate) struct TileQueue<'a> {
+pub(crate) struct TileQueue<'a, P: Simd> {
     t: &'a Tables,
     n: usize,
     tri: [Triangle; 8],
@@ -1568,11 +1632,12 @@ pub(crate) struct TileQueue<'a> {
     p: [[[f64; 8]; 3]; 3],
     lo64: [[f64; 8]; 3],
     d64: [[f64; 8]; 3],
-    setup: TileSetup<f64x8>,
+    setup: TileSetup<P::D8>,
 }
 
-impl<'a> TileQueue<'a> {
+impl<'a, P: Simd> TileQueue<'a, P> {
     /// An empty queue over the plane tables `t`.
+    #[inline(always)]
     pub fn new(t: &'a Tables) -> Self {
         TileQueue {
             t,
@@ -1590,14 +1655,14 @@ impl<'a> TileQueue<'a> {
 
     /// Queues `tri` (range `lo..=hi`, layers `ka..=kb` of the slab); runs
     /// the queue when it is full.
-    #[inline]
+    #[inline(always)]
     fn push<S: Sink>(
         &mut self,
         tri: &Triangle,
         lo: [u32; 3],
         hi: [u32; 3],
         k: (u32, u32),
-        pack: &mut VoxPack<'_>,
+        pack: &mut VoxPack<'_, P>,
         sink: &mut S,
     ) {
         let l = self.n;
@@ -1616,7 +1681,8 @@ impl<'a> TileQueue<'a> {
     }
 
     /// Runs the queued triangles (`pack` must be empty; it is left empty).
-    pub fn flush<S: Sink>(&mut self, pack: &mut VoxPack<'_>, sink: &mut S) {
+    #[inline(always)]
+    pub fn flush<S: Sink>(&mut self, pack: &mut VoxPack<'_, P>, sink: &mut S) {
         let n = self.n;
         if n == 0 {
             return;
@@ -1625,17 +1691,22 @@ impl<'a> TileQueue<'a> {
         let t = self.t;
         let g = &t.grid;
         let h = g.voxel as f64;
-        let v = |a: &[[f64; 8]; 3]| a.map(f64x8::new);
-        let s = TriSetup::new(self.p.map(|q| v(&q)), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        type D<P> = <P as Simd>::D8;
+        let (q, lo64, d64) = (&self.p, &self.lo64, &self.d64);
+        let p: [[D<P>; 3]; 3] = from3!(|v| from3!(|a| D::<P>::from_array(q[v][a])));
+        let s = TriSetup::new(p, h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
         // the bounding boxes: [`tri_bounds`] lane by lane (exact: min and max
-        // of the exactly converted, finite vertices)
+        // of the exactly converted, finite vertices; `wide`'s NaN-ignoring
+        // min and max, as before dispatch)
         let p = &s.p;
         let tb = [
-            [0, 1, 2].map(|a| p[0][a].min(p[1][a]).min(p[2][a])),
-            [0, 1, 2].map(|a| p[0][a].max(p[1][a]).max(p[2][a])),
+            from3!(|a| p[0][a].min_num(p[1][a]).min_num(p[2][a])),
+            from3!(|a| p[0][a].max_num(p[1][a]).max_num(p[2][a])),
         ];
-        self.setup.compute(&s, &tb, g, v(&self.lo64), v(&self.d64));
-        let tiled = (s.ok(h) & self.setup.fits).to_bitmask();
+        let lo = from3!(|a| D::<P>::from_array(lo64[a]));
+        let d = from3!(|a| D::<P>::from_array(d64[a]));
+        self.setup.compute(&s, &tb, g, lo, d);
+        let tiled = D::<P>::bits(s.ok(h) & self.setup.fits);
         for l in 0..n {
             let tri = &self.tri[l];
             let (lo, hi, (ka, kb)) = (self.lo[l], self.hi[l], self.k[l]);
@@ -1670,13 +1741,13 @@ const TILE_T_MAX: f64 = 1.2676506002282294e30; // 2^100
 /// only 2–3 candidates per column after the pre-cull, and a 16-voxel row pack
 /// was mostly idle lanes. Unused lanes get NaN boxes: the kernel answers "no
 /// contact" for them and counts them as decided for its early exits.
-pub(crate) struct VoxPack<'a> {
+pub(crate) struct VoxPack<'a, P: Simd> {
     t: &'a Tables,
     thin: bool,
     tri: Triangle,
     /// `tri` in every lane, built by the first flush after [`VoxPack::start`]
     /// (`tri16_ok`): most tile-path triangles never call the kernel
-    tri16: Triangle<f32x16>,
+    tri16: Triangle<P::F16>,
     tri16_ok: bool,
     n: usize,
     vox: [[u32; 3]; 16],
@@ -1684,8 +1755,9 @@ pub(crate) struct VoxPack<'a> {
     mx: [[f32; 16]; 3],
 }
 
-impl<'a> VoxPack<'a> {
+impl<'a, P: Simd> VoxPack<'a, P> {
     /// An empty pack over the plane tables `t`.
+    #[inline(always)]
     pub fn new(t: &'a Tables, thin: bool) -> Self {
         let z = V3::broadcast(Vec3::ZERO);
         VoxPack {
@@ -1747,7 +1819,7 @@ impl<'a> VoxPack<'a> {
     }
 
     /// Tests the pending voxels and ORs the hits into `sink`.
-    #[inline]
+    #[inline(always)]
     pub fn flush<S: Sink>(&mut self, sink: &mut S) {
         if self.n == 0 {
             return;
@@ -1762,12 +1834,12 @@ impl<'a> VoxPack<'a> {
             };
             self.tri16_ok = true;
         }
-        let v = |a: &[f32; 16]| f32x16::new(*a);
+        let (mn, mx) = (&self.mn, &self.mx);
         let boxes = Aabb {
-            min: V3::new(v(&self.mn[0]), v(&self.mn[1]), v(&self.mn[2])),
-            max: V3::new(v(&self.mx[0]), v(&self.mx[1]), v(&self.mx[2])),
+            min: V3::new(P::F16::load(&mn[0]), P::F16::load(&mn[1]), P::F16::load(&mn[2])),
+            max: V3::new(P::F16::load(&mx[0]), P::F16::load(&mx[1]), P::F16::load(&mx[2])),
         };
-        let mut bits = triangle_aabb_conservative::<f32x16>(&self.tri16, &boxes).bits() as u32;
+        let mut bits = triangle_aabb_conservative::<P::F16>(&self.tri16, &boxes).bits() as u32;
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
             bits &= bits - 1;
@@ -1781,8 +1853,13 @@ impl<'a> VoxPack<'a> {
 }
 
 /// Every voxel of the bounding range `lo..=hi` is a candidate (no pre-cull).
-#[inline]
-fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink: &mut S) {
+#[inline(always)]
+fn whole_range<P: Simd, S: Sink>(
+    lo: [u32; 3],
+    hi: [u32; 3],
+    pack: &mut VoxPack<'_, P>,
+    sink: &mut S,
+) {
     for k in lo[2]..=hi[2] {
         for j in lo[1]..=hi[1] {
             for i in lo[0]..=hi[0] {
@@ -1803,7 +1880,7 @@ fn whole_range<S: Sink>(lo: [u32; 3], hi: [u32; 3], pack: &mut VoxPack<'_>, sink
 /// the nine triangle coordinate vectors are built in registers: each segment
 /// in order overwrites the lanes from its first lane on, so every used lane
 /// ends up with its own triangle's coordinates.
-pub(crate) struct Batch<'a> {
+pub(crate) struct Batch<'a, P: Simd> {
     t: &'a Tables,
     thin: bool,
     n: usize,
@@ -1817,10 +1894,16 @@ pub(crate) struct Batch<'a> {
     seg_tri: [Triangle; 17],
     // lane-major box coordinates
     bc: [[f32; 16]; 6],
+    path: core::marker::PhantomData<P>,
 }
 
-impl<'a> Batch<'a> {
+/// `l` in lane `l`.
+const LANE_INDEX: [f32; 16] =
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
+
+impl<'a, P: Simd> Batch<'a, P> {
     /// An empty batch over the plane tables `t`.
+    #[inline(always)]
     pub fn new(t: &'a Tables, thin: bool) -> Self {
         Batch {
             t,
@@ -1833,6 +1916,7 @@ impl<'a> Batch<'a> {
             seg_first: [0.0; 17],
             seg_tri: [Triangle::default(); 17],
             bc: [[f32::NAN; 16]; 6],
+            path: core::marker::PhantomData,
         }
     }
 
@@ -1857,7 +1941,7 @@ impl<'a> Batch<'a> {
 
     /// Queues voxel `v` (stored box `lo..hi`) of the current triangle; with
     /// `keep` false the lane is written but not taken (no branch).
-    #[inline]
+    #[inline(always)]
     fn push<S: Sink>(&mut self, v: [u32; 3], lo: [f32; 3], hi: [f32; 3], keep: bool, sink: &mut S) {
         let l = self.n;
         self.vox[l] = v;
@@ -1879,7 +1963,7 @@ impl<'a> Batch<'a> {
     }
 
     /// Tests the pending pairs and ORs the hits into `sink`.
-    #[inline]
+    #[inline(always)]
     pub fn flush<S: Sink>(&mut self, sink: &mut S) {
         if self.n == 0 {
             self.nseg = 0;
@@ -1889,24 +1973,29 @@ impl<'a> Batch<'a> {
         for q in 0..6 {
             self.bc[q][self.n..].fill(f32::NAN);
         }
-        let lane = f32x16::new(std::array::from_fn(|l| l as f32));
-        let mut c = [f32x16::splat(0.0); 9];
+        type V<P> = <P as Simd>::F16;
+        let lane = V::<P>::load(&LANE_INDEX);
+        let mut c = [V::<P>::splat(0.0); 9];
         for (&first, t) in self.seg_first[..self.nseg].iter().zip(&self.seg_tri) {
-            let m = lane.simd_ge(f32x16::splat(first));
+            let m = lane.ge(V::<P>::splat(first));
             let x = [t.a.x, t.a.y, t.a.z, t.b.x, t.b.y, t.b.z, t.c.x, t.c.y, t.c.z];
             for (cq, &xq) in c.iter_mut().zip(&x) {
-                *cq = m.bitselect(f32x16::splat(xq), *cq);
+                // (a full-lane mask: the select is `wide`'s bitselect)
+                *cq = V::<P>::select(m, V::<P>::splat(xq), *cq);
             }
         }
         self.nseg = 0;
-        let tri = Triangle::<f32x16> {
+        let tri = Triangle::<V<P>> {
             a: V3::new(c[0], c[1], c[2]),
             b: V3::new(c[3], c[4], c[5]),
             c: V3::new(c[6], c[7], c[8]),
         };
-        let b = |q: usize| f32x16::new(self.bc[q]);
-        let boxes = Aabb { min: V3::new(b(0), b(1), b(2)), max: V3::new(b(3), b(4), b(5)) };
-        let mut bits = triangle_aabb_conservative::<f32x16>(&tri, &boxes).bits() as u32;
+        let bc = &self.bc;
+        let boxes = Aabb {
+            min: V3::new(V::<P>::load(&bc[0]), V::<P>::load(&bc[1]), V::<P>::load(&bc[2])),
+            max: V3::new(V::<P>::load(&bc[3]), V::<P>::load(&bc[4]), V::<P>::load(&bc[5])),
+        };
+        let mut bits = triangle_aabb_conservative::<V<P>>(&tri, &boxes).bits() as u32;
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
             bits &= bits - 1;
@@ -1922,7 +2011,8 @@ impl<'a> Batch<'a> {
 /// The plain row loop (no pre-cull): every voxel of the triangle's bounding
 /// range, 16 consecutive voxels of a row per kernel call. Kept as the
 /// reference path the pre-culled one is tested against.
-pub(crate) fn triangle_rows_plain<S: Sink>(
+#[inline(always)]
+pub(crate) fn triangle_rows_plain<P: Simd, S: Sink>(
     tri: &Triangle,
     t: &Tables,
     k_lo: u32,
@@ -1935,29 +2025,30 @@ pub(crate) fn triangle_rows_plain<S: Sink>(
     let Some((j0, j1)) = t.range(1, tmin.y, tmax.y) else { return };
     let Some((ka, kb)) = t.range(2, tmin.z, tmax.z) else { return };
     let (ka, kb) = (ka.max(k_lo), kb.min(k_hi));
-    let tri16 = Triangle::<f32x16> {
+    type V<P> = <P as Simd>::F16;
+    let tri16 = Triangle::<V<P>> {
         a: V3::broadcast(tri.a),
         b: V3::broadcast(tri.b),
         c: V3::broadcast(tri.c),
     };
     let (lox, hix) = (&t.lo[0], &t.hi[0]);
     for k in ka..=kb {
-        let zl = f32x16::splat(t.lo[2][k as usize]);
-        let zh = f32x16::splat(t.hi[2][k as usize + 1]);
+        let zl = V::<P>::splat(t.lo[2][k as usize]);
+        let zh = V::<P>::splat(t.hi[2][k as usize + 1]);
         for j in j0..=j1 {
-            let yl = f32x16::splat(t.lo[1][j as usize]);
-            let yh = f32x16::splat(t.hi[1][j as usize + 1]);
+            let yl = V::<P>::splat(t.lo[1][j as usize]);
+            let yh = V::<P>::splat(t.hi[1][j as usize + 1]);
             let mut i = i0;
             while i <= i1 {
                 let iu = i as usize;
                 let boxes = Aabb {
-                    min: V3::new(<f32x16 as Lane>::load(&lox[iu..]), yl, zl),
-                    max: V3::new(<f32x16 as Lane>::load(&hix[iu + 1..]), yh, zh),
+                    min: V3::new(V::<P>::load(&lox[iu..]), yl, zl),
+                    max: V3::new(V::<P>::load(&hix[iu + 1..]), yh, zh),
                 };
                 let n = i1 - i + 1;
                 let valid = if n >= 16 { 0xffff } else { (1u32 << n) - 1 };
                 let mut bits =
-                    triangle_aabb_conservative::<f32x16>(&tri16, &boxes).bits() as u32 & valid;
+                    triangle_aabb_conservative::<V<P>>(&tri16, &boxes).bits() as u32 & valid;
                 if thin && bits != 0 {
                     bits = thin_filter(tri, &t.grid, i, j, k, bits);
                 }
@@ -2034,6 +2125,8 @@ pub(crate) fn segment_hits(p: &[[f64; 3]; 3], c: [f64; 3], axis: usize, half: f6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::Baseline;
+    use wide::f64x8;
 
     /// The two non-dyadic grids of the tile tests: voxel size just above 0.1
     /// near the origin, and 0.1 (not an f32) far from it.
@@ -2137,7 +2230,7 @@ mod tests {
                 let tile = Tile::from_setup(&setup, 0, lo, hi);
                 total += 1;
                 let mut exact = || TileExact::new(&tri, g, lo);
-                let mut pack = VoxPack::new(&t, false);
+                let mut pack = VoxPack::<Baseline>::new(&t, false);
                 pack.start(&tri);
                 let mut a_set = SetSink(Vec::new());
                 tile.run(lo, hi, z0, z1, &mut exact, &mut pack, &mut a_set);
@@ -2309,7 +2402,7 @@ mod tests {
                 let hi =
                     Vec3::new(p[0][0].max(p[1][0]), p[0][1].max(p[1][1]), p[0][2].max(p[1][2]));
                 total += 1;
-                if let Some(r) = fast_ranges(&t, lo, hi) {
+                if let Some(r) = fast_ranges::<f64x8>(&t, lo, hi) {
                     fast += 1;
                     assert_eq!(r, range_walks(&t, lo, hi), "{lo:?} {hi:?} on {g:?}");
                 }
@@ -2336,7 +2429,7 @@ mod tests {
                     };
                     Triangle::new(v(), v(), v())
                 });
-                let r16 = tri_ranges16(&tris, &t);
+                let r16 = tri_ranges16::<Baseline>(&tris, &t);
                 fast += r16.fast.count_ones();
                 for (l, tri) in tris.iter().enumerate() {
                     total += 1;
