@@ -64,7 +64,7 @@ pub(crate) struct Tables {
     pub inv_h: f64,
     /// `1/h` rounded to f32 (relative error ≤ 2⁻²⁴)
     pub inv_h32: f32,
-    /// the origin in f64 (per axis)
+    /// the planes' base in f64 (per axis; plane `n` is `base + (n − offset)·h`)
     pub o64: [f64; 3],
 }
 
@@ -80,7 +80,7 @@ impl Tables {
             grid: *grid,
             inv_h: 1.0 / grid.voxel as f64,
             inv_h32: 1.0 / grid.voxel,
-            o64: [0, 1, 2].map(|a| grid.origin.get(a) as f64),
+            o64: [0, 1, 2].map(|a| grid.base.get(a) as f64),
         }
     }
 
@@ -96,7 +96,9 @@ impl Tables {
         let o = self.o64[axis];
         // only an estimate: the walk below corrects it, so a reciprocal will do
         let inv_h = self.inv_h;
-        let est = |x: f32| (((x as f64 - o) * inv_h).floor() as i64).clamp(0, d - 1);
+        let est = |x: f32| {
+            (((x as f64 - o) * inv_h).floor() as i64 + self.grid.offset as i64).clamp(0, d - 1)
+        };
         // first i with hi[i+1] >= tmin
         let mut a = est(tmin);
         while a > 0 && hi[a as usize] >= tmin {
@@ -142,7 +144,8 @@ pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
 /// [`Tables::range`] of the three axes at once when every bound is provably
 /// far from a grid plane; `None` (use the walks) otherwise.
 ///
-/// Why the answer is the walks' answer. Let `P_n = o + n·h` (exact) and
+/// Why the answer is the walks' answer (`o` is the grid's base and `n` counts
+/// from its offset, added exactly after the floor). Let `P_n = o + n·h` (exact) and
 /// `lo[n] = RD32(P_n)`, `hi[n] = RU32(P_n)` (the tables, nondecreasing in
 /// `n`). For an f32 bound `x` with `P_m < x < P_{m+1}` and both gaps
 /// `x - P_m`, `P_{m+1} - x` at least `g = 2⁻²³·|x| + 2⁻¹⁴⁹` (≥ the distance
@@ -165,6 +168,7 @@ fn fast_ranges(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Ranges>> {
     let f = (x - f64x8::new([o[0], o[1], o[2], o[0], o[1], o[2], 0.0, 0.0])) * inv_h;
     let m = f.floor();
     let frac = f - m;
+    let m = m + f64x8::splat(t.grid.offset as f64);
     let two = f64x8::splat(2.0);
     let delta = (x.abs() * f64x8::splat(TWO_M22) + f64x8::splat(TWO_M140)) * inv_h
         + (f.abs() + two) * f64x8::splat(TWO_M50);
@@ -234,7 +238,8 @@ impl Ranges16 {
 /// the answer of the table walks, `None` when it misses the grid).
 ///
 /// The argument of [`fast_ranges`], in f32. `F = (x - o)/h` (exact reals,
-/// `o`, `h` the grid's f32 origin and voxel); `f = fl(fl(x - o)·fl(1/h))` has
+/// `o`, `h` the grid's f32 base and voxel, the offset added after the floor);
+/// `f = fl(fl(x - o)·fl(1/h))` has
 /// `|f - F| ≤ 3.01·2⁻²⁴·|F|` plus, when `x - o` is subnormal, an absolute
 /// `2⁻¹⁵⁰/h`; `|F| ≤ |f|·(1 + 2⁻²¹)`. `m = floor(f)` and `frac = f - m` are
 /// exact (`|f| < 2²³`: otherwise `frac = 0` and the lane fails), `1 - frac`
@@ -273,12 +278,13 @@ fn fast_ranges16(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
     let mut idx = [[[0i32; 16]; 2]; 3];
     for a in 0..3 {
         let [u, v, w] = p[a];
-        let o = f32x16::splat(t.grid.origin.get(a));
+        let o = f32x16::splat(t.grid.base.get(a));
         let d = f32x16::splat(t.dims[a] as f32);
         for (b, x) in [u.min(v).min(w), u.max(v).max(w)].into_iter().enumerate() {
             let f = (x - o) * inv_h;
             let m = f.floor();
             let frac = f - m;
+            let m = m + f32x16::splat(t.grid.offset as f32);
             let delta = (x.abs() * two_m22 + two_m140) * inv_h + (f.abs() + two) * two_m21;
             ok &= (frac.simd_ge(delta) & (one - frac).simd_ge(delta)).to_bitmask();
             // a lower bound at or past the last voxel, or an upper bound
@@ -423,7 +429,7 @@ fn triangle_columns<S: Sink>(
 ) {
     let g = &t.grid;
     let h = g.voxel as f64;
-    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+    let (o, off) = ([0, 1, 2].map(|a| g.base.get(a) as f64), g.offset as f64);
     let setup = TriSetup::new(tri_f64(tri), h, o);
     let TriSetup { p, e1, e2, n, n1, nabs1, scale } = setup;
     if !setup.ok(h) {
@@ -467,7 +473,7 @@ fn triangle_columns<S: Sink>(
     let (lu, hu) = (lo[u] as f64, hi[u] as f64);
     let (lw, hw) = (lo[w] as f64, hi[w] as f64);
     for cv in lo[v]..=hi[v] {
-        let yv = o[v] + (cv as f64 + 0.5) * h;
+        let yv = g.centre_f64(v, cv as i64);
         // The row's span of columns (Schwarz & Seidel's per-row interval):
         // each dilated edge function nu·x + (nv·y + c) >= 0 is linear in the
         // column centre x, so the columns passing all three form an interval,
@@ -485,9 +491,9 @@ fn triangle_columns<S: Sink>(
             let t = (-ev / ed[0] - o[u]) / h - 0.5;
             let sl = sidx + 1e-6 * t.abs();
             if ed[0] > 0.0 {
-                ca = ca.max((t - sl).ceil());
+                ca = ca.max((t - sl).ceil() + off);
             } else {
-                cb = cb.min((t + sl).floor());
+                cb = cb.min((t + sl).floor() + off);
             }
         }
         // (never NaN: f64::max/min drop a NaN bound)
@@ -496,7 +502,7 @@ fn triangle_columns<S: Sink>(
         }
         let base_v = n[v] * yv + base_w;
         for cu in ca as u32..=cb as u32 {
-            let xu = o[u] + (cu as f64 + 0.5) * h;
+            let xu = g.centre_f64(u, cu as i64);
             let Some(col_sure) = cert.column(xu, yv) else { continue };
             let cb8 = cert.column_base(xu, yv);
             // value(cw) = base + n_w·h·cw ; keep |value| <= rm
@@ -506,8 +512,8 @@ fn triangle_columns<S: Sink>(
             let ta = (-rm - base) * inv_nwh;
             let tb = (rm - base) * inv_nwh;
             let (ta, tb) = if ta <= tb { (ta, tb) } else { (tb, ta) };
-            let a = (ta - (sidx + 1e-6 * ta.abs())).ceil().max(lw);
-            let b = (tb + (sidx + 1e-6 * tb.abs())).floor().min(hw);
+            let a = ((ta - (sidx + 1e-6 * ta.abs())).ceil() + off).max(lw);
+            let b = ((tb + (sidx + 1e-6 * tb.abs())).floor() + off).min(hw);
             if a > b {
                 continue;
             }
@@ -601,6 +607,7 @@ struct Certain {
     half: f64x8,
     out: f64x8,
     ow: f64,
+    off: f64,
 }
 
 impl Certain {
@@ -677,7 +684,8 @@ impl Certain {
             kw: f64x8::new(kw),
             half: f64x8::new(half),
             out: f64x8::new(out),
-            ow: g.origin.get(w) as f64 + hh,
+            ow: g.base.get(w) as f64 + hh,
+            off: g.offset as f64,
         }
     }
 
@@ -709,7 +717,7 @@ impl Certain {
     /// sure hit, `None` for a sure miss, `Some(false)` when undecided.
     #[inline(always)]
     fn voxel(&self, b: f64x8, cw: u32, h: f64) -> Option<bool> {
-        let zw = self.ow + cw as f64 * h;
+        let zw = self.ow + (cw as f64 - self.off) * h;
         let d = (b + self.kw * f64x8::splat(zw)).abs();
         if d.simd_gt(self.out).any() {
             None
@@ -754,7 +762,7 @@ fn tri_f64(tri: &Triangle) -> [[f64; 3]; 3] {
 /// `e2 = p₂ − p₀`, the normal `n = e1 × e2`, `|n|₁`, `N₁` (the sum of the
 /// magnitudes of `n`'s six products: its rounding is relative to these, not
 /// to `|n|`, which cancels on slivers) and `scale`, the magnitude of every
-/// coordinate involved (the triangle, the origin and the boxes near the
+/// coordinate involved (the triangle, the grid's base and the boxes near the
 /// triangle, which are within 2h of it; it does not depend on the grid's
 /// dimensions, so a window of a grid gives the same voxels).
 #[derive(Clone, Copy)]
@@ -770,7 +778,7 @@ struct TriSetup<F> {
 
 impl<F: F64Lanes> TriSetup<F> {
     /// The setup of the triangle(s) `p` on a grid of voxel size `h` and
-    /// origin `o`.
+    /// base `o` (every coordinate is computed from it: [`Grid::coord_f64`]).
     #[inline(always)]
     fn new(p: [[F; 3]; 3], h: f64, o: [f64; 3]) -> TriSetup<F> {
         let e1 = [0, 1, 2].map(|k| p[1][k] - p[0][k]);
@@ -870,7 +878,9 @@ impl<F: F64Lanes> TileFrame<F> {
         let h = F::splat(g.voxel as f64);
         let half = F::splat(0.5);
         TileFrame {
-            c0: [0, 1, 2].map(|a| F::splat(g.origin.get(a) as f64) + (lo[a] + half) * h),
+            c0: [0, 1, 2].map(|a| {
+                F::splat(g.base.get(a) as f64) + (lo[a] + half - F::splat(g.offset as f64)) * h
+            }),
             h,
         }
     }
@@ -905,7 +915,7 @@ impl TileExact {
     /// The test of `tri` (non-degenerate) over the range starting at `lo`.
     fn new(tri: &Triangle, g: &Grid, lo: [u32; 3]) -> TileExact {
         let h = g.voxel as f64;
-        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         let (tmin, tmax) = tri_bounds(tri);
         let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
         let frame = TileFrame::new(g, lo.map(|c| c as f64));
@@ -1108,7 +1118,7 @@ impl TileSetup<f64> {
     #[cfg(test)]
     fn one(tri: &Triangle, g: &Grid, lo: [u32; 3], hi: [u32; 3]) -> Option<TileSetup<f64>> {
         let h = g.voxel as f64;
-        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         let (tmin, tmax) = tri_bounds(tri);
         let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
         let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
@@ -1626,7 +1636,7 @@ impl<'a> TileQueue<'a> {
         let g = &t.grid;
         let h = g.voxel as f64;
         let v = |a: &[[f64; 8]; 3]| a.map(f64x8::new);
-        let s = TriSetup::new(self.p.map(|q| v(&q)), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(self.p.map(|q| v(&q)), h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         // the bounding boxes: [`tri_bounds`] lane by lane (exact: min and max
         // of the exactly converted, finite vertices)
         let p = &s.p;
