@@ -490,3 +490,76 @@ fn unknown_obj_statements_are_reported_once() {
     assert_eq!(err(&o).matches("warning").count(), 1, "{}", err(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("\"unknown_statements\":2"));
 }
+
+// ---------------------------------------------------------------------------
+// padding
+
+/// `voxelize --pad p` marks the voxels of `--pad 0` shifted by `p` on every
+/// axis (inside the unpadded window; the closed voxels just outside it touch
+/// the faces on its border planes), with the voxel size 0.1 (not an f32) and
+/// faces on grid planes: the box's faces and an interior face on the plane
+/// `x = min + 2·h`. `--json` reports the rounded corner of voxel 0. (Before
+/// the planes were measured from the unpadded base, pad 1 lost 12 of the 100
+/// surface voxels of this mesh: the faces on the planes `x = max`, `y = max`
+/// missed a layer.)
+#[test]
+fn pad_only_shifts_indices() {
+    use widephase::voxel::grid::plane_bounds;
+    let d = scratch("pad");
+    let (min, h) = ([-1.4120859f32, -4.8040524, 0.4202187], 0.1f32);
+    let n = [5, 7, 3];
+    let max: [f32; 3] = [0, 1, 2].map(|a| plane_bounds(min[a], h, n[a]).0);
+    let cut = plane_bounds(min[0], h, 2).0;
+    // the box's 8 corners, then the interior face's 4
+    let mut obj = String::new();
+    for k in 0..8 {
+        let c = [0, 1, 2].map(|a| if k >> a & 1 == 1 { max[a] } else { min[a] });
+        obj += &format!("v {} {} {}\n", c[0], c[1], c[2]);
+    }
+    for (y, z) in [(min[1], min[2]), (max[1], min[2]), (max[1], max[2]), (min[1], max[2])] {
+        obj += &format!("v {cut} {y} {z}\n");
+    }
+    // (1-based; corner k has bit a set when at max along axis a)
+    let quads =
+        [[1, 5, 7, 3], [2, 4, 8, 6], [1, 2, 6, 5], [3, 7, 8, 4], [1, 3, 4, 2], [5, 6, 8, 7]];
+    for q in quads.iter().chain([&[9, 10, 11, 12]]) {
+        obj += &format!("f {} {} {}\nf {} {} {}\n", q[0], q[1], q[2], q[0], q[2], q[3]);
+    }
+    let mesh = d.join("box.obj");
+    std::fs::write(&mesh, obj).unwrap();
+    let run = |pad: u32, mode: &str| -> (Vec<[i32; 3]>, String) {
+        let out = d.join(format!("p{pad}{mode}.npy"));
+        let p = pad.to_string();
+        let args = ["voxelize", s(&mesh), "--voxel-size", "0.1", "--pad", &p, "--mode", mode];
+        let o = cli(&[&args[..], &["--json", "--out", s(&out)]].concat());
+        assert!(o.status.success(), "{}", err(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let v = npy_data(&bytes)
+            .chunks_exact(12)
+            .map(|r| [0, 1, 2].map(|a| i32::from_le_bytes(r[4 * a..4 * a + 4].try_into().unwrap())))
+            .collect();
+        (v, String::from_utf8_lossy(&o.stdout).to_string())
+    };
+    for mode in ["surface", "thin", "solid"] {
+        let (v0, json0) = run(0, mode);
+        assert!(!v0.is_empty());
+        let j: serde_json::Value = serde_json::from_str(json0.trim()).unwrap();
+        let n: Vec<i32> = (0..3).map(|a| j["dims"][a].as_i64().unwrap() as i32).collect();
+        for pad in [1, 3] {
+            let (v, json) = run(pad, mode);
+            let p = pad as i32;
+            let inside: Vec<[i32; 3]> = v
+                .iter()
+                .filter(|x| (0..3).all(|a| x[a] >= p && x[a] < p + n[a]))
+                .map(|x| x.map(|c| c - p))
+                .collect();
+            assert_eq!(inside, v0, "{mode}, pad {pad}: not the pad-0 voxels shifted");
+            assert!(v.iter().all(|x| (0..3).all(|a| x[a] + 1 >= p && x[a] <= p + n[a])));
+            // `origin` is the corner of voxel 0: min − pad·h rounded down
+            let origin = (0..3).map(|a| plane_bounds(min[a], h, -(pad as i64)).0.to_string());
+            let want = format!("\"origin\":[{}]", origin.collect::<Vec<_>>().join(","));
+            assert!(json.contains(&want), "{json} lacks {want}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

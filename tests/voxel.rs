@@ -22,6 +22,11 @@ fn qplane(o: f32, h: f32, n: i64) -> Q {
     &Q::f(o) + &(&Q::int(n) * &Q::f(h))
 }
 
+/// Exact plane `n` of `g` along `a`: `base + (n − offset)·h`.
+fn gplane(g: &Grid, a: usize, n: i64) -> Q {
+    qplane(g.base.get(a), g.voxel, n - g.offset as i64)
+}
+
 /// Exact closed-triangle vs closed-box test (box given by exact corners).
 /// Works with doubled quantities (2c = mn + mx, 2h = mx - mn) to avoid halving.
 fn exact_touch(t: &Triangle, mn: &QV3, mx: &QV3) -> bool {
@@ -134,7 +139,7 @@ struct Cmp {
 fn exact_surface(m: MeshRef<'_>, g: &Grid, calls: &mut usize) -> HashSet<[u32; 3]> {
     let mut out = HashSet::new();
     let h = g.voxel as f64;
-    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+    let o = [0, 1, 2].map(|a| g.coord_f64(a, 0.0));
     for ti in 0..m.triangle_count() {
         let t = m.triangle(ti);
         let (lo, hi) = (t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c));
@@ -155,21 +160,21 @@ fn exact_surface(m: MeshRef<'_>, g: &Grid, calls: &mut usize) -> HashSet<[u32; 3
             for j in r[1].0..=r[1].1 {
                 for i in r[0].0..=r[0].1 {
                     let v = [i, j, k];
-                    let mn = [0, 1, 2].map(|a| o[a] + v[a] as f64 * h);
-                    let mx = [0, 1, 2].map(|a| o[a] + (v[a] + 1) as f64 * h);
+                    let mn = [0, 1, 2].map(|a| g.coord_f64(a, v[a] as f64));
+                    let mx = [0, 1, 2].map(|a| g.coord_f64(a, v[a] as f64 + 1.0));
                     let hit = match f64_touch(&t, mn, mx) {
                         Some(b) => b,
                         None => {
                             *calls += 1;
                             let qmn = QV3::new(
-                                qplane(g.origin.x, g.voxel, i as i64),
-                                qplane(g.origin.y, g.voxel, j as i64),
-                                qplane(g.origin.z, g.voxel, k as i64),
+                                gplane(g, 0, i as i64),
+                                gplane(g, 1, j as i64),
+                                gplane(g, 2, k as i64),
                             );
                             let qmx = QV3::new(
-                                qplane(g.origin.x, g.voxel, i as i64 + 1),
-                                qplane(g.origin.y, g.voxel, j as i64 + 1),
-                                qplane(g.origin.z, g.voxel, k as i64 + 1),
+                                gplane(g, 0, i as i64 + 1),
+                                gplane(g, 1, j as i64 + 1),
+                                gplane(g, 2, k as i64 + 1),
                             );
                             exact_touch(&t, &qmn, &qmx)
                         }
@@ -324,8 +329,12 @@ fn grid_fit_covers_the_mesh_and_validates() {
             let g = Grid::fit(lo, hi, res, pad).unwrap();
             assert_eq!(g.dims, [res + 2 * pad; 3]);
             for a in 0..3 {
-                assert!(qplane(g.origin.get(a), g.voxel, pad as i64) <= Q::f(lo.get(a)));
-                assert!(qplane(g.origin.get(a), g.voxel, (res + pad) as i64) >= Q::f(hi.get(a)));
+                // voxel `pad` starts exactly at the min corner; the far
+                // plane covers the max; `origin` is plane 0 rounded down
+                assert!(gplane(&g, a, pad as i64) == Q::f(lo.get(a)));
+                assert!(gplane(&g, a, (res + pad) as i64) >= Q::f(hi.get(a)));
+                assert!(Q::f(g.origin.get(a)) <= gplane(&g, a, 0));
+                assert_eq!(g.origin.get(a), g.plane(a, 0).0);
             }
         }
     }

@@ -107,10 +107,13 @@ fn crossing(p: &[[f64; 3]; 3], a: usize, c: [f64; 2]) -> Option<(f64, i8)> {
     Some(((w[0] * p[0][a] + w[1] * p[1][a] + w[2] * p[2][a]) / area, s[0]))
 }
 
-/// Index range of voxel centres `o + (n + 1/2)h` inside `[lo, hi]`.
-fn centre_range(o: f64, h: f64, d: u32, lo: f64, hi: f64) -> Option<(u32, u32)> {
-    let a = ((lo - o) / h - 0.5).ceil().max(0.0);
-    let b = ((hi - o) / h - 0.5).floor().min(d as f64 - 1.0);
+/// Index range of voxel centres ([`Grid::centre_f64`]) inside `[lo, hi]` along `axis`.
+fn centre_range(grid: &Grid, axis: usize, lo: f64, hi: f64) -> Option<(u32, u32)> {
+    // (relative to the base, in unpadded indices, the offset added after
+    // rounding: the same decisions whatever the padding)
+    let (o, h, off) = (grid.base.get(axis) as f64, grid.voxel as f64, grid.offset as f64);
+    let a = (((lo - o) / h - 0.5).ceil() + off).max(0.0);
+    let b = (((hi - o) / h - 0.5).floor() + off).min(grid.dims[axis] as f64 - 1.0);
     if a > b {
         None
     } else {
@@ -280,8 +283,6 @@ impl AxisSpans {
 /// y by `k·nx + i`; along z by `j·nx + i`.
 fn axis_spans(mesh: MeshRef<'_>, grid: &Grid, a: usize) -> AxisSpans {
     let dims = grid.dims;
-    let h = grid.voxel as f64;
-    let o = [0, 1, 2].map(|a| grid.origin.get(a) as f64);
     let (u, v) = ((a + 1) % 3, (a + 2) % 3);
     let key = |ju: u32, jv: u32| {
         if a == 1 {
@@ -304,16 +305,16 @@ fn axis_spans(mesh: MeshRef<'_>, grid: &Grid, a: usize) -> AxisSpans {
                 });
                 let lo = |k: usize| p[0][k].min(p[1][k]).min(p[2][k]);
                 let hi = |k: usize| p[0][k].max(p[1][k]).max(p[2][k]);
-                let Some((u0, u1)) = centre_range(o[u], h, dims[u], lo(u), hi(u)) else {
+                let Some((u0, u1)) = centre_range(grid, u, lo(u), hi(u)) else {
                     continue;
                 };
-                let Some((v0, v1)) = centre_range(o[v], h, dims[v], lo(v), hi(v)) else {
+                let Some((v0, v1)) = centre_range(grid, v, lo(v), hi(v)) else {
                     continue;
                 };
                 for jv in v0..=v1 {
-                    let cv = o[v] + (jv as f64 + 0.5) * h;
+                    let cv = grid.centre_f64(v, jv as i64);
                     for ju in u0..=u1 {
-                        let cu = o[u] + (ju as f64 + 0.5) * h;
+                        let cu = grid.centre_f64(u, ju as i64);
                         if let Some((x, sg)) = crossing(&p, a, [cu, cv]) {
                             out.push((key(ju, jv) << 1 | (sg > 0) as u64, x));
                         }
@@ -328,7 +329,6 @@ fn axis_spans(mesh: MeshRef<'_>, grid: &Grid, a: usize) -> AxisSpans {
     hits.par_sort_unstable_by(|x, y| {
         (x.0 >> 1).cmp(&(y.0 >> 1)).then(x.1.total_cmp(&y.1)).then(x.0.cmp(&y.0))
     });
-    let na = dims[a];
     let mut out = AxisSpans { spans: Vec::new(), odd: Vec::new() };
     let mut s = 0;
     while s < hits.len() {
@@ -342,7 +342,7 @@ fn axis_spans(mesh: MeshRef<'_>, grid: &Grid, a: usize) -> AxisSpans {
         let balanced = (0..line.len()).map(sign).sum::<i64>() == 0;
         let first = out.spans.len();
         let mut fill = |x0: f64, x1: f64| {
-            if let Some((n0, n1)) = centre_range(o[a], h, na, x0, x1) {
+            if let Some((n0, n1)) = centre_range(grid, a, x0, x1) {
                 // spans come in increasing order along the line: merge
                 // overlapping or adjacent ones (the sweep along z sets and
                 // clears bits at span ends)

@@ -66,7 +66,7 @@ pub(crate) struct Tables {
     pub inv_h: f64,
     /// `1/h` rounded to f32 (relative error ≤ 2⁻²⁴)
     pub inv_h32: f32,
-    /// the origin in f64 (per axis)
+    /// the planes' base in f64 (per axis; plane `n` is `base + (n − offset)·h`)
     pub o64: [f64; 3],
 }
 
@@ -82,7 +82,7 @@ impl Tables {
             grid: *grid,
             inv_h: 1.0 / grid.voxel as f64,
             inv_h32: 1.0 / grid.voxel,
-            o64: [0, 1, 2].map(|a| grid.origin.get(a) as f64),
+            o64: [0, 1, 2].map(|a| grid.base.get(a) as f64),
         }
     }
 
@@ -98,7 +98,9 @@ impl Tables {
         let o = self.o64[axis];
         // only an estimate: the walk below corrects it, so a reciprocal will do
         let inv_h = self.inv_h;
-        let est = |x: f32| (((x as f64 - o) * inv_h).floor() as i64).clamp(0, d - 1);
+        let est = |x: f32| {
+            (((x as f64 - o) * inv_h).floor() as i64 + self.grid.offset as i64).clamp(0, d - 1)
+        };
         // first i with hi[i+1] >= tmin
         let mut a = est(tmin);
         while a > 0 && hi[a as usize] >= tmin {
@@ -146,7 +148,8 @@ pub(crate) fn tri_ranges(tri: &Triangle, t: &Tables) -> Option<Ranges> {
 /// [`Tables::range`] of the three axes at once when every bound is provably
 /// far from a grid plane; `None` (use the walks) otherwise.
 ///
-/// Why the answer is the walks' answer. Let `P_n = o + n·h` (exact) and
+/// Why the answer is the walks' answer (`o` is the grid's base and `n` counts
+/// from its offset, added exactly after the floor). Let `P_n = o + n·h` (exact) and
 /// `lo[n] = RD32(P_n)`, `hi[n] = RU32(P_n)` (the tables, nondecreasing in
 /// `n`). For an f32 bound `x` with `P_m < x < P_{m+1}` and both gaps
 /// `x - P_m`, `P_{m+1} - x` at least `g = 2⁻²³·|x| + 2⁻¹⁴⁹` (≥ the distance
@@ -179,6 +182,7 @@ fn fast_ranges<D: VoxF64>(t: &Tables, lo: Vec3, hi: Vec3) -> Option<Option<Range
     let f = (x - D::from_array([o[0], o[1], o[2], o[0], o[1], o[2], 0.0, 0.0])) * inv_h;
     let m = f.floor();
     let frac = f - m;
+    let m = m + D::splat(t.grid.offset as f64);
     let two = D::splat(2.0);
     let delta = (x.abs() * D::splat(TWO_M22) + D::splat(TWO_M140)) * inv_h
         + (f.abs() + two) * D::splat(TWO_M50);
@@ -266,7 +270,8 @@ impl Ranges16 {
 /// the answer of the table walks, `None` when it misses the grid).
 ///
 /// The argument of [`fast_ranges`], in f32. `F = (x - o)/h` (exact reals,
-/// `o`, `h` the grid's f32 origin and voxel); `f = fl(fl(x - o)·fl(1/h))` has
+/// `o`, `h` the grid's f32 base and voxel, the offset added after the floor);
+/// `f = fl(fl(x - o)·fl(1/h))` has
 /// `|f - F| ≤ 3.01·2⁻²⁴·|F|` plus, when `x - o` is subnormal, an absolute
 /// `2⁻¹⁵⁰/h`; `|F| ≤ |f|·(1 + 2⁻²¹)`. `m = floor(f)` and `frac = f - m` are
 /// exact (`|f| < 2²³`: otherwise `frac = 0` and the lane fails), `1 - frac`
@@ -308,13 +313,14 @@ fn fast_ranges16<F: VoxF32>(tris: &[Triangle; 16], t: &Tables) -> Ranges16 {
     let mut idx = [[[0i32; 16]; 2]; 3];
     for a in 0..3 {
         let [u, v, w] = p[a];
-        let o = F::splat(t.grid.origin.get(a));
+        let o = F::splat(t.grid.base.get(a));
         let d = F::splat(t.dims[a] as f32);
         // (`wide`'s NaN-ignoring min and max, as before dispatch)
         for (b, x) in [u.min_num(v).min_num(w), u.max_num(v).max_num(w)].into_iter().enumerate() {
             let f = (x - o) * inv_h;
             let m = f.floor();
             let frac = f - m;
+            let m = m + F::splat(t.grid.offset as f32);
             let delta = (x.abs() * two_m22 + two_m140) * inv_h + (f.abs() + two) * two_m21;
             ok &= (frac.ge(delta) & (one - frac).ge(delta)).bits() as u32;
             // a lower bound at or past the last voxel, or an upper bound
@@ -460,7 +466,7 @@ fn triangle_columns<P: Simd, S: Sink>(
 ) {
     let g = &t.grid;
     let h = g.voxel as f64;
-    let o = [0, 1, 2].map(|a| g.origin.get(a) as f64);
+    let (o, off) = ([0, 1, 2].map(|a| g.base.get(a) as f64), g.offset as f64);
     let setup = TriSetup::new(tri_f64(tri), h, o);
     let TriSetup { p, e1, e2, n, n1, nabs1, scale } = setup;
     if !setup.ok(h) {
@@ -504,7 +510,7 @@ fn triangle_columns<P: Simd, S: Sink>(
     let (lu, hu) = (lo[u] as f64, hi[u] as f64);
     let (lw, hw) = (lo[w] as f64, hi[w] as f64);
     for cv in lo[v]..=hi[v] {
-        let yv = o[v] + (cv as f64 + 0.5) * h;
+        let yv = g.centre_f64(v, cv as i64);
         // The row's span of columns (Schwarz & Seidel's per-row interval):
         // each dilated edge function nu·x + (nv·y + c) >= 0 is linear in the
         // column centre x, so the columns passing all three form an interval,
@@ -522,9 +528,9 @@ fn triangle_columns<P: Simd, S: Sink>(
             let t = (-ev / ed[0] - o[u]) / h - 0.5;
             let sl = sidx + 1e-6 * t.abs();
             if ed[0] > 0.0 {
-                ca = ca.max((t - sl).ceil());
+                ca = ca.max((t - sl).ceil() + off);
             } else {
-                cb = cb.min((t + sl).floor());
+                cb = cb.min((t + sl).floor() + off);
             }
         }
         // (never NaN: f64::max/min drop a NaN bound)
@@ -533,7 +539,7 @@ fn triangle_columns<P: Simd, S: Sink>(
         }
         let base_v = n[v] * yv + base_w;
         for cu in ca as u32..=cb as u32 {
-            let xu = o[u] + (cu as f64 + 0.5) * h;
+            let xu = g.centre_f64(u, cu as i64);
             let Some(col_sure) = cert.column(xu, yv) else { continue };
             let cb8 = cert.column_base(xu, yv);
             // value(cw) = base + n_w·h·cw ; keep |value| <= rm
@@ -543,8 +549,8 @@ fn triangle_columns<P: Simd, S: Sink>(
             let ta = (-rm - base) * inv_nwh;
             let tb = (rm - base) * inv_nwh;
             let (ta, tb) = if ta <= tb { (ta, tb) } else { (tb, ta) };
-            let a = (ta - (sidx + 1e-6 * ta.abs())).ceil().max(lw);
-            let b = (tb + (sidx + 1e-6 * tb.abs())).floor().min(hw);
+            let a = ((ta - (sidx + 1e-6 * ta.abs())).ceil() + off).max(lw);
+            let b = ((tb + (sidx + 1e-6 * tb.abs())).floor() + off).min(hw);
             if a > b {
                 continue;
             }
@@ -638,6 +644,7 @@ struct Certain<D> {
     half: D,
     out: D,
     ow: f64,
+    off: f64,
 }
 
 impl<D: VoxF64> Certain<D> {
@@ -715,7 +722,8 @@ impl<D: VoxF64> Certain<D> {
             kw: D::from_array(kw),
             half: D::from_array(half),
             out: D::from_array(out),
-            ow: g.origin.get(w) as f64 + hh,
+            ow: g.base.get(w) as f64 + hh,
+            off: g.offset as f64,
         }
     }
 
@@ -747,7 +755,7 @@ impl<D: VoxF64> Certain<D> {
     /// sure hit, `None` for a sure miss, `Some(false)` when undecided.
     #[inline(always)]
     fn voxel(&self, b: D, cw: u32, h: f64) -> Option<bool> {
-        let zw = self.ow + cw as f64 * h;
+        let zw = self.ow + (cw as f64 - self.off) * h;
         let d = (b + self.kw * D::splat(zw)).abs();
         if D::bits(d.gt(self.out)) != 0 {
             None
@@ -792,7 +800,7 @@ fn tri_f64(tri: &Triangle) -> [[f64; 3]; 3] {
 /// `e2 = p₂ − p₀`, the normal `n = e1 × e2`, `|n|₁`, `N₁` (the sum of the
 /// magnitudes of `n`'s six products: its rounding is relative to these, not
 /// to `|n|`, which cancels on slivers) and `scale`, the magnitude of every
-/// coordinate involved (the triangle, the origin and the boxes near the
+/// coordinate involved (the triangle, the grid's base and the boxes near the
 /// triangle, which are within 2h of it; it does not depend on the grid's
 /// dimensions, so a window of a grid gives the same voxels).
 #[derive(Clone, Copy)]
@@ -808,7 +816,7 @@ struct TriSetup<F> {
 
 impl<F: F64Lanes> TriSetup<F> {
     /// The setup of the triangle(s) `p` on a grid of voxel size `h` and
-    /// origin `o`.
+    /// base `o` (every coordinate is computed from it: [`Grid::coord_f64`]).
     #[inline(always)]
     fn new(p: [[F; 3]; 3], h: f64, o: [f64; 3]) -> TriSetup<F> {
         let e1 = from3!(|k| p[1][k] - p[0][k]);
@@ -914,7 +922,12 @@ impl<F: F64Lanes> TileFrame<F> {
     fn new(g: &Grid, lo: [F; 3]) -> TileFrame<F> {
         let h = F::splat(g.voxel as f64);
         let half = F::splat(0.5);
-        TileFrame { c0: from3!(|a| F::splat(g.origin.get(a) as f64) + (lo[a] + half) * h), h }
+        TileFrame {
+            c0: from3!(
+                |a| F::splat(g.base.get(a) as f64) + (lo[a] + half - F::splat(g.offset as f64)) * h
+            ),
+            h,
+        }
     }
 
     /// Axis `a` whose triangle interval is spanned by `q0, q1` (`a1 = |a|₁`):
@@ -947,7 +960,7 @@ impl TileExact {
     /// The test of `tri` (non-degenerate) over the range starting at `lo`.
     fn new(tri: &Triangle, g: &Grid, lo: [u32; 3]) -> TileExact {
         let h = g.voxel as f64;
-        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         let (tmin, tmax) = tri_bounds(tri);
         let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
         let frame = TileFrame::new(g, lo.map(|c| c as f64));
@@ -1151,7 +1164,7 @@ impl TileSetup<f64> {
     #[cfg(test)]
     fn one(tri: &Triangle, g: &Grid, lo: [u32; 3], hi: [u32; 3]) -> Option<TileSetup<f64>> {
         let h = g.voxel as f64;
-        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(tri_f64(tri), h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         let (tmin, tmax) = tri_bounds(tri);
         let tb = [tmin, tmax].map(|v| [v.x as f64, v.y as f64, v.z as f64]);
         let d = [0, 1, 2].map(|a| (hi[a] - lo[a]) as f64);
@@ -1694,7 +1707,7 @@ impl<'a, P: Simd> TileQueue<'a, P> {
         type D<P> = <P as Simd>::D8;
         let (q, lo64, d64) = (&self.p, &self.lo64, &self.d64);
         let p: [[D<P>; 3]; 3] = from3!(|v| from3!(|a| D::<P>::from_array(q[v][a])));
-        let s = TriSetup::new(p, h, [0, 1, 2].map(|a| g.origin.get(a) as f64));
+        let s = TriSetup::new(p, h, [0, 1, 2].map(|a| g.base.get(a) as f64));
         // the bounding boxes: [`tri_bounds`] lane by lane (exact: min and max
         // of the exactly converted, finite vertices; `wide`'s NaN-ignoring
         // min and max, as before dispatch)

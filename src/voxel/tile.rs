@@ -105,12 +105,12 @@ impl TileIndex {
     /// mark a voxel of the tile.
     pub fn triangles(&self, grid: &Grid, tile: &Tile) -> Vec<u32> {
         let h = grid.voxel;
-        let o = grid.origin.to_array();
+        let o = grid.base.to_array();
         let lo = [0, 1, 2].map(|a| grid.plane(a, tile.lo[a] as i64 - 1).0);
         let hi = [0, 1, 2].map(|a| grid.plane(a, tile.hi[a] as i64 + 1).1);
         // (one more ulp-scale margin of the coordinates' size: the index only
         // filters, and a box too large costs a few extra triangles)
-        let m = |a: usize| 1e-6 * (o[a].abs() + (tile.hi[a] as f32 + 1.0) * h);
+        let m = |a: usize| 1e-6 * (o[a].abs() + (tile.hi[a] as f32 + 1.0 + grid.offset as f32) * h);
         let q = Aabb::new(
             Vec3::new(lo[0] - m(0), lo[1] - m(1), lo[2] - m(2)),
             Vec3::new(hi[0] + m(0), hi[1] + m(1), hi[2] + m(2)),
@@ -128,7 +128,8 @@ impl TileIndex {
     pub fn occupied_tiles(&self, grid: &Grid, size: [u32; 3]) -> Vec<Tile> {
         let size = size.map(|s| s.max(1));
         let n = [0, 1, 2].map(|a| grid.dims[a].div_ceil(size[a]) as i64);
-        let (o, h) = (grid.origin.to_array().map(|x| x as f64), grid.voxel as f64);
+        let (o, h) = (grid.base.to_array().map(|x| x as f64), grid.voxel as f64);
+        let off = grid.offset as f64;
         let mut keys = std::collections::HashSet::new();
         for b in self.bvh.boxes() {
             if !b.is_valid() {
@@ -137,7 +138,7 @@ impl TileIndex {
             let (lo, hi) = (b.min.to_array(), b.max.to_array());
             let range = |a: usize| {
                 let t = |x: f32, d: f64| {
-                    let v = ((x as f64 - o[a]) / h).floor() + d;
+                    let v = ((x as f64 - o[a]) / h).floor() + off + d;
                     (v.clamp(0.0, grid.dims[a] as f64 - 1.0) as i64) / size[a] as i64
                 };
                 (t(lo[a], -2.0), t(hi[a], 2.0).min(n[a] - 1))
