@@ -76,7 +76,7 @@ def main():
     zarr.create_array(store=serial_store, shape=tuple(grid.dims), chunks=(args.tile,) * 3, dtype="bool",
                       fill_value=0, config={"write_empty_chunks": False})
     occupied = [tuple(map(tuple, t)) for t in index.occupied_tiles(
-        grid.origin, grid.voxel_size, grid.dims, (args.tile,) * 3).tolist()]
+        grid.origin, grid.voxel_size, grid.dims, (args.tile,) * 3, *widephase._planes(grid)).tolist()]
     t = time.perf_counter()
     for tile in occupied:
         wd._tile_task(index, tuple(grid), tile, serial_store, "surface", "bool", None, None)

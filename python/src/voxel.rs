@@ -104,6 +104,40 @@ fn grid_from_args(
     grid.map_err(voxel_err)
 }
 
+/// The grid `(origin, voxel_size, dims)`, with the plane base and index
+/// offset of a fitted grid when given (`Grid.base`, `Grid.offset`: a padded
+/// grid's planes are `base + (n − offset)·h`, which its rounded `origin`
+/// alone does not reproduce); `origin` must then be the corner they give.
+fn grid_of(
+    origin: [f32; 3],
+    voxel_size: f32,
+    dims: [i64; 3],
+    base: Option<[f32; 3]>,
+    offset: i64,
+) -> PyResult<Grid> {
+    let dims = dims_u32(dims, "dims")?;
+    if !(0..=MAX_RES as i64).contains(&offset) {
+        return Err(PyValueError::new_err(format!(
+            "offset={offset} is out of range: must be 0..={MAX_RES}"
+        )));
+    }
+    let Some(base) = base else {
+        if offset != 0 {
+            return Err(PyValueError::new_err("offset= needs base= (the planes' base)"));
+        }
+        return Grid::new(Vec3::from_array(origin), voxel_size, dims).map_err(voxel_err);
+    };
+    let g = Grid::with_offset(Vec3::from_array(base), voxel_size, dims, offset as u32)
+        .map_err(voxel_err)?;
+    if g.origin.to_array() != origin {
+        return Err(PyValueError::new_err(format!(
+            "origin={origin:?} is not the corner of voxel 0 of base={base:?}, offset={offset} ({:?})",
+            g.origin.to_array()
+        )));
+    }
+    Ok(g)
+}
+
 fn dims_u32(d: [i64; 3], what: &str) -> PyResult<[u32; 3]> {
     if d.iter().any(|&x| x < 1 || x > MAX_RES as i64) {
         return Err(PyValueError::new_err(format!(
@@ -113,7 +147,7 @@ fn dims_u32(d: [i64; 3], what: &str) -> PyResult<[u32; 3]> {
     Ok(d.map(|x| x as u32))
 }
 
-/// The grid `voxelize` would use: `(origin, voxel_size, dims)`.
+/// The grid `voxelize` would use: `(origin, voxel_size, dims, base, offset)`.
 #[pyfunction]
 #[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0))]
 #[allow(clippy::type_complexity)]
@@ -125,10 +159,10 @@ fn fit_grid(
     origin: Option<[f32; 3]>,
     dims: Option<[i64; 3]>,
     pad: i64,
-) -> PyResult<([f32; 3], f32, [u32; 3])> {
+) -> PyResult<([f32; 3], f32, [u32; 3], [f32; 3], u32)> {
     let mesh = mesh_ref(&vertices, &faces)?;
     let g = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
-    Ok((g.origin.to_array(), g.voxel, g.dims))
+    Ok((g.origin.to_array(), g.voxel, g.dims, g.base.to_array(), g.offset))
 }
 
 /// Voxelizes a mesh (the native half of `widephase.voxelize`).
@@ -206,8 +240,11 @@ pub struct VoxelGrid {
 impl VoxelGrid {
     /// A grid from its description and an int32 `(K, 3)` index list (e.g.
     /// read back from a Zarr store): dense bits up to 1024³ voxels, sparse
-    /// bricks above. Indices outside the grid are an error.
+    /// bricks above. Indices outside the grid are an error. `base` and
+    /// `offset` as in `Grid` (a padded fitted grid's planes).
     #[staticmethod]
+    #[pyo3(signature = (origin, voxel_size, dims, indices, mode, base=None, offset=0))]
+    #[allow(clippy::too_many_arguments)]
     fn from_indices(
         py: Python<'_>,
         origin: [f32; 3],
@@ -215,10 +252,11 @@ impl VoxelGrid {
         dims: [i64; 3],
         indices: PyReadonlyArray2<'_, i32>,
         mode: &str,
+        base: Option<[f32; 3]>,
+        offset: i64,
     ) -> PyResult<VoxelGrid> {
         let mode = parse_mode(mode)?;
-        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
-            .map_err(voxel_err)?;
+        let grid = grid_of(origin, voxel_size, dims, base, offset)?;
         let idx = self::indices(rows(&indices, 3, "indices")?, 3, "indices")?;
         if let Some(at) = idx.chunks_exact(3).position(|v| (0..3).any(|a| v[a] >= grid.dims[a])) {
             let v = &idx[3 * at..3 * at + 3];
@@ -231,10 +269,24 @@ impl VoxelGrid {
         Ok(VoxelGrid { vox: Voxels { grid, set }, mode, mesh: None })
     }
 
-    /// Grid origin (the min corner of voxel (0, 0, 0)), float32 (3,).
+    /// Grid origin (the min corner of voxel (0, 0, 0), rounded down to
+    /// float32), float32 (3,). The exact planes are `base + (n − offset)·h`.
     #[getter]
     fn origin<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
         self.vox.grid.origin.to_array().to_vec().into_pyarray(py)
+    }
+
+    /// The planes' base, float32 (3,): the min corner of voxel `(offset,
+    /// offset, offset)` exactly (the mesh's min corner for a fitted grid).
+    #[getter]
+    fn base<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        self.vox.grid.base.to_array().to_vec().into_pyarray(py)
+    }
+
+    /// The index offset of the planes (the padding of a fitted grid).
+    #[getter]
+    fn offset(&self) -> u32 {
+        self.vox.grid.offset
     }
 
     /// Edge length of a voxel.
@@ -326,13 +378,11 @@ impl VoxelGrid {
         let idx = idx.readonly();
         let idx = idx.as_slice()?;
         let g = self.vox.grid;
-        let o = [g.origin.x as f64, g.origin.y as f64, g.origin.z as f64];
-        let h = g.voxel as f64;
         let pts: Vec<f64> = py.detach(|| {
             idx.par_chunks(3 * 4096)
                 .flat_map_iter(|c| {
                     c.chunks_exact(3)
-                        .flat_map(|v| [0, 1, 2].map(|a| o[a] + (v[a] as f64 + 0.5) * h))
+                        .flat_map(|v| [0, 1, 2].map(|a| g.centre_f64(a, v[a] as i64)))
                         .collect::<Vec<_>>()
                 })
                 .collect()
@@ -463,7 +513,9 @@ impl MeshIndex {
 
     /// The chunk-aligned tiles of edge `size` that can hold voxels (a
     /// superset of those that do; every other tile is empty), as int64
-    /// `(T, 2, 3)` rows `(lo, hi)`, x fastest.
+    /// `(T, 2, 3)` rows `(lo, hi)`, x fastest. `base` and `offset` as in `Grid`.
+    #[pyo3(signature = (origin, voxel_size, dims, size, base=None, offset=0))]
+    #[allow(clippy::too_many_arguments)]
     fn occupied_tiles<'py>(
         &self,
         py: Python<'py>,
@@ -471,9 +523,10 @@ impl MeshIndex {
         voxel_size: f32,
         dims: [i64; 3],
         size: [i64; 3],
+        base: Option<[f32; 3]>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyArray3<i64>>> {
-        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
-            .map_err(voxel_err)?;
+        let grid = grid_of(origin, voxel_size, dims, base, offset)?;
         let size = dims_u32(size, "size")?;
         let tiles = py.detach(|| self.index.occupied_tiles(&grid, size));
         let flat: Vec<i64> =
@@ -482,8 +535,9 @@ impl MeshIndex {
     }
 
     /// The voxels of tile `[lo, hi)` of the grid `(origin, voxel_size,
-    /// dims)`: exactly the whole-grid answer inside the tile.
-    #[pyo3(signature = (origin, voxel_size, dims, lo, hi, mode="surface", threads=None))]
+    /// dims)` (with `base` and `offset` as in `Grid`): exactly the
+    /// whole-grid answer inside the tile.
+    #[pyo3(signature = (origin, voxel_size, dims, lo, hi, mode="surface", threads=None, base=None, offset=0))]
     #[allow(clippy::too_many_arguments)]
     fn voxelize_tile(
         &self,
@@ -495,10 +549,11 @@ impl MeshIndex {
         hi: [i64; 3],
         mode: &str,
         threads: Option<usize>,
+        base: Option<[f32; 3]>,
+        offset: i64,
     ) -> PyResult<TileGrid> {
         let mode = parse_mode(mode)?;
-        let grid = Grid::new(Vec3::from_array(origin), voxel_size, dims_u32(dims, "dims")?)
-            .map_err(voxel_err)?;
+        let grid = grid_of(origin, voxel_size, dims, base, offset)?;
         let u = |v: [i64; 3]| v.map(|x| x.clamp(0, u32::MAX as i64) as u32);
         if lo.iter().chain(&hi).any(|&x| x < 0) {
             return Err(PyValueError::new_err(format!("tile {lo:?}..{hi:?} has a negative index")));

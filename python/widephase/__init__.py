@@ -216,12 +216,18 @@ def voxelize(
 
 
 class Grid(NamedTuple):
-    """A voxel grid: voxel ``(i, j, k)`` is the closed box from
-    ``origin + (i, j, k)·voxel_size`` to ``origin + (i+1, j+1, k+1)·voxel_size``."""
+    """A voxel grid: voxel ``(i, j, k)`` is the closed box between the planes
+    ``base + ((i, j, k) − offset)·voxel_size`` and ``base + ((i+1, j+1, k+1) −
+    offset)·voxel_size`` (exact). ``origin`` is the corner of voxel 0, rounded
+    down to float32. A fitted grid has ``base`` = the mesh's min corner and
+    ``offset`` = its padding (padding only shifts indices); ``base=None``
+    means ``origin`` with offset 0."""
 
     origin: Tuple[float, float, float]
     voxel_size: float
     dims: Tuple[int, int, int]
+    base: Optional[Tuple[float, float, float]] = None
+    offset: int = 0
 
 
 def fit_grid(
@@ -238,16 +244,16 @@ def fit_grid(
 
     >>> import widephase
     >>> widephase.fit_grid(widephase.builtin_mesh("cube"), resolution=4)
-    Grid(origin=(0.0, 0.0, 0.0), voxel_size=0.25, dims=(4, 4, 4))
+    Grid(origin=(0.0, 0.0, 0.0), voxel_size=0.25, dims=(4, 4, 4), base=(0.0, 0.0, 0.0), offset=0)
     """
     v, f = _mesh_arrays(vertices, faces)
-    o, h, d = _native.fit_grid(
+    o, h, d, b, off = _native.fit_grid(
         v, f, None if resolution is None else int(resolution),
         None if voxel_size is None else float(voxel_size),
         None if origin is None else _vec3f(origin, "origin"),
         None if dims is None else _vec3i(dims, "dims"), int(pad),
     )
-    return Grid(_vec3f(o, "origin"), float(h), _vec3i(d, "dims"))
+    return Grid(_vec3f(o, "origin"), float(h), _vec3i(d, "dims"), _vec3f(b, "base"), int(off))
 
 
 def mesh_index(vertices: Any, faces: Any = None, *, threads: Optional[int] = None) -> MeshIndex:
@@ -290,7 +296,12 @@ def voxelize_tile(
     lo, hi = _vec3i(tile[0], "tile start"), _vec3i(tile[1], "tile end")
     g = Grid(*grid)
     return index.voxelize_tile(_vec3f(g.origin, "origin"), float(g.voxel_size), _vec3i(g.dims, "dims"),
-                               lo, hi, mode, _threads(threads))
+                               lo, hi, mode, _threads(threads), *_planes(g))
+
+
+def _planes(g: Grid) -> Tuple[Optional[Tuple[float, float, float]], int]:
+    """``(base, offset)`` of a grid for the native tile functions."""
+    return (None if g.base is None else _vec3f(g.base, "base")), int(g.offset)
 
 
 class RayScene:

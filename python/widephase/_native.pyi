@@ -33,7 +33,7 @@ def fit_grid(
     origin: Optional[Tuple[float, float, float]] = None,
     dims: Optional[Tuple[int, int, int]] = None,
     pad: int = 0,
-) -> Tuple[Tuple[float, float, float], float, Tuple[int, int, int]]: ...
+) -> Tuple[Tuple[float, float, float], float, Tuple[int, int, int], Tuple[float, float, float], int]: ...
 def load_mesh(path: Union[str, PathLike[str]]) -> Tuple[F32Rows, I32Rows]: ...
 def builtin_mesh(name: str) -> Tuple[F32Rows, I32Rows]: ...
 
@@ -42,6 +42,10 @@ class VoxelGrid:
 
     @property
     def origin(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def base(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def offset(self) -> int: ...
     @property
     def voxel_size(self) -> float: ...
     @property
@@ -66,6 +70,8 @@ class VoxelGrid:
         dims: Tuple[int, int, int],
         indices: I32Rows,
         mode: str,
+        base: Optional[Tuple[float, float, float]] = None,
+        offset: int = 0,
     ) -> VoxelGrid: ...
 
 class MeshIndex:
@@ -82,6 +88,8 @@ class MeshIndex:
         voxel_size: float,
         dims: Tuple[int, int, int],
         size: Tuple[int, int, int],
+        base: Optional[Tuple[float, float, float]] = None,
+        offset: int = 0,
     ) -> npt.NDArray[np.int64]: ...
     def voxelize_tile(
         self,
@@ -92,6 +100,8 @@ class MeshIndex:
         hi: Tuple[int, int, int],
         mode: str = "surface",
         threads: Optional[int] = None,
+        base: Optional[Tuple[float, float, float]] = None,
+        offset: int = 0,
     ) -> TileGrid: ...
 
 class TileGrid:

@@ -144,7 +144,9 @@ def voxelize_to_zarr(
         fill_value=0,
         overwrite=overwrite,
         attributes={ATTRS_KEY: {"origin": list(grid.origin), "voxel_size": grid.voxel_size,
-                                "dims": list(grid.dims), "mode": mode}},
+                                "dims": list(grid.dims), "mode": mode,
+                                "base": None if grid.base is None else list(grid.base),
+                                "offset": int(grid.offset)}},
         config={"write_empty_chunks": False},
     )
     all_tiles = len(tiles(grid.dims, chunk)) if skip_empty else None
@@ -152,7 +154,8 @@ def voxelize_to_zarr(
         # only the tiles a triangle comes near: the rest are known empty, and
         # their chunks stay absent (fill value 0)
         work = [tuple(map(tuple, t)) for t in
-                index.occupied_tiles(grid.origin, grid.voxel_size, grid.dims, chunk).tolist()]
+                index.occupied_tiles(grid.origin, grid.voxel_size, grid.dims, chunk,
+                                     *widephase._planes(grid)).tolist()]
     else:
         work = tiles(grid.dims, chunk)
     own = client is None
@@ -246,5 +249,8 @@ def read_grid(store: Union[str, os.PathLike, Any]) -> widephase.VoxelGrid:
     """The store as a ``widephase.VoxelGrid`` (dense bits up to 1024³ voxels,
     sparse bricks above), e.g. to ``.save()`` it as ``.binvox`` or ``.vox``."""
     _, meta = _open(store)
+    base = meta.get("base")
     return widephase.VoxelGrid.from_indices(tuple(meta["origin"]), float(meta["voxel_size"]),
-                                            tuple(meta["dims"]), read_indices(store), meta["mode"])
+                                            tuple(meta["dims"]), read_indices(store), meta["mode"],
+                                            None if base is None else tuple(base),
+                                            int(meta.get("offset", 0)))
