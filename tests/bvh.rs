@@ -876,3 +876,25 @@ fn pinhole_rays_follow_open3d() {
     assert!(bad(&|c| c.up = [2.1, -0.7, 1.8]).contains("not parallel"));
     assert!(bad(&|c| c.center[1] = f64::INFINITY).contains("center"));
 }
+
+/// Camera rays traced in input order give the sorted path's answers bit for
+/// bit (ties included: the cube's diagonals are shared edges).
+#[test]
+fn in_order_tracing_matches_the_sorted_path() {
+    use widephase::bvh::{MeshBvh, Pinhole};
+    for name in ["cube", "knot"] {
+        let mesh = widephase::voxel::builtin::by_name(name).unwrap();
+        let bvh = MeshBvh::from_mesh(mesh.as_ref());
+        let (lo, hi) = mesh.as_ref().bounds();
+        let cam = Pinhole::framing((lo, hi), 160, 120, 50.0, None, None, [0.0, 1.0, 0.0]);
+        let rays = cam.rays();
+        let a = bvh.closest_hits(&rays);
+        let b = bvh.closest_hits_in_order(&rays);
+        assert!(a.iter().filter(|h| h.is_some()).count() > 1000, "{name}");
+        let bits = |h: &Option<widephase::bvh::RayHit>| {
+            h.map(|h| (h.id, h.t.to_bits(), h.u.to_bits(), h.v.to_bits()))
+        };
+        assert!(a.iter().zip(&b).all(|(x, y)| bits(x) == bits(y)), "{name}");
+        assert_eq!(bvh.count_hits_in_order(&rays), a.iter().filter(|h| h.is_some()).count());
+    }
+}
