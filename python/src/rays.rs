@@ -35,7 +35,7 @@ fn pinhole_rays<'py>(
             .flat_map(|r| [r.origin.x, r.origin.y, r.origin.z, r.dir.x, r.dir.y, r.dir.z])
             .collect()
     });
-    Ok(flat.into_pyarray(py).reshape([height_px, width_px, 6])?)
+    flat.into_pyarray(py).reshape([height_px, width_px, 6])
 }
 
 /// A triangle mesh built once into a BVH, for casting many batches of rays.
