@@ -68,15 +68,37 @@ struct PairsArgs {
 }
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["rays", "rays_file", "camera"])))]
 struct RaycastArgs {
     /// Mesh file (.obj, .stl, .ply) or builtin:NAME (torus, knot, cube).
     mesh: String,
-    /// Number of rays (origins on a sphere around the mesh, aimed into its bounding box).
+    /// Number of random rays (origins on a sphere around the mesh, aimed into its bounding box).
     #[arg(long)]
-    rays: usize,
-    /// Seed of the ray set.
+    rays: Option<usize>,
+    /// Seed of the random ray set.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Cast the rays of an N×6 float32 .npy (origin xyz, direction xyz), or
+    /// N×8 with t_min, t_max appended.
+    #[arg(long, value_name = "R.npy")]
+    rays_file: Option<std::path::PathBuf>,
+    /// Cast one ray per pixel of a pinhole camera of W×H pixels (Open3D's
+    /// create_rays_pinhole convention: t is depth along the view axis).
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    camera: Option<(usize, usize)>,
+    /// Camera position (default: on the +z side of the bounding box's centre,
+    /// far enough that its bounding sphere fills the view).
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    eye: Option<[f64; 3]>,
+    /// Point the camera looks at (default: the bounding box's centre).
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    center: Option<[f64; 3]>,
+    /// Camera up vector [default: 0,1,0].
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    up: Option<[f64; 3]>,
+    /// Horizontal field of view of the camera in degrees (Open3D's fov_deg) [default: 60].
+    #[arg(long, value_name = "DEG")]
+    fov: Option<f64>,
     /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
@@ -89,10 +111,97 @@ struct RaycastArgs {
     /// Write each ray's closest-hit t as an N float32 .npy (inf for a miss).
     #[arg(long)]
     dump_hits: Option<std::path::PathBuf>,
+    /// Write each ray's hit triangle id as an N int32 .npy (-1 for a miss).
+    #[arg(long)]
+    dump_ids: Option<std::path::PathBuf>,
+    /// Write each hit's barycentric weights (u, v) of vertices b and c as an
+    /// N×2 float32 .npy (NaN for a miss).
+    #[arg(long)]
+    dump_bary: Option<std::path::PathBuf>,
+    /// Write each hit triangle's unit normal (b - a) × (c - a) as an N×3
+    /// float32 .npy (NaN for a miss).
+    #[arg(long)]
+    dump_normals: Option<std::path::PathBuf>,
+    /// With --camera: write the depth image (t per pixel) as an H×W float32 .npy (inf for a miss).
+    #[arg(long)]
+    depth: Option<std::path::PathBuf>,
+    /// With --camera: write the depth image as a grey PNG (near white, misses black).
+    #[arg(long)]
+    depth_png: Option<std::path::PathBuf>,
     /// After the timed run, trace the rays again counting nodes, child boxes,
     /// leaves and triangles tested per ray (untimed), and print the averages.
     #[arg(long)]
     stats: bool,
+}
+
+fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let (w, h) = s
+        .split_once(['x', 'X', '×'])
+        .ok_or_else(|| format!("{s:?}: expected WxH, e.g. 640x480"))?;
+    let p = |t: &str| {
+        t.trim().parse::<usize>().map_err(|_| format!("{s:?}: expected WxH, e.g. 640x480"))
+    };
+    Ok((p(w)?, p(h)?))
+}
+
+fn parse_vec3(s: &str) -> Result<[f64; 3], String> {
+    let v: Vec<&str> = s.split(',').collect();
+    if v.len() != 3 {
+        return Err(format!("{s:?}: expected three comma-separated numbers X,Y,Z"));
+    }
+    let mut out = [0.0; 3];
+    for (o, t) in out.iter_mut().zip(v) {
+        *o = t.trim().parse::<f64>().map_err(|_| format!("{s:?}: {t:?} is not a number"))?;
+        if !o.is_finite() {
+            return Err(format!("{s:?}: {t:?} is not finite"));
+        }
+    }
+    Ok(out)
+}
+
+impl RaycastArgs {
+    /// The options, or an error naming a camera option given without `--camera`.
+    fn options(self) -> Result<cli::raycast::RaycastOptions, String> {
+        use cli::raycast::{CameraOptions, RaySource};
+        if self.camera.is_none() {
+            let given = [
+                ("--eye", self.eye.is_some()),
+                ("--center", self.center.is_some()),
+                ("--up", self.up.is_some()),
+                ("--fov", self.fov.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(format!("{flag} needs --camera WxH"));
+            }
+        }
+        let source = if let Some(p) = self.rays_file {
+            RaySource::File(p)
+        } else if let Some((width, height)) = self.camera {
+            RaySource::Camera(CameraOptions {
+                width,
+                height,
+                eye: self.eye,
+                center: self.center,
+                up: self.up.unwrap_or([0.0, 1.0, 0.0]),
+                fov: self.fov.unwrap_or(60.0),
+            })
+        } else {
+            RaySource::Random { n: self.rays.unwrap_or(0), seed: self.seed }
+        };
+        Ok(cli::raycast::RaycastOptions {
+            mesh: self.mesh,
+            source,
+            json: self.json,
+            dump_rays: self.dump_rays,
+            dump_hits: self.dump_hits,
+            dump_ids: self.dump_ids,
+            dump_bary: self.dump_bary,
+            dump_normals: self.dump_normals,
+            depth: self.depth,
+            depth_png: self.depth_png,
+            stats: self.stats,
+        })
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -270,15 +379,7 @@ fn run(command: Command) -> cli::CliResult {
             json: a.json,
         }),
         Command::Voxelize(a) => cli::voxelize::run(voxelize_options(a)),
-        Command::Raycast(a) => cli::raycast::run(cli::raycast::RaycastOptions {
-            mesh: a.mesh,
-            rays: a.rays,
-            seed: a.seed,
-            json: a.json,
-            dump_rays: a.dump_rays,
-            dump_hits: a.dump_hits,
-            stats: a.stats,
-        }),
+        Command::Raycast(a) => cli::raycast::run(a.options()?),
     }
 }
 
@@ -336,6 +437,8 @@ mod fuzz {
         "pairs --random 100 --seed 3 --out p.npy --threads 0",
         "pairs a.npy b.npy --json",
         "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1",
+        "raycast builtin:knot --camera 8x6 --eye 0,-1,3 --fov 50 --depth d.npy --dump-ids i.npy",
+        "raycast builtin:cube --rays-file r.npy --dump-bary b.npy --dump-normals n.npy",
         "bench --quick --filter sphere --json --threads 1",
         "info",
         "demo",
@@ -503,16 +606,19 @@ mod fuzz {
                 let _ = cli::voxelize::plan(&o, cube.as_ref());
             }
             Command::Raycast(a) => {
-                let outs: Vec<_> =
-                    [("--dump-rays", in_dir(&a.dump_rays)), ("--dump-hits", in_dir(&a.dump_hits))]
-                        .into_iter()
-                        .filter_map(|(f, p)| p.map(|p| (f, p)))
-                        .collect();
-                let outs: Vec<cli::outputs::Output<'_>> = outs
-                    .iter()
-                    .map(|(f, p)| cli::outputs::Output { flag: f, path: p, extensions: &["npy"] })
-                    .collect();
-                let _ = cli::outputs::check(&outs);
+                let Ok(mut o) = a.options() else { return };
+                for p in [
+                    &mut o.dump_rays,
+                    &mut o.dump_hits,
+                    &mut o.dump_ids,
+                    &mut o.dump_bary,
+                    &mut o.dump_normals,
+                    &mut o.depth,
+                    &mut o.depth_png,
+                ] {
+                    *p = in_dir(p);
+                }
+                let _ = o.check();
             }
             Command::Pairs(a) => {
                 if let Some(out) = in_dir(&a.out) {

@@ -563,3 +563,367 @@ fn pad_only_shifts_indices() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+// raycast --rays-file, --camera
+
+/// A raw `.npy` with the given header fields and data bytes (for malformed
+/// files too).
+fn write_npy_raw(p: &Path, descr: &str, fortran: bool, shape: &str, data: &[u8]) {
+    let f = if fortran { "True" } else { "False" };
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': {f}, 'shape': {shape}, }}");
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    b.extend_from_slice(h.as_bytes());
+    b.extend_from_slice(data);
+    std::fs::write(p, b).unwrap();
+}
+
+/// Rows of float32 as an `(N, cols)` `.npy`.
+fn write_rows(p: &Path, cols: usize, v: &[f32]) {
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    write_npy_raw(p, "<f4", false, &format!("({}, {cols})", v.len() / cols), &bytes);
+}
+
+fn read_f32(p: &Path) -> Vec<f32> {
+    let b = std::fs::read(p).unwrap();
+    npy_data(&b).chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn read_i32(p: &Path) -> Vec<i32> {
+    let b = std::fs::read(p).unwrap();
+    npy_data(&b).chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// The rays dumped by a random run, cast again from the file, give the
+/// same hit files byte for byte.
+#[test]
+fn raycast_rays_file_round_trips_a_random_run() {
+    let dir = scratch("rays-file");
+    let (r, h1, i1, h2, i2) = (
+        dir.join("r.npy"),
+        dir.join("h1.npy"),
+        dir.join("i1.npy"),
+        dir.join("h2.npy"),
+        dir.join("i2.npy"),
+    );
+    let o = cli(&[
+        "raycast",
+        "builtin:knot",
+        "--rays",
+        "20000",
+        "--seed",
+        "7",
+        "--dump-rays",
+        s(&r),
+        "--dump-hits",
+        s(&h1),
+        "--dump-ids",
+        s(&i1),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = cli(&[
+        "raycast",
+        "builtin:knot",
+        "--rays-file",
+        s(&r),
+        "--dump-hits",
+        s(&h2),
+        "--dump-ids",
+        s(&i2),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"rays\":20000"));
+    assert_eq!(std::fs::read(&h1).unwrap(), std::fs::read(&h2).unwrap());
+    assert_eq!(std::fs::read(&i1).unwrap(), std::fs::read(&i2).unwrap());
+    let (t, id) = (read_f32(&h1), read_i32(&i1));
+    assert_eq!(t.len(), 20000);
+    assert!(t.iter().zip(&id).all(|(t, &i)| t.is_finite() == (i >= 0)));
+    assert!(id.iter().filter(|&&i| i >= 0).count() > 1000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Malformed ray files are refused naming the problem, with a non-zero exit
+/// and no output written.
+#[test]
+fn raycast_rays_file_rejects_malformed_files() {
+    let dir = scratch("rays-bad");
+    let good: Vec<f32> = vec![0.0, 0.0, 5.0, 0.0, 0.0, -1.0, 0.2, 0.1, 5.0, 0.0, 0.0, -1.0];
+    let le = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let f64s: Vec<u8> = good.iter().flat_map(|&x| (x as f64).to_le_bytes()).collect();
+    let mut nan = good.clone();
+    nan[10] = f32::NAN;
+    let mut inf = good.clone();
+    inf[1] = f32::INFINITY;
+    type Case<'a> = (&'a str, Box<dyn Fn(&Path) + 'a>, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            "f64.npy",
+            Box::new(|p| write_npy_raw(p, "<f8", false, "(2, 6)", &f64s)),
+            "dtype '<f8' is not little-endian float32",
+        ),
+        (
+            "be.npy",
+            Box::new(|p| write_npy_raw(p, ">f4", false, "(2, 6)", &le(&good))),
+            "dtype '>f4'",
+        ),
+        (
+            "cols.npy",
+            Box::new(|p| write_npy_raw(p, "<f4", false, "(3, 4)", &le(&good))),
+            "is not (N, 6) or (N, 8)",
+        ),
+        (
+            "flat.npy",
+            Box::new(|p| write_npy_raw(p, "<f4", false, "(12,)", &le(&good))),
+            "is not (N, 6) or (N, 8)",
+        ),
+        (
+            "fortran.npy",
+            Box::new(|p| write_npy_raw(p, "<f4", true, "(2, 6)", &le(&good))),
+            "Fortran-order",
+        ),
+        (
+            "short.npy",
+            Box::new(|p| write_npy_raw(p, "<f4", false, "(2, 6)", &le(&good)[..40])),
+            "data is 40 bytes, shape (2, 6) of float32 needs 48",
+        ),
+        ("empty.npy", Box::new(|p| write_npy_raw(p, "<f4", false, "(0, 6)", &[])), "no rays"),
+        ("nan.npy", Box::new(|p| write_rows(p, 6, &nan)), "row 1: dy = NaN is not finite"),
+        ("inf.npy", Box::new(|p| write_rows(p, 6, &inf)), "row 0: oy = inf is not finite"),
+        (
+            "range.npy",
+            Box::new(|p| write_rows(p, 8, &[0.0, 0.0, 5.0, 0.0, 0.0, -1.0, 2.0, 1.0])),
+            "row 0: t_min = 2 exceeds t_max = 1",
+        ),
+        (
+            "tnan.npy",
+            Box::new(|p| write_rows(p, 8, &[0.0, 0.0, 5.0, 0.0, 0.0, -1.0, 0.0, f32::NAN])),
+            "row 0: t_max is NaN",
+        ),
+        ("text.npy", Box::new(|p| std::fs::write(p, "0 0 5 0 0 -1\n").unwrap()), "not a .npy file"),
+    ];
+    for (name, make, needle) in cases {
+        let p = dir.join(name);
+        make(&p);
+        let hits = dir.join("h.npy");
+        let e = fails(&["raycast", "builtin:cube", "--rays-file", s(&p), "--dump-hits", s(&hits)]);
+        assert!(e.contains(needle) && e.contains(name), "{name}: {e}");
+        assert!(!hits.exists(), "{name}: partial output");
+        std::fs::remove_file(&p).unwrap();
+    }
+    // a missing file, an output over the rays file, a depth image without a camera
+    let e = fails(&["raycast", "builtin:cube", "--rays-file", s(&dir.join("none.npy"))]);
+    assert!(e.contains("none.npy"), "{e}");
+    let r = dir.join("r.npy");
+    write_rows(&r, 6, &good);
+    let e = fails(&["raycast", "builtin:cube", "--rays-file", s(&r), "--dump-hits", s(&r)]);
+    assert!(e.contains("would overwrite the input"), "{e}");
+    let e =
+        fails(&["raycast", "builtin:cube", "--rays-file", s(&r), "--depth", s(&dir.join("d.npy"))]);
+    assert!(e.contains("--depth needs --camera"), "{e}");
+    // exactly one ray source
+    let e = fails(&["raycast", "builtin:cube", "--rays-file", s(&r), "--rays", "10"]);
+    assert!(e.contains("cannot be used with"), "{e}");
+    let e = fails(&["raycast", "builtin:cube"]);
+    assert!(e.contains("required"), "{e}");
+    assert_eq!(files(&dir), ["r.npy"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every per-ray output of `--rays-file` against brute force over all
+/// triangles with the scalar watertight test: the smallest `(t, id)`, its
+/// barycentrics, the triangle's unit normal; misses `inf`, `-1`, NaN. The
+/// rays include `t_min`/`t_max` windows, rays through shared edges and
+/// vertices (ties), and rays that miss.
+#[test]
+fn raycast_rays_file_outputs_match_brute_force() {
+    use widephase::ray::ray_triangle;
+    use widephase::{Ray, Vec3};
+    let dir = scratch("rays-brute");
+    let mesh = widephase::voxel::builtin::by_name("torus").unwrap();
+    let m = mesh.as_ref();
+    let tris: Vec<_> = (0..m.triangle_count()).map(|t| m.triangle(t)).collect();
+    let (lo, hi) = m.bounds();
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut rows: Vec<f32> = Vec::new();
+    let mut rays = Vec::new();
+    for i in 0..3000 {
+        let f = |rng: &mut fastrand::Rng, a: f32, b: f32| a + (b - a) * rng.f32();
+        let o = Vec3::new(f(&mut rng, -3.0, 3.0), f(&mut rng, -3.0, 3.0), f(&mut rng, -3.0, 3.0));
+        let target = match i % 3 {
+            // a vertex of the mesh (several triangles tie)
+            0 => tris[rng.usize(..tris.len())].a,
+            // the midpoint of an edge (two triangles tie)
+            1 => {
+                let t = tris[rng.usize(..tris.len())];
+                (t.a + t.b) * 0.5
+            }
+            _ => {
+                Vec3::new(f(&mut rng, lo.x, hi.x), f(&mut rng, lo.y, hi.y), f(&mut rng, lo.z, hi.z))
+            }
+        };
+        let d = target - o;
+        let (t0, t1) = if i % 5 == 0 {
+            (0.5, 1.5)
+        } else if i % 7 == 0 {
+            (1.0001, f32::INFINITY)
+        } else {
+            (0.0, f32::INFINITY)
+        };
+        rows.extend_from_slice(&[o.x, o.y, o.z, d.x, d.y, d.z, t0, t1]);
+        rays.push(Ray { origin: o, dir: d, t_min: t0, t_max: t1 });
+    }
+    let r = dir.join("r.npy");
+    write_rows(&r, 8, &rows);
+    let out = |n: &str| dir.join(n);
+    let o = cli(&[
+        "raycast",
+        "builtin:torus",
+        "--rays-file",
+        s(&r),
+        "--dump-hits",
+        s(&out("t.npy")),
+        "--dump-ids",
+        s(&out("i.npy")),
+        "--dump-bary",
+        s(&out("b.npy")),
+        "--dump-normals",
+        s(&out("n.npy")),
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let (t, id, uv, nrm) = (
+        read_f32(&out("t.npy")),
+        read_i32(&out("i.npy")),
+        read_f32(&out("b.npy")),
+        read_f32(&out("n.npy")),
+    );
+    let mut hits = 0;
+    let mut ties = 0;
+    for (k, ray) in rays.iter().enumerate() {
+        let mut best: Option<(f32, usize, f32, f32)> = None;
+        let mut n_at_best = 0;
+        for (j, tri) in tris.iter().enumerate() {
+            let h = ray_triangle(ray, tri);
+            if h.hit {
+                match best {
+                    Some((bt, ..)) if h.t > bt => {}
+                    Some((bt, ..)) if h.t == bt => n_at_best += 1,
+                    _ => {
+                        best = Some((h.t, j, h.u, h.v));
+                        n_at_best = 1;
+                    }
+                }
+            }
+        }
+        match best {
+            Some((bt, j, u, v)) => {
+                hits += 1;
+                ties += (n_at_best > 1) as usize;
+                assert_eq!((t[k].to_bits(), id[k]), (bt.to_bits(), j as i32), "ray {k}");
+                assert_eq!(
+                    (uv[2 * k].to_bits(), uv[2 * k + 1].to_bits()),
+                    (u.to_bits(), v.to_bits()),
+                    "ray {k}"
+                );
+                let tri = tris[j];
+                let n = (tri.b - tri.a).cross(tri.c - tri.a);
+                let n = n * (1.0 / n.length());
+                assert_eq!(&nrm[3 * k..3 * k + 3], &[n.x, n.y, n.z], "ray {k}");
+                assert!((n.length() - 1.0).abs() < 1e-5);
+            }
+            None => {
+                assert!(t[k] == f32::INFINITY && id[k] == -1, "ray {k}");
+                assert!(uv[2 * k..2 * k + 2]
+                    .iter()
+                    .chain(&nrm[3 * k..3 * k + 3])
+                    .all(|x| x.is_nan()));
+            }
+        }
+    }
+    assert!(hits > 1000 && hits < 3000, "{hits} hits");
+    assert!(ties > 50, "{ties} rays with tied hits");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--camera`: the depth image of the unit cube seen from `z = 4` (the
+/// centre pixels see the face `z = 1` at depth 3; the corners miss), the
+/// hit files in pixel order, and the dumped camera rays cast again from a
+/// file give the same hits.
+#[test]
+fn raycast_camera_writes_a_depth_image() {
+    let dir = scratch("camera");
+    let p = |n: &str| dir.join(n);
+    let o = cli(&[
+        "raycast",
+        "builtin:cube",
+        "--camera",
+        "32x24",
+        "--eye",
+        "0.5,0.5,4",
+        "--center",
+        "0.5,0.5,0.5",
+        "--fov",
+        "60",
+        "--depth",
+        s(&p("d.npy")),
+        "--depth-png",
+        s(&p("d.png")),
+        "--dump-hits",
+        s(&p("t.npy")),
+        "--dump-ids",
+        s(&p("i.npy")),
+        "--dump-rays",
+        s(&p("r.npy")),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let head = std::fs::read(p("d.npy")).unwrap();
+    assert!(String::from_utf8_lossy(&head[..80]).contains("'shape': (24, 32)"));
+    let depth = read_f32(&p("d.npy"));
+    assert_eq!(depth, read_f32(&p("t.npy")));
+    assert_eq!(depth.len(), 32 * 24);
+    for y in 9..15 {
+        for x in 12..20 {
+            assert!((depth[y * 32 + x] - 3.0).abs() < 1e-5, "({x}, {y}): {}", depth[y * 32 + x]);
+        }
+    }
+    assert!(depth[0].is_infinite() && read_i32(&p("i.npy"))[0] == -1);
+    assert!(std::fs::read(p("d.png")).unwrap().starts_with(b"\x89PNG"));
+    let o = cli(&[
+        "raycast",
+        "builtin:cube",
+        "--rays-file",
+        s(&p("r.npy")),
+        "--dump-hits",
+        s(&p("t2.npy")),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(read_f32(&p("t2.npy")), depth);
+    // the default camera frames the mesh: the image centre hits it
+    let o = cli(&["raycast", "builtin:knot", "--camera", "16x16", "--depth", s(&p("k.npy"))]);
+    assert!(o.status.success(), "{}", err(&o));
+    let k = read_f32(&p("k.npy"));
+    assert!(k.iter().any(|d| d.is_finite()) && k.iter().any(|d| d.is_infinite()));
+    for (args, needle) in [
+        (vec!["--camera", "0x10"], "at least 1"),
+        (vec!["--camera", "10"], "expected WxH"),
+        (vec!["--camera", "8x8", "--fov", "190"], "must be in (0, 180)"),
+        (vec!["--camera", "8x8", "--eye", "1,2"], "three comma-separated numbers"),
+        (
+            vec!["--camera", "8x8", "--eye", "0.5,0.5,0.5", "--center", "0.5,0.5,0.5"],
+            "the eye must differ",
+        ),
+        (vec!["--rays", "10", "--fov", "40"], "--camera"),
+    ] {
+        let mut a = vec!["raycast", "builtin:cube"];
+        a.extend(args);
+        let e = fails(&a);
+        assert!(e.contains(needle), "{a:?}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

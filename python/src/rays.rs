@@ -2,15 +2,40 @@
 //! through the library's 8-wide BVH.
 
 use crate::common::{mesh_ref, rows, run};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use widephase::bvh::MeshBvh;
+use widephase::bvh::{MeshBvh, Pinhole};
 use widephase::{Ray, Vec3};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RayScene>()?;
+    m.add_function(wrap_pyfunction!(pinhole_rays, m)?)?;
     Ok(())
+}
+
+/// Camera rays as a float32 `(height_px, width_px, 6)` array, with the
+/// arguments and convention of Open3D's `create_rays_pinhole` (the library's
+/// `Pinhole`, shared with `widephase raycast --camera`).
+#[pyfunction]
+fn pinhole_rays<'py>(
+    py: Python<'py>,
+    fov_deg: f64,
+    center: [f64; 3],
+    eye: [f64; 3],
+    up: [f64; 3],
+    width_px: usize,
+    height_px: usize,
+) -> PyResult<Bound<'py, PyArray3<f32>>> {
+    let cam = Pinhole { fov_deg, center, eye, up, width: width_px, height: height_px };
+    cam.validate().map_err(PyValueError::new_err)?;
+    let flat: Vec<f32> = py.detach(|| {
+        cam.rays()
+            .iter()
+            .flat_map(|r| [r.origin.x, r.origin.y, r.origin.z, r.dir.x, r.dir.y, r.dir.z])
+            .collect()
+    });
+    flat.into_pyarray(py).reshape([height_px, width_px, 6])
 }
 
 /// A triangle mesh built once into a BVH, for casting many batches of rays.

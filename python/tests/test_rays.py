@@ -96,6 +96,32 @@ def test_pinhole_depth_image():
     assert np.isinf(depth[0, 0])  # corners miss the cube at this field of view
 
 
+def test_pinhole_rays_follow_open3d():
+    # values from Open3D 0.20's create_rays_pinhole with the same arguments
+    rays = widephase.pinhole_rays(60, [0.5, 0.5, 0.5], [0.5, 0.5, 4.0], [0, 1, 0], 32, 24)
+    bits = rays.view(np.uint32)
+    assert bits[0, 0, 3:].tolist() == [0x3F0F2ED0, 0xBED47703, 0xBF800000]
+    assert bits[23, 31, 3:].tolist() == [0xBF0F2ED0, 0x3ED47703, 0xBF800000]
+    assert np.all(rays[..., :3] == np.float32([0.5, 0.5, 4.0]))
+    o3d = pytest.importorskip("open3d")
+    args = (35.5, [0.1, -0.2, 0.3], [-2.0, 0.5, -1.5], [0.3, 1.0, 0.2], 64, 48)
+    ref = o3d.t.geometry.RaycastingScene.create_rays_pinhole(*args).numpy()
+    assert np.abs(widephase.pinhole_rays(*args) - ref).max() < 1e-6
+
+
+def test_pinhole_rays_refuse_bad_cameras():
+    for args, fragment in [
+        ((60, [0, 0, 0], [0, 0, 1], [0, 1, 0], 0, 4), "at least 1"),
+        ((180, [0, 0, 0], [0, 0, 1], [0, 1, 0], 4, 4), "(0, 180)"),
+        ((60, [0, 0, 0], [0, 0, 0], [0, 1, 0], 4, 4), "the eye must differ"),
+        ((60, [0, 0, 0], [0, 0, 1], [0, 0, 2], 4, 4), "not parallel"),
+        ((60, [0, 0], [0, 0, 1], [0, 1, 0], 4, 4), "center must have 3 components"),
+    ]:
+        with pytest.raises(ValueError) as info:
+            widephase.pinhole_rays(*args)
+        assert fragment in str(info.value)
+
+
 @pytest.mark.parametrize(
     "args,exc,fragment",
     [

@@ -401,40 +401,28 @@ def pinhole_rays(
     height_px: int,
 ) -> np.ndarray:
     """Camera rays as an ``(height_px, width_px, 6)`` float32 array (origin,
-    unit direction), with the arguments of Open3D's
-    ``RaycastingScene.create_rays_pinhole``: vertical field of view in
-    degrees, the point looked at, the eye and the up vector. With unit
-    directions, ``t_hit`` is the distance from the eye.
+    direction), as Open3D's ``RaycastingScene.create_rays_pinhole`` makes
+    them from the same arguments: ``fov_deg`` is the horizontal field of
+    view in degrees, ``center`` the point looked at, ``eye`` the camera
+    position, ``up`` the up vector. Directions are not normalized: their
+    component along the view axis is 1, so ``t_hit`` is the depth along
+    that axis. The first image row looks toward ``-up`` and the first column
+    toward ``-right``, as in Open3D. The same rays as
+    ``widephase raycast --camera``.
     """
     w, h = int(width_px), int(height_px)
     if w < 1 or h < 1:
-        raise ValueError(f"image size {w}×{h}: both must be at least 1")
-    if not 0.0 < float(fov_deg) < 180.0:
-        raise ValueError(f"fov_deg={fov_deg}: must be in (0, 180)")
-    eye_at = np.asarray(eye, np.float64)
-    fwd = np.asarray(center, np.float64) - eye_at
-    if not np.all(np.isfinite(fwd)) or np.linalg.norm(fwd) == 0:
-        raise ValueError("center and eye must be finite and distinct")
-    fwd /= np.linalg.norm(fwd)
-    right = np.cross(fwd, np.asarray(up, np.float64))
-    if np.linalg.norm(right) == 0:
-        raise ValueError("up must not be parallel to the viewing direction")
-    right /= np.linalg.norm(right)
-    true_up = np.cross(right, fwd)
-    half = math.tan(math.radians(float(fov_deg)) / 2)
-    focal = (h / 2) / half
-    xs = np.arange(w) + 0.5 - w / 2
-    ys = h / 2 - (np.arange(h) + 0.5)
-    d = (
-        fwd[None, None, :] * focal
-        + xs[None, :, None] * right[None, None, :]
-        + ys[:, None, None] * true_up[None, None, :]
+        raise ValueError(f"image size {w}x{h}: both must be at least 1")
+
+    def vec3(v: Sequence[float], name: str) -> list:
+        a = np.asarray(v, np.float64).reshape(-1)
+        if a.shape != (3,):
+            raise ValueError(f"{name} must have 3 components, got {a.size}")
+        return a.tolist()
+
+    return _native.pinhole_rays(
+        float(fov_deg), vec3(center, "center"), vec3(eye, "eye"), vec3(up, "up"), w, h
     )
-    d /= np.linalg.norm(d, axis=-1, keepdims=True)
-    out = np.empty((h, w, 6), np.float32)
-    out[..., :3] = eye_at
-    out[..., 3:] = d
-    return out
 
 
 def pairs(boxes: Any, *, threads: Optional[int] = None) -> np.ndarray:

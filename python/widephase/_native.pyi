@@ -116,6 +116,15 @@ class TileGrid:
     def indices(self) -> npt.NDArray[np.int32]: ...
     def dense(self) -> npt.NDArray[np.bool_]: ...
 
+def pinhole_rays(
+    fov_deg: float,
+    center: list[float],
+    eye: list[float],
+    up: list[float],
+    width_px: int,
+    height_px: int,
+) -> npt.NDArray[np.float32]: ...
+
 class RayScene:
     def __init__(self, vertices: F32Rows, faces: I32Rows, threads: Optional[int] = None) -> None: ...
     @property

@@ -330,6 +330,32 @@ impl MeshBvh {
         hit.iter().filter(|&&h| h).count()
     }
 
+    /// [`closest_hits`](Self::closest_hits) traced in input order, for rays
+    /// that are already coherent (a camera's pixels, row by row): no sort and
+    /// no gather. The same answers bit for bit (they depend on no order).
+    pub fn closest_hits_in_order(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
+        let isa = simd::current();
+        let mut out = vec![None; rays.len()];
+        out.par_iter_mut().zip(rays).with_min_len(1024).for_each_init(
+            || Vec::with_capacity(64),
+            |stack, (o, r)| *o = self.closest_hit_on(isa, r, stack),
+        );
+        out
+    }
+
+    /// [`count_hits`](Self::count_hits) traced in input order (see
+    /// [`closest_hits_in_order`](Self::closest_hits_in_order)).
+    pub fn count_hits_in_order(&self, rays: &[Ray]) -> usize {
+        let isa = simd::current();
+        rays.par_iter()
+            .with_min_len(1024)
+            .map_init(
+                || Vec::with_capacity(64),
+                |stack, r| self.closest_hit_on(isa, r, stack).is_some() as usize,
+            )
+            .sum()
+    }
+
     /// `f(ray)` for every ray, in input order, in parallel. Rays are split
     /// into one chunk per thread (at least `MIN_SORTED` rays each; smaller
     /// batches are traced in input order), and each chunk is traced in the

@@ -48,9 +48,11 @@
 //! [`ray_triangle`]: crate::ray::ray_triangle
 
 mod build;
+mod camera;
 mod mesh;
 mod order;
 
+pub use camera::{Pinhole, MAX_PIXELS};
 pub use mesh::{MeshBvh, RayHit};
 
 use crate::lane::{Lane, LaneMask};

@@ -888,6 +888,16 @@ const AXIS_GLYPHS: [[u8; GLYPH_ROWS]; 3] = [
 /// other than `(rows, cols)`, more than `max_rows` rows, or a data section whose
 /// length is not `rows · cols · 4`.
 pub fn read_npy_f32_rows(bytes: &[u8], cols: usize, max_rows: usize) -> Result<Vec<f32>, String> {
+    read_npy_f32_table(bytes, &[cols], max_rows).map(|(_, v)| v)
+}
+
+/// [`read_npy_f32_rows`] accepting any column count of `cols`: returns the
+/// array's column count and its rows, flattened.
+pub fn read_npy_f32_table(
+    bytes: &[u8],
+    cols: &[usize],
+    max_rows: usize,
+) -> Result<(usize, Vec<f32>), String> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err("not a .npy file (missing \\x93NUMPY magic)".into());
     }
@@ -928,9 +938,11 @@ pub fn read_npy_f32_rows(bytes: &[u8], cols: usize, max_rows: usize) -> Result<V
         .filter(|t| !t.is_empty())
         .map(|t| t.parse::<u64>().map_err(|_| format!("npy header: bad shape entry {t:?}")))
         .collect::<Result<_, _>>()?;
-    if dims.len() != 2 || dims[1] != cols as u64 {
-        return Err(format!("shape ({inner}) is not (N, {cols})"));
+    if dims.len() != 2 || !cols.iter().any(|&c| dims[1] == c as u64) {
+        let want: Vec<String> = cols.iter().map(|c| format!("(N, {c})")).collect();
+        return Err(format!("shape ({inner}) is not {}", want.join(" or ")));
     }
+    let cols = dims[1] as usize;
     if dims[0] > max_rows as u64 {
         return Err(format!("{} rows is more than the limit of {max_rows}", dims[0]));
     }
@@ -943,7 +955,7 @@ pub fn read_npy_f32_rows(bytes: &[u8], cols: usize, max_rows: usize) -> Result<V
             rows * cols * 4
         ));
     }
-    Ok(data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Ok((cols, data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()))
 }
 
 /// Writes `rows` as a little-endian `uint32` `.npy` array of shape `(N, 2)`.
