@@ -82,7 +82,8 @@ pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
 pub use hull::{ConvexHull, HullEdge, HullError, HULL_MAX_VERTICES};
 pub use hull_contact::{
-    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, HullPartner, PlacedHull,
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, hull_triangle, HullPartner,
+    PlacedHull,
 };
 pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
 pub use narrow_phase::NarrowPhase;
