@@ -12,6 +12,9 @@
 //! orders; feature-id stability.
 
 use widephase::contact::box_box::box_box;
+use widephase::contact::hull_contact::hull_partner;
+use widephase::contact::pipeline::{contacts_with_hulls_at, swap_roles};
+use widephase::contact::{contacts, contacts_with_hulls, Collider, HullCollider, NarrowPhase};
 use widephase::contact::{
     hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, hull_triangle, ConvexHull,
     HullError, HullPartner, Manifold, PlacedHull, HULL_MAX_VERTICES,
@@ -1137,4 +1140,138 @@ fn hull_triangle_degenerate_and_invalid() {
     }
     assert_eq!(hull_triangle(&a, &g, -0.1), Manifold::EMPTY);
     assert!(hull_triangle(&a, &g, 0.0).count > 0.0);
+}
+
+// ------------------------------------------------------------ pipeline
+
+/// A mixed scene of hull colliders (a table of 16 hulls) and every other
+/// kind, with its candidate pairs in both orders.
+fn hull_scene() -> (Vec<ConvexHull>, Vec<Collider>, Vec<(u32, u32)>) {
+    let (hulls, pairs) = hull_pairs(1500, 16, 32, 91);
+    let mut r = SplitMix(93);
+    let mut bodies = Vec::new();
+    let mut idx = Vec::new();
+    for &(ia, pa, ib, pb) in &pairs {
+        let a = Collider::Hull(HullCollider::new(&hulls, ia as u32, pa.center, pa.axes));
+        let b = match r.next_u64() % 6 {
+            0 => Collider::Sphere(Sphere::new(pb.center, 0.3)),
+            1 => Collider::Capsule(Capsule::new(
+                pb.center - pb.axes[0] * 0.4,
+                pb.center + pb.axes[0] * 0.4,
+                0.2,
+            )),
+            2 => Collider::Box(Obb::new(pb.center, pb.axes, Vec3::new(0.3, 0.4, 0.5))),
+            3 => Collider::Triangle(Triangle::new(
+                pb.center - pb.axes[0] * 0.6,
+                pb.center + pb.axes[1] * 0.6,
+                pb.center + pb.axes[0] * 0.6 - pb.axes[2] * 0.3,
+            )),
+            _ => Collider::Hull(HullCollider::new(&hulls, ib as u32, pb.center, pb.axes)),
+        };
+        let k = bodies.len() as u32;
+        bodies.push(a);
+        bodies.push(b);
+        // the hull first or second
+        idx.push(if r.next_u64() % 2 == 0 { (k, k + 1) } else { (k + 1, k) });
+    }
+    (hulls, bodies, idx)
+}
+
+#[test]
+fn hulls_in_the_pipeline_are_deterministic_and_equal_the_testers() {
+    let (hulls, bodies, idx) = hull_scene();
+    let run = |threads: usize, idx: &[(u32, u32)]| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| contacts_with_hulls(&bodies, &hulls, idx, MARGIN))
+    };
+    let one = run(1, &idx);
+    assert_eq!(bits(&one), bits(&run(2, &idx)));
+    assert_eq!(bits(&one), bits(&run(4, &idx)));
+    let rev: Vec<(u32, u32)> = idx.iter().rev().copied().collect();
+    let mut back = run(2, &rev);
+    back.reverse();
+    assert_eq!(bits(&one), bits(&back));
+    // narrower lanes for the other pairs of a mixed call: same bits
+    let x4 = contacts_with_hulls_at::<wide::f32x4>(&bodies, &hulls, &idx, MARGIN);
+    assert_eq!(bits(&one), bits(&x4));
+    // each pair is the hull tester (the hull as A; swapped back otherwise)
+    let partner = |c: &Collider| match *c {
+        Collider::Sphere(s) => HullPartner::Sphere(s),
+        Collider::Capsule(c) => HullPartner::Capsule(c),
+        Collider::Box(o) => HullPartner::Box(o),
+        Collider::Triangle(t) => HullPartner::Triangle(t),
+        Collider::Hull(h) => HullPartner::Hull(h.placed(&hulls).unwrap()),
+    };
+    let mut hits = 0;
+    for (m, &(i, j)) in one.iter().zip(&idx) {
+        let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
+        let want = match a {
+            Collider::Hull(h) => hull_partner(&h.placed(&hulls).unwrap(), &partner(b), MARGIN),
+            _ => {
+                let Collider::Hull(h) = b else { unreachable!() };
+                swap_roles(&hull_partner(&h.placed(&hulls).unwrap(), &partner(a), MARGIN))
+            }
+        };
+        assert_eq!(bytemuck_bits(m), bytemuck_bits(&want));
+        hits += usize::from(m.count > 0.0);
+    }
+    assert!(hits > 400, "{hits} in contact");
+    // without the table (plain `contacts`), or past it: no hull contacts
+    assert!(contacts(&bodies, &idx, MARGIN).iter().all(|m| *m == Manifold::EMPTY));
+    assert!(contacts_with_hulls(&bodies, &hulls[..0], &idx, MARGIN)
+        .iter()
+        .all(|m| *m == Manifold::EMPTY));
+    // the broad-phase box holds the hull
+    for b in &bodies {
+        if let Collider::Hull(h) = b {
+            let bx = b.aabb();
+            let p = h.placed(&hulls).unwrap();
+            for &v in p.hull.vertices() {
+                let w = p.to_world(v);
+                let inside = w.x >= bx.min.x && w.y >= bx.min.y && w.z >= bx.min.z;
+                assert!(inside && w.x <= bx.max.x && w.y <= bx.max.y && w.z <= bx.max.z);
+            }
+        }
+    }
+}
+
+#[test]
+fn narrow_phase_reuses_hull_manifolds_within_the_bound() {
+    let (hulls, bodies, idx) = hull_scene();
+    let mut pairs: Vec<(u32, u32)> = idx.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    pairs.sort_unstable();
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+    np.update_with_hulls(&bodies, &hulls, &pairs);
+    assert_eq!(bits(np.manifolds()), bits(&contacts_with_hulls(&bodies, &hulls, &pairs, MARGIN)));
+    // a small translation of every hull: reused when in contact (bound 1e-3)
+    let t = Vec3::new(2e-4, 0.0, 0.0);
+    let moved: Vec<Collider> = bodies
+        .iter()
+        .map(|c| if matches!(c, Collider::Hull(_)) { c.translated(t) } else { *c })
+        .collect();
+    let before = np.manifolds().to_vec();
+    np.update_with_hulls(&moved, &hulls, &pairs);
+    let fresh = contacts_with_hulls(&moved, &hulls, &pairs, MARGIN);
+    let (mut reused, mut recomputed) = (0, 0);
+    for k in 0..pairs.len() {
+        if np.reused(k) {
+            reused += 1;
+            assert_eq!(bytemuck_bits(&np.manifolds()[k]), bytemuck_bits(&before[k]));
+        } else {
+            recomputed += 1;
+            assert_eq!(bytemuck_bits(&np.manifolds()[k]), bytemuck_bits(&fresh[k]));
+        }
+    }
+    assert!(reused > 400 && recomputed > 400, "{reused} reused, {recomputed} recomputed");
+    // past the bound (a hull–hull pair moves 2·|Δ|, others |Δ|): recomputed
+    let far: Vec<Collider> = bodies
+        .iter()
+        .map(|c| if matches!(c, Collider::Hull(_)) { c.translated(t * 10.0) } else { *c })
+        .collect();
+    np.update_with_hulls(&far, &hulls, &pairs);
+    assert!((0..pairs.len()).all(|k| !np.reused(k)));
+    assert_eq!(bits(np.manifolds()), bits(&contacts_with_hulls(&far, &hulls, &pairs, MARGIN)));
 }

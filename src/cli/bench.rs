@@ -448,30 +448,7 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
     const MARGIN: f32 = 0.05;
     let (rest, mut pairs) = widephase::workload::contact_scene(4096, MARGIN, 71);
     pairs.sort_unstable();
-    let nudge = |c: &Collider| -> Collider {
-        let t = widephase::Vec3::new(1e-4, 0.0, 0.0);
-        match *c {
-            Collider::Sphere(mut s) => {
-                s.center += t;
-                Collider::Sphere(s)
-            }
-            Collider::Capsule(mut s) => {
-                s.a += t;
-                s.b += t;
-                Collider::Capsule(s)
-            }
-            Collider::Box(mut b) => {
-                b.center += t;
-                Collider::Box(b)
-            }
-            Collider::Triangle(mut s) => {
-                s.a += t;
-                s.b += t;
-                s.c += t;
-                Collider::Triangle(s)
-            }
-        }
-    };
+    let nudge = |c: &Collider| c.translated(widephase::Vec3::new(1e-4, 0.0, 0.0));
     let moved: Vec<Collider> =
         rest.iter().enumerate().map(|(i, c)| if i % 10 == 0 { nudge(c) } else { *c }).collect();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
