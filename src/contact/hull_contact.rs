@@ -1089,7 +1089,8 @@ fn face_contact_a<B: Polytope>(
     let n = ha.face_normal(f);
     let nb = pb.poly.face_count();
     let inc = most_antiparallel(nb, |g| pb.normal(g).dot(n), |_| true);
-    let m = clip_a(a, ha, pb, f, inc, margin);
+    let clip = |inc| clip_faces(a, &posed_a(ha), f, pb, inc, Reference::A, f as u32, margin);
+    let m = clip(inc);
     if m.max_depth().is_some_and(|d| d >= -sep) {
         return m;
     }
@@ -1102,7 +1103,7 @@ fn face_contact_a<B: Polytope>(
     if inc2 == inc {
         return m;
     }
-    let m2 = clip_a(a, ha, pb, f, inc2, margin);
+    let m2 = clip(inc2);
     deeper(m, m2)
 }
 
@@ -1138,40 +1139,6 @@ fn most_antiparallel(
     inc
 }
 
-/// B's face `inc` clipped to A's face `f`.
-fn clip_a<B: Polytope>(
-    a: &PlacedHull,
-    ha: &ConvexHull,
-    pb: &Posed<B>,
-    f: usize,
-    inc: usize,
-    margin: f32,
-) -> Manifold {
-    let n = ha.face_normal(f);
-    let d = ha.face_offset(f);
-    CLIP.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (poly, scratch, refp, cands) = &mut *cell;
-        poly.clear();
-        let iv = pb.poly.face_vertices(inc);
-        let ie = pb.poly.face_edges(inc);
-        for (&v, &e) in iv.iter().zip(ie) {
-            poly.push(ClipVertex { p: pb.vertex(v as usize), id: v as u32, next_on: e as u32 });
-        }
-        refp.clear();
-        refp.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
-        clip_polygon(poly, scratch, refp, n);
-        cands.clear();
-        for c in poly.iter() {
-            let depth = d - n.dot(c.p);
-            if depth >= -margin {
-                cands.push(Cand { pos: c.p, depth, id: id(f as u32, c.id) });
-            }
-        }
-        finish(a, n, cands)
-    })
-}
-
 /// Face axis with B's face `g` as reference (normal `-m`); the incident
 /// face as in [`face_contact_a`].
 fn face_contact_b<B: Polytope>(
@@ -1185,7 +1152,9 @@ fn face_contact_b<B: Polytope>(
     let m = pb.normal(g);
     let na = ha.face_count();
     let inc = most_antiparallel(na, |f| ha.face_normal(f).dot(m), |_| true);
-    let out = clip_b(a, ha, pb, g, inc, margin);
+    let tag = 128 + g as u32;
+    let clip = |inc| clip_faces(a, pb, g, &posed_a(ha), inc, Reference::B, tag, margin);
+    let out = clip(inc);
     if out.max_depth().is_some_and(|d| d >= -sep) {
         return out;
     }
@@ -1198,41 +1167,70 @@ fn face_contact_b<B: Polytope>(
     if inc2 == inc {
         return out;
     }
-    deeper(out, clip_b(a, ha, pb, g, inc2, margin))
+    deeper(out, clip(inc2))
 }
 
-/// A's face `inc` clipped to B's face `g`.
-fn clip_b<B: Polytope>(
+/// A's own frame as a posed polytope (the identity transform is exact up to
+/// the sign of a zero), so both sides of a face clip read alike.
+#[inline]
+fn posed_a(ha: &ConvexHull) -> Posed<'_, ConvexHull> {
+    Posed { poly: ha, rel: Relative::IDENTITY }
+}
+
+/// Which shape holds the reference face of a clip.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reference {
+    /// A's face: the normal is its outward normal, points are the clipped
+    /// incident (B) vertices.
+    A,
+    /// B's face: the normal is minus its outward normal, points are the
+    /// clipped incident (A) vertices moved onto B's face plane.
+    B,
+}
+
+/// The incident face `inc` of `incident` clipped to the reference face `f`
+/// of `reference` (both in A's frame), points with `depth >= -margin`,
+/// feature ids tagged `tag` (see the [module docs](self)).
+#[allow(clippy::too_many_arguments)]
+fn clip_faces<R: Polytope, I: Polytope>(
     a: &PlacedHull,
-    ha: &ConvexHull,
-    pb: &Posed<B>,
-    g: usize,
+    reference: &Posed<R>,
+    f: usize,
+    incident: &Posed<I>,
     inc: usize,
+    side: Reference,
+    tag: u32,
     margin: f32,
 ) -> Manifold {
-    let m = pb.normal(g);
-    let d = pb.offset(g);
+    let n = reference.normal(f);
+    let d = reference.offset(f);
     CLIP.with(|cell| {
         let mut cell = cell.borrow_mut();
         let (poly, scratch, refp, cands) = &mut *cell;
         poly.clear();
-        let iv = ha.face_vertices(inc);
-        let ie = ha.face_edges(inc);
+        let iv = incident.poly.face_vertices(inc);
+        let ie = incident.poly.face_edges(inc);
         for (&v, &e) in iv.iter().zip(ie) {
-            poly.push(ClipVertex { p: ha.vertices()[v as usize], id: v as u32, next_on: e as u32 });
+            poly.push(ClipVertex {
+                p: incident.vertex(v as usize),
+                id: v as u32,
+                next_on: e as u32,
+            });
         }
         refp.clear();
-        refp.extend(pb.poly.face_vertices(g).iter().map(|&v| pb.vertex(v as usize)));
-        clip_polygon(poly, scratch, refp, m);
+        refp.extend(reference.poly.face_vertices(f).iter().map(|&v| reference.vertex(v as usize)));
+        clip_polygon(poly, scratch, refp, n);
         cands.clear();
         for c in poly.iter() {
-            let depth = d - m.dot(c.p);
+            let depth = d - n.dot(c.p);
             if depth >= -margin {
-                // the point on B: A's point moved onto B's face plane
-                cands.push(Cand { pos: c.p + m * depth, depth, id: id(128 + g as u32, c.id) });
+                // on B: the incident point itself, or A's point moved onto
+                // B's face plane
+                let pos = if side == Reference::A { c.p } else { c.p + n * depth };
+                cands.push(Cand { pos, depth, id: id(tag, c.id) });
             }
         }
-        finish(a, -m, cands)
+        finish(a, if side == Reference::A { n } else { -n }, cands)
     })
 }
 
