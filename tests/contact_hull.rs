@@ -1172,7 +1172,7 @@ fn hull_scene() -> (Vec<ConvexHull>, Vec<Collider>, Vec<(u32, u32)>) {
         bodies.push(a);
         bodies.push(b);
         // the hull first or second
-        idx.push(if r.next_u64() % 2 == 0 { (k, k + 1) } else { (k + 1, k) });
+        idx.push(if r.next_u64().is_multiple_of(2) { (k, k + 1) } else { (k + 1, k) });
     }
     (hulls, bodies, idx)
 }
