@@ -1,5 +1,5 @@
-//! A pile of spheres, capsules and boxes falling onto a bumpy triangle-mesh
-//! bowl, driven the way a physics engine drives widephase:
+//! A pile of spheres, capsules, boxes and convex hulls falling onto a bumpy
+//! triangle-mesh bowl, driven the way a physics engine drives widephase:
 //!
 //! 1. broad phase: box pruning over the AABBs (grown by the speculative
 //!    margin): `broad::self_pairs` among the bodies, and every body whose box
@@ -8,7 +8,8 @@
 //!    (manifolds kept from frame to frame by body pair and feature id; a
 //!    pair whose bodies moved at most `REUSE` in total since its manifold
 //!    was computed reuses it, the others go through the bucketed 16-wide
-//!    testers), body–ground pairs through `contact::mesh_contacts`: the bowl
+//!    testers; hull pairs through the hull testers), body–ground pairs
+//!    through `contact::mesh_contacts_with_hulls`: the bowl
 //!    is one `StaticMesh` whose BVH finds the triangles near each body,
 //!    tested by the same 16-wide triangle testers (one manifold per touched
 //!    triangle, ghost contacts of the bowl's internal edges dropped);
@@ -26,7 +27,9 @@
 
 use std::time::Instant;
 use widephase::broad::self_pairs;
-use widephase::contact::{mesh_contacts, Collider, Manifold, NarrowPhase, StaticMesh};
+use widephase::contact::{
+    mesh_contacts_with_hulls, Collider, ConvexHull, HullCollider, Manifold, NarrowPhase, StaticMesh,
+};
 use widephase::overlap::aabb_aabb;
 use widephase::{Aabb, Capsule, Obb, Sphere, Triangle, Vec3};
 
@@ -98,6 +101,28 @@ enum Kind {
         half: Vec3,
         axes: [Vec3; 3],
     },
+    /// Hull `hull` of the table (local origin at the body's centre), rotated
+    /// by the orthonormal `axes`; `r` its bounding radius.
+    Hull {
+        hull: u32,
+        axes: [Vec3; 3],
+        r: f32,
+    },
+}
+
+/// The pile's hull table: eight random hulls (12–26 points on ellipsoids of
+/// semi-axes 0.12–0.4), their vertex centroid moved to the local origin
+/// (the body's centre of mass in the solver).
+fn hull_table() -> Vec<ConvexHull> {
+    let mut r = widephase::workload::SplitMix(11);
+    (0..8)
+        .map(|k| {
+            let h = widephase::workload::random_hull(&mut r, 12 + 2 * k);
+            let c = h.centroid();
+            let pts: Vec<Vec3> = h.vertices().iter().map(|&v| (v - c) * 0.4).collect();
+            ConvexHull::new(&pts).expect("a scaled hull is a hull")
+        })
+        .collect()
 }
 
 #[derive(Clone, Copy)]
@@ -112,8 +137,11 @@ struct Body {
 }
 
 impl Body {
-    fn collider(&self) -> Collider {
+    fn collider(&self, hulls: &[ConvexHull]) -> Collider {
         match self.kind {
+            Kind::Hull { hull, axes, .. } => {
+                Collider::Hull(HullCollider::new(hulls, hull, self.x, axes))
+            }
             Kind::Sphere { r } => Collider::Sphere(Sphere::new(self.x, r)),
             Kind::Capsule { r, h, axis } => {
                 Collider::Capsule(Capsule::new(self.x - axis * h, self.x + axis * h, r))
@@ -121,8 +149,15 @@ impl Body {
             Kind::Box { half, axes } => Collider::Box(Obb::new(self.x, axes, half)),
         }
     }
-    fn lowest(&self) -> f32 {
+    fn lowest(&self, hulls: &[ConvexHull]) -> f32 {
         match self.kind {
+            Kind::Hull { hull, axes, .. } => {
+                let h = &hulls[hull as usize];
+                h.vertices()
+                    .iter()
+                    .map(|v| self.x.y + axes[0].y * v.x + axes[1].y * v.y + axes[2].y * v.z)
+                    .fold(f32::INFINITY, f32::min)
+            }
             Kind::Sphere { r } => self.x.y - r,
             Kind::Capsule { r, h, axis } => self.x.y - (axis.y * h).abs() - r,
             Kind::Box { half, axes } => {
@@ -137,11 +172,12 @@ impl Body {
         match self.kind {
             Kind::Sphere { r } | Kind::Capsule { r, .. } => r,
             Kind::Box { half, .. } => half.x.min(half.y).min(half.z),
+            Kind::Hull { r, .. } => 0.3 * r,
         }
     }
 }
 
-fn bodies(n: usize) -> Vec<Body> {
+fn bodies(n: usize, hulls: &[ConvexHull]) -> Vec<Body> {
     let mut r = widephase::workload::SplitMix(7);
     let side = (n as f32).sqrt().ceil() as usize;
     (0..n)
@@ -168,6 +204,21 @@ fn bodies(n: usize) -> Vec<Body> {
                     w: Vec3::ZERO,
                     inv_m: 1.0 / m,
                     inv_i: 1.0 / i_m,
+                }
+            } else if i % 5 == 4 {
+                let hull = (i / 5) as u32 % hulls.len() as u32;
+                let hr = hulls[hull as usize].bounding_radius();
+                // a sphere's mass and inertia of the bounding radius (the
+                // solver's isotropic simplification)
+                let m = hr * hr * hr;
+                let a = (r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 0.01)).try_normalize().unwrap();
+                Body {
+                    kind: Kind::Hull { hull, axes: orthonormal(a, r.p(-1.0, 1.0)), r: hr },
+                    x,
+                    v: Vec3::ZERO,
+                    w: Vec3::ZERO,
+                    inv_m: 1.0 / m,
+                    inv_i: 1.0 / (0.4 * m * hr * hr),
                 }
             } else if i % 3 == 2 {
                 let axis = (r.p(-1.0, 1.0) + Vec3::new(0.0, 0.0, 0.01)).try_normalize().unwrap();
@@ -281,10 +332,11 @@ fn main() {
     let tris = ground();
     // the bowl: one static mesh collider (index 0 of `meshes`)
     let meshes = [StaticMesh::new(&tris)];
-    let mut bs = bodies(n_bodies);
+    let hulls = hull_table();
+    let mut bs = bodies(n_bodies, &hulls);
     let nb = bs.len();
     println!(
-        "pile: {nb} bodies (spheres, capsules, boxes) onto a static mesh of {} triangles, {frames} frames of {:.4} s, {} rayon threads",
+        "pile: {nb} bodies (spheres, capsules, boxes, hulls) onto a static mesh of {} triangles, {frames} frames of {:.4} s, {} rayon threads",
         tris.len(),
         DT,
         rayon::current_num_threads()
@@ -302,7 +354,7 @@ fn main() {
             b.v += GRAVITY * DT;
         }
         colliders.clear();
-        colliders.extend(bs.iter().map(Body::collider));
+        colliders.extend(bs.iter().map(|b| b.collider(&hulls)));
 
         // broad phase
         let t0 = Instant::now();
@@ -318,9 +370,9 @@ fn main() {
 
         // narrow phase (with the BVH queries of the mesh pairs)
         let t1 = Instant::now();
-        np.update(&colliders, &pairs);
+        np.update_with_hulls(&colliders, &hulls, &pairs);
         let manifolds: &[Manifold] = np.manifolds();
-        let ground = mesh_contacts(&colliders, &meshes, &ground_pairs, MARGIN);
+        let ground = mesh_contacts_with_hulls(&colliders, &hulls, &meshes, &ground_pairs, MARGIN);
         let narrow = t1.elapsed().as_secs_f64();
         t_broad += broad;
         t_narrow += narrow;
@@ -367,7 +419,7 @@ fn main() {
                 Kind::Capsule { axis, .. } => {
                     *axis = (*axis + b.w.cross(*axis) * DT).try_normalize().unwrap_or(*axis);
                 }
-                Kind::Box { axes, .. } => {
+                Kind::Box { axes, .. } | Kind::Hull { axes, .. } => {
                     // rotate the frame, then re-orthonormalise it
                     let a = (axes[0] + b.w.cross(axes[0]) * DT).try_normalize().unwrap_or(axes[0]);
                     *axes = orthonormal(a, axes[1] + b.w.cross(axes[1]) * DT);
@@ -400,10 +452,10 @@ fn main() {
     let mut bad = 0;
     for (i, b) in bs.iter().enumerate() {
         let h = mesh_height(&tris, b.x.x, b.x.z);
-        let sunk = h - b.lowest();
+        let sunk = h - b.lowest(&hulls);
         // written so that a NaN position counts as fallen
         let above = b.x.y > h;
-        if !above || sunk > 0.5 * b.radius() + 0.5 || b.lowest() < lowest_ground - 1.0 {
+        if !above || sunk > 0.5 * b.radius() + 0.5 || b.lowest(&hulls) < lowest_ground - 1.0 {
             println!("body {i} fell through: centre {:?}, ground {h}", b.x);
             bad += 1;
         }

@@ -376,6 +376,15 @@ pub fn random_collider(
             c + r.p(-1.5, 1.5),
             c + r.p(-1.5, 1.5),
         )),
+        // hull 0 of the caller's table, taken to lie within ±1.05 of its
+        // origin (every [`random_hull`] does)
+        ShapeKind::Hull => Collider::Hull(crate::contact::HullCollider {
+            hull: 0,
+            center: c,
+            axes: random_rotation(r),
+            local_min: Vec3::splat(-1.05),
+            local_max: Vec3::splat(1.05),
+        }),
     }
 }
 
@@ -422,6 +431,7 @@ fn reference_point(c: &crate::contact::Collider) -> Vec3 {
         Collider::Capsule(k) => (k.a + k.b) * 0.5,
         Collider::Box(b) => b.center,
         Collider::Triangle(t) => (t.a + t.b + t.c) * (1.0 / 3.0),
+        Collider::Hull(h) => h.center,
     }
 }
 

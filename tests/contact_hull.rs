@@ -1,5 +1,5 @@
 //! Convex hulls: construction (topology, validation) and contacts of a hull
-//! against spheres, capsules, boxes and hulls.
+//! against spheres, capsules, boxes, triangles and hulls.
 //!
 //! Analytic cases with known depths and normals; seeded random pairs (10k+
 //! per type) checked against an f64 reference (brute-force SAT over every
@@ -12,13 +12,16 @@
 //! orders; feature-id stability.
 
 use widephase::contact::box_box::box_box;
+use widephase::contact::hull_contact::hull_partner;
+use widephase::contact::pipeline::{contacts_with_hulls_at, swap_roles};
+use widephase::contact::{contacts, contacts_with_hulls, Collider, HullCollider, NarrowPhase};
 use widephase::contact::{
-    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, ConvexHull, HullError,
-    HullPartner, Manifold, PlacedHull, HULL_MAX_VERTICES,
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, hull_triangle, ConvexHull,
+    HullError, HullPartner, Manifold, PlacedHull, HULL_MAX_VERTICES,
 };
 use widephase::overlap::OBB_EDGE_AXIS_BIAS;
 use widephase::workload::{hull_box_pairs, hull_pairs, random_hull, HullPairs, HullPose, SplitMix};
-use widephase::{Capsule, Obb, Sphere, Vec3};
+use widephase::{Capsule, Obb, Sphere, Triangle, Vec3};
 
 #[path = "common/contact64.rs"]
 mod contact64;
@@ -222,6 +225,24 @@ fn check_polytope_pair(
     scale: f64,
     t: &mut Tally,
 ) {
+    check_polytope_pair_upto(label, m, pa, bsd, reference, reference, margin, scale, t)
+}
+
+/// [`check_polytope_pair`] with the penetration's upper bound `upper`
+/// (instead of `reference` plus the face bias); `upper > reference` also
+/// drops the lower bound (a one-sided triangle's front-face fallback).
+#[allow(clippy::too_many_arguments)]
+fn check_polytope_pair_upto(
+    label: &str,
+    m: &Manifold,
+    pa: &Poly,
+    bsd: &dyn Fn(D3) -> f64,
+    reference: f64,
+    upper: f64,
+    margin: f64,
+    scale: f64,
+    t: &mut Tally,
+) {
     let tol = 1e-4 * scale;
     t.pairs += 1;
     let count = m.contacts().len();
@@ -254,12 +275,12 @@ fn check_polytope_pair(
     if reference >= 0.0 {
         // the chosen axis: at least the least overlap, at most the face bias above it
         assert!(
-            deepest >= reference - tol,
+            deepest >= reference - tol || upper > reference,
             "{label}: depth {deepest} below the penetration {reference}"
         );
-        let bias = OBB_EDGE_AXIS_BIAS as f64 * reference + 2.0 * tol;
+        let bias = OBB_EDGE_AXIS_BIAS as f64 * upper + 2.0 * tol;
         assert!(
-            deepest <= reference + bias + 2.0 * tol,
+            deepest <= upper + bias + 2.0 * tol,
             "{label}: depth {deepest} above the penetration {reference}: {m:?}"
         );
     } else {
@@ -730,7 +751,7 @@ fn batched_is_deterministic_across_threads_and_orders() {
     let a: Vec<PlacedHull> = pairs.iter().map(|&(ia, pa, _, _)| place(&hulls[ia], pa)).collect();
     let b: Vec<HullPartner> = pairs
         .iter()
-        .map(|&(_, _, ib, pb)| match r.next_u64() % 4 {
+        .map(|&(_, _, ib, pb)| match r.next_u64() % 5 {
             0 => HullPartner::Sphere(Sphere::new(pb.center, 0.3)),
             1 => HullPartner::Capsule(Capsule::new(
                 pb.center - pb.axes[0] * 0.4,
@@ -738,6 +759,11 @@ fn batched_is_deterministic_across_threads_and_orders() {
                 0.2,
             )),
             2 => HullPartner::Box(Obb::new(pb.center, pb.axes, Vec3::new(0.3, 0.4, 0.5))),
+            3 => HullPartner::Triangle(Triangle::new(
+                pb.center - pb.axes[0] * 0.6,
+                pb.center + pb.axes[1] * 0.6,
+                pb.center + pb.axes[0] * 0.6 - pb.axes[2] * 0.3,
+            )),
             _ => HullPartner::Hull(place(&hulls[ib], pb)),
         })
         .collect();
@@ -761,7 +787,7 @@ fn batched_is_deterministic_across_threads_and_orders() {
         let want = widephase::contact::hull_contact::hull_partner(&a[k], &b[k], MARGIN);
         assert_eq!(bytemuck_bits(m), bytemuck_bits(&want));
     }
-    assert!(one.iter().filter(|m| m.count > 0.0).count() > 1000);
+    assert!(one.iter().filter(|m| m.count > 0.0).count() > 800);
     // out-of-range indices: empty
     let out = hull_contacts(&a, &b, &[(0, u32::MAX), (u32::MAX, 0)], MARGIN);
     assert!(out.iter().all(|m| *m == Manifold::EMPTY));
@@ -793,4 +819,459 @@ fn feature_ids_stable_under_small_motion() {
     }
     // a 1e-4 nudge changes the features of very few pairs
     assert!(total > 300 && same * 100 >= total * 98, "{same}/{total} kept their ids");
+}
+
+// ------------------------------------------------------------ hull–triangle
+
+/// Distance from `p` to triangle `t` (f64, unsigned).
+fn tri_dist(t: &Triangle, p: D3) -> f64 {
+    let (a, b, c) = (d3(t.a), d3(t.b), d3(t.c));
+    let edges =
+        seg_seg_dist(a, b, p, p).min(seg_seg_dist(b, c, p, p)).min(seg_seg_dist(c, a, p, p));
+    let n = cross(sub(b, a), sub(c, a));
+    let nl = norm(n);
+    if nl == 0.0 {
+        return edges;
+    }
+    let inside = [(a, b), (b, c), (c, a)]
+        .iter()
+        .all(|&(p0, p1)| dot(cross(sub(p1, p0), sub(p, p0)), n) >= 0.0);
+    if inside {
+        (dot(sub(p, a), n) / nl).abs()
+    } else {
+        edges
+    }
+}
+
+/// The f64 reference of a hull and a one-sided triangle: the least overlap
+/// over the hull's face normals and every hull edge × triangle edge axis
+/// (both directions), and the triangle normal only pushing B along `-N`
+/// (the hull is in front); minus the distance when that is negative.
+fn hull_triangle_reference(a: &Poly, t: &Triangle) -> f64 {
+    let tv = [d3(t.a), d3(t.b), d3(t.c)];
+    let trange = |l: D3| {
+        tv.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| (lo.min(dot(p, l)), hi.max(dot(p, l))))
+    };
+    let nn = cross(sub(tv[1], tv[0]), sub(tv[2], tv[0]));
+    let nl = norm(nn);
+    let n = [nn[0] / nl, nn[1] / nl, nn[2] / nl];
+    // B moved along -N by (max over the hull of -N·x) - (-N·a)
+    let mut best = a.range([-n[0], -n[1], -n[2]]).1 + dot(n, tv[0]);
+    let mut axis = |l: D3| {
+        let len = norm(l);
+        if len < 1e-9 {
+            return;
+        }
+        let (la, ha) = a.range(l);
+        let (lb, hb) = trange(l);
+        best = best.min((ha - lb).min(hb - la) / len);
+    };
+    for &m in &a.n {
+        axis(m);
+    }
+    for &(p, q) in &a.e {
+        for k in 0..3 {
+            axis(cross(sub(a.v[q], a.v[p]), sub(tv[(k + 1) % 3], tv[k])));
+        }
+    }
+    if best >= 0.0 {
+        return best;
+    }
+    let mut d = f64::INFINITY;
+    for &p in &a.v {
+        d = d.min(tri_dist(t, p));
+    }
+    for p in tv {
+        d = d.min(a.sd(p));
+    }
+    for &(p, q) in &a.e {
+        for k in 0..3 {
+            d = d.min(seg_seg_dist(a.v[p], a.v[q], tv[k], tv[(k + 1) % 3]));
+        }
+    }
+    -d
+}
+
+/// Hull–triangle pairs: a random triangle (sizes 0.3–6), a pool hull placed
+/// over a random point of it at a height from slightly behind to above,
+/// randomly rotated; a fifth lie nearly flat on a face (a random hull face
+/// turned to `-N`, tilted by up to 0.02 rad) within ±0.05 of the plane.
+fn hull_triangle_pairs(
+    hulls: &[ConvexHull],
+    n: usize,
+    seed: u64,
+) -> Vec<(usize, HullPose, Triangle)> {
+    let mut r = SplitMix(seed);
+    (0..n)
+        .map(|_| {
+            let ih = (r.next_u64() % hulls.len() as u64) as usize;
+            let h = &hulls[ih];
+            let c0 = r.p(-10.0, 10.0);
+            let size = 0.3 + 5.7 * r.f();
+            let t = Triangle::new(
+                c0 + r.p(-1.0, 1.0) * size,
+                c0 + r.p(-1.0, 1.0) * size,
+                c0 + r.p(-1.0, 1.0) * size,
+            );
+            let nn = d3((t.b - t.a).cross(t.c - t.a));
+            let nd = [nn[0] / norm(nn), nn[1] / norm(nn), nn[2] / norm(nn)];
+            let nv = Vec3::new(nd[0] as f32, nd[1] as f32, nd[2] as f32);
+            let (wa, wb) = (r.f(), r.f());
+            let (wa, wb) = if wa + wb > 1.0 { (1.0 - wa, 1.0 - wb) } else { (wa, wb) };
+            let on = t.a + (t.b - t.a) * wa + (t.c - t.a) * wb;
+            let flat = r.f() < 0.2;
+            let axes = if flat {
+                // hull face f's normal onto -N, then a small tilt
+                let f = (r.next_u64() % h.face_count() as u64) as usize;
+                let nf = d3(h.face_normal(f));
+                let down = [-nd[0], -nd[1], -nd[2]];
+                let k = cross(nf, down);
+                let base = if norm(k) > 1e-9 {
+                    rot_axes(k, dot(nf, down).clamp(-1.0, 1.0).acos())
+                } else if dot(nf, down) > 0.0 {
+                    I3
+                } else {
+                    let side = if nf[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+                    rot_axes(cross(nf, side), std::f64::consts::PI)
+                };
+                let tilt =
+                    rot_axes([r.f() as f64, r.f() as f64, r.f() as f64 + 0.1], r.f() as f64 * 0.02);
+                let apply = |u: Vec3| tilt[0] * u.x + tilt[1] * u.y + tilt[2] * u.z;
+                [apply(base[0]), apply(base[1]), apply(base[2])]
+            } else {
+                random_axes(&mut r)
+            };
+            // the hull's lowest point along N relative to its origin
+            let lo = h
+                .vertices()
+                .iter()
+                .map(|v| (axes[0] * v.x + axes[1] * v.y + axes[2] * v.z).dot(nv))
+                .fold(f32::INFINITY, f32::min);
+            let rad = h.bounding_radius();
+            let height = if flat { r.p(-0.05, 0.05).x } else { rad * (-1.3 + 2.0 * r.f()) };
+            let jitter = r.p(-0.5, 0.5) * rad;
+            let jitter = jitter - nv * jitter.dot(nv);
+            (ih, HullPose { center: on + nv * (height - lo) + jitter, axes }, t)
+        })
+        .collect()
+}
+
+#[test]
+fn random_hull_triangle_against_f64() {
+    let mut r = SplitMix(61);
+    let hulls: Vec<ConvexHull> = (0..64).map(|k| random_hull(&mut r, 8 + (k * 7) % 25)).collect();
+    let pairs = hull_triangle_pairs(&hulls, RANDOM_PAIRS, 67);
+    let mut t = Tally::default();
+    let (mut behind, mut speculative, mut flat_face, mut through) = (0, 0, 0, 0);
+    for (k, &(ih, pose, tri)) in pairs.iter().enumerate() {
+        let a = place(&hulls[ih], pose);
+        let m = hull_triangle(&a, &tri, MARGIN);
+        let qa = Poly::of_placed(&a);
+        let scale =
+            scale_of(&a, 0.0).max(norm(d3(tri.a))).max(norm(d3(tri.b))).max(norm(d3(tri.c)));
+        let tol = 1e-4 * scale;
+        let nn = cross(sub(d3(tri.b), d3(tri.a)), sub(d3(tri.c), d3(tri.a)));
+        let hc = dot(nn, sub(d3(a.to_world(a.hull.centroid())), d3(tri.a))) / norm(nn);
+        if hc < -tol {
+            assert_eq!(m, Manifold::EMPTY, "hull-triangle {k}: contact behind the triangle");
+            behind += 1;
+            continue;
+        }
+        if hc <= tol {
+            continue;
+        }
+        let reference = hull_triangle_reference(&qa, &tri);
+        // a hull poking through deeper than it stands in front is pushed out
+        // the front (see `hull_triangle`): its depth is at most the front's
+        let n = [nn[0] / norm(nn), nn[1] / norm(nn), nn[2] / norm(nn)];
+        let (lo, hi) = qa.range(n);
+        let plane = dot(n, d3(tri.a));
+        let upper = if hi - plane <= plane - lo + tol {
+            through += 1;
+            reference.max(plane - lo)
+        } else {
+            reference
+        };
+        check_polytope_pair_upto(
+            &format!("hull-triangle {k}"),
+            &m,
+            &qa,
+            &|p| tri_dist(&tri, p),
+            reference,
+            upper,
+            MARGIN as f64,
+            scale,
+            &mut t,
+        );
+        if m.count > 0.0 {
+            if m.max_depth().unwrap() < 0.0 {
+                speculative += 1;
+            }
+            // the triangle's normal is kept on near ties
+            let n = d3(m.normal);
+            if (dot(n, nn) / norm(nn) + 1.0).abs() < 1e-6 {
+                flat_face += 1;
+            }
+        }
+    }
+    eprintln!(
+        "hull-triangle: {} pairs, {} in contact, {} points, {behind} behind, {through} poking through, {speculative} speculative, {flat_face} on the triangle normal",
+        t.pairs, t.contacts, t.points
+    );
+    assert!(t.contacts > RANDOM_PAIRS / 3 && behind > 200 && speculative > 100 && flat_face > 1000);
+}
+
+/// A ground triangle in the plane `y = y0` facing +Y.
+fn ground(y0: f32) -> Triangle {
+    Triangle::new(Vec3::new(-20.0, y0, -20.0), Vec3::new(0.0, y0, 20.0), Vec3::new(20.0, y0, -20.0))
+}
+
+#[test]
+fn hull_resting_on_triangle_face() {
+    let c = cube_hull(0.5);
+    // 0.1 deep: four points on the triangle, the triangle's normal
+    let a = PlacedHull::new(&c, Vec3::new(0.3, 0.4, -0.2), I3);
+    let m = hull_triangle(&a, &ground(0.0), 0.0);
+    assert_eq!(m.count, 4.0, "{m:?}");
+    assert_eq!(m.normal, -Vec3::Y);
+    for p in m.contacts() {
+        assert!((p.depth - 0.1).abs() < 1e-6, "{m:?}");
+        assert!(p.position.y.abs() < 1e-6, "on the triangle: {m:?}");
+    }
+    // exact touching counts; tilted by 1e-3 rad the triangle keeps the reference
+    let a = PlacedHull::new(&c, Vec3::new(0.0, 0.5, 0.0), I3);
+    assert_eq!(hull_triangle(&a, &ground(0.0), 0.0).count, 4.0);
+    let tilt = rot_axes([1.0, 0.0, 0.3], 1e-3);
+    let a = PlacedHull::new(&c, Vec3::new(0.0, 0.45, 0.0), tilt);
+    let m = hull_triangle(&a, &ground(0.0), 0.0);
+    // (the triangle's normal formed in the hull's frame: rounding level off -Y)
+    assert!((m.normal + Vec3::Y).length() < 1e-6, "{m:?}");
+    assert!(m.count >= 2.0, "{m:?}");
+    // speculative 0.03 within margin 0.05, none at 0.02
+    let a = PlacedHull::new(&c, Vec3::new(0.0, 0.53, 0.0), I3);
+    let m = hull_triangle(&a, &ground(0.0), 0.05);
+    assert_eq!(m.count, 4.0);
+    assert!(m.contacts().iter().all(|p| (p.depth + 0.03).abs() < 1e-6), "{m:?}");
+    assert_eq!(hull_triangle(&a, &ground(0.0), 0.02).count, 0.0);
+    // behind the triangle (centroid below the plane): nothing
+    let a = PlacedHull::new(&c, Vec3::new(0.0, -0.4, 0.0), I3);
+    assert_eq!(hull_triangle(&a, &ground(0.0), 0.05), Manifold::EMPTY);
+    // overhanging the triangle's corner: clipped to the triangle
+    let small = Triangle::new(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0), Vec3::new(2.0, 0.0, 0.0));
+    let a = PlacedHull::new(&c, Vec3::new(0.0, 0.4, 0.0), I3);
+    let m = hull_triangle(&a, &small, 0.0);
+    assert_eq!(m.normal, -Vec3::Y);
+    assert!(m.count >= 3.0, "{m:?}");
+    for p in m.contacts() {
+        let q = p.position;
+        assert!(q.x >= -1e-6 && q.z >= -1e-6 && q.x + q.z <= 2.0 + 1e-5 && q.x <= 0.5 + 1e-6);
+        assert!(q.z <= 0.5 + 1e-6 && (p.depth - 0.1).abs() < 1e-6, "{m:?}");
+    }
+}
+
+#[test]
+fn hull_edge_across_triangle_edge() {
+    // a cube turned 45° about z (bottom edge along z) across the top edge of
+    // a vertical triangle (normal +z, top edge along x at y = 0): edge–edge
+    let c = cube_hull(0.5);
+    let s = std::f32::consts::SQRT_2 * 0.5;
+    let tri = Triangle::new(
+        Vec3::new(-2.0, 0.0, -0.01),
+        Vec3::new(0.0, -3.0, -0.01),
+        Vec3::new(2.0, 0.0, -0.01),
+    );
+    let a = PlacedHull::new(
+        &c,
+        Vec3::new(0.0, s - 0.1, 0.0),
+        rot_axes([0.0, 0.0, 1.0], std::f64::consts::FRAC_PI_4),
+    );
+    let m = hull_triangle(&a, &tri, 0.0);
+    assert_eq!(m.count, 1.0, "{m:?}");
+    assert!((m.normal + Vec3::Y).length() < 1e-6, "{m:?}");
+    assert!((m.points[0].depth - 0.1).abs() < 1e-5, "{m:?}");
+    let p = m.points[0].position;
+    assert!(p.x.abs() < 1e-5 && p.y.abs() < 1e-5 && (p.z + 0.01).abs() < 1e-5, "{m:?}");
+    // the cube's corner down onto the triangle's face: one point, N's normal
+    let corner = rot_axes([1.0, 0.0, -1.0], 0.955316618124509);
+    let low = (0..8)
+        .map(|i| {
+            let s = |b: usize| if (i >> b) & 1 == 1 { 0.5 } else { -0.5 };
+            (corner[0] * s(0) + corner[1] * s(1) + corner[2] * s(2)).y
+        })
+        .fold(f32::INFINITY, f32::min);
+    let a = PlacedHull::new(&c, Vec3::new(0.1, -low - 0.05, 0.2), corner);
+    let m = hull_triangle(&a, &ground(0.0), 0.0);
+    assert_eq!(m.count, 1.0, "{m:?}");
+    assert!((m.normal + Vec3::Y).length() < 1e-6, "{m:?}");
+    assert!((m.points[0].depth - 0.05).abs() < 1e-5, "{m:?}");
+}
+
+#[test]
+fn hull_triangle_degenerate_and_invalid() {
+    let c = cube_hull(0.5);
+    let a = PlacedHull::new(&c, Vec3::ZERO, I3);
+    // a collinear triangle is the segment it is (two-sided), 0.1 inside the top
+    let seg = Triangle::new(
+        Vec3::new(-2.0, 0.4, 0.0),
+        Vec3::new(2.0, 0.4, 0.0),
+        Vec3::new(0.5, 0.4, 0.0),
+    );
+    let m = hull_triangle(&a, &seg, 0.0);
+    assert!(m.count >= 1.0, "{m:?}");
+    assert!((m.normal.y - 1.0).abs() < 1e-6, "{m:?}");
+    assert!((m.max_depth().unwrap() - 0.1).abs() < 1e-6, "{m:?}");
+    for p in m.contacts() {
+        assert!((p.position.y - 0.4).abs() < 1e-6 && p.position.x.abs() <= 0.5 + 1e-6, "{m:?}");
+    }
+    // a point triangle 0.02 above the top face: speculative within 0.05
+    let pt = Vec3::new(0.1, 0.52, 0.1);
+    let m = hull_triangle(&a, &Triangle::new(pt, pt, pt), 0.05);
+    assert_eq!(m.count, 1.0, "{m:?}");
+    assert!((m.points[0].depth + 0.02).abs() < 1e-6 && m.normal == Vec3::Y, "{m:?}");
+    assert_eq!(hull_triangle(&a, &Triangle::new(pt, pt, pt), 0.01).count, 0.0);
+    // NaN, infinities, bad margins, bad poses: nothing, no panic
+    let g = ground(-0.45);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let t = Triangle::new(Vec3::new(bad, 0.0, 0.0), g.b, g.c);
+        assert_eq!(hull_triangle(&a, &t, 0.0), Manifold::EMPTY);
+        assert_eq!(hull_triangle(&a, &g, bad), Manifold::EMPTY);
+        let moved = PlacedHull::new(&c, Vec3::new(0.0, bad, 0.0), I3);
+        assert_eq!(hull_triangle(&moved, &g, 0.0), Manifold::EMPTY);
+    }
+    assert_eq!(hull_triangle(&a, &g, -0.1), Manifold::EMPTY);
+    assert!(hull_triangle(&a, &g, 0.0).count > 0.0);
+}
+
+// ------------------------------------------------------------ pipeline
+
+/// A mixed scene of hull colliders (a table of 16 hulls) and every other
+/// kind, with its candidate pairs in both orders.
+fn hull_scene() -> (Vec<ConvexHull>, Vec<Collider>, Vec<(u32, u32)>) {
+    let (hulls, pairs) = hull_pairs(1500, 16, 32, 91);
+    let mut r = SplitMix(93);
+    let mut bodies = Vec::new();
+    let mut idx = Vec::new();
+    for &(ia, pa, ib, pb) in &pairs {
+        let a = Collider::Hull(HullCollider::new(&hulls, ia as u32, pa.center, pa.axes));
+        let b = match r.next_u64() % 6 {
+            0 => Collider::Sphere(Sphere::new(pb.center, 0.3)),
+            1 => Collider::Capsule(Capsule::new(
+                pb.center - pb.axes[0] * 0.4,
+                pb.center + pb.axes[0] * 0.4,
+                0.2,
+            )),
+            2 => Collider::Box(Obb::new(pb.center, pb.axes, Vec3::new(0.3, 0.4, 0.5))),
+            3 => Collider::Triangle(Triangle::new(
+                pb.center - pb.axes[0] * 0.6,
+                pb.center + pb.axes[1] * 0.6,
+                pb.center + pb.axes[0] * 0.6 - pb.axes[2] * 0.3,
+            )),
+            _ => Collider::Hull(HullCollider::new(&hulls, ib as u32, pb.center, pb.axes)),
+        };
+        let k = bodies.len() as u32;
+        bodies.push(a);
+        bodies.push(b);
+        // the hull first or second
+        idx.push(if r.next_u64().is_multiple_of(2) { (k, k + 1) } else { (k + 1, k) });
+    }
+    (hulls, bodies, idx)
+}
+
+#[test]
+fn hulls_in_the_pipeline_are_deterministic_and_equal_the_testers() {
+    let (hulls, bodies, idx) = hull_scene();
+    let run = |threads: usize, idx: &[(u32, u32)]| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| contacts_with_hulls(&bodies, &hulls, idx, MARGIN))
+    };
+    let one = run(1, &idx);
+    assert_eq!(bits(&one), bits(&run(2, &idx)));
+    assert_eq!(bits(&one), bits(&run(4, &idx)));
+    let rev: Vec<(u32, u32)> = idx.iter().rev().copied().collect();
+    let mut back = run(2, &rev);
+    back.reverse();
+    assert_eq!(bits(&one), bits(&back));
+    // narrower lanes for the other pairs of a mixed call: same bits
+    let x4 = contacts_with_hulls_at::<wide::f32x4>(&bodies, &hulls, &idx, MARGIN);
+    assert_eq!(bits(&one), bits(&x4));
+    // each pair is the hull tester (the hull as A; swapped back otherwise)
+    let partner = |c: &Collider| match *c {
+        Collider::Sphere(s) => HullPartner::Sphere(s),
+        Collider::Capsule(c) => HullPartner::Capsule(c),
+        Collider::Box(o) => HullPartner::Box(o),
+        Collider::Triangle(t) => HullPartner::Triangle(t),
+        Collider::Hull(h) => HullPartner::Hull(h.placed(&hulls).unwrap()),
+    };
+    let mut hits = 0;
+    for (m, &(i, j)) in one.iter().zip(&idx) {
+        let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
+        let want = match a {
+            Collider::Hull(h) => hull_partner(&h.placed(&hulls).unwrap(), &partner(b), MARGIN),
+            _ => {
+                let Collider::Hull(h) = b else { unreachable!() };
+                swap_roles(&hull_partner(&h.placed(&hulls).unwrap(), &partner(a), MARGIN))
+            }
+        };
+        assert_eq!(bytemuck_bits(m), bytemuck_bits(&want));
+        hits += usize::from(m.count > 0.0);
+    }
+    assert!(hits > 400, "{hits} in contact");
+    // without the table (plain `contacts`), or past it: no hull contacts
+    assert!(contacts(&bodies, &idx, MARGIN).iter().all(|m| *m == Manifold::EMPTY));
+    assert!(contacts_with_hulls(&bodies, &hulls[..0], &idx, MARGIN)
+        .iter()
+        .all(|m| *m == Manifold::EMPTY));
+    // the broad-phase box holds the hull
+    for b in &bodies {
+        if let Collider::Hull(h) = b {
+            let bx = b.aabb();
+            let p = h.placed(&hulls).unwrap();
+            for &v in p.hull.vertices() {
+                let w = p.to_world(v);
+                let inside = w.x >= bx.min.x && w.y >= bx.min.y && w.z >= bx.min.z;
+                assert!(inside && w.x <= bx.max.x && w.y <= bx.max.y && w.z <= bx.max.z);
+            }
+        }
+    }
+}
+
+#[test]
+fn narrow_phase_reuses_hull_manifolds_within_the_bound() {
+    let (hulls, bodies, idx) = hull_scene();
+    let mut pairs: Vec<(u32, u32)> = idx.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    pairs.sort_unstable();
+    let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+    np.update_with_hulls(&bodies, &hulls, &pairs);
+    assert_eq!(bits(np.manifolds()), bits(&contacts_with_hulls(&bodies, &hulls, &pairs, MARGIN)));
+    // a small translation of every hull: reused when in contact (bound 1e-3)
+    let t = Vec3::new(2e-4, 0.0, 0.0);
+    let moved: Vec<Collider> = bodies
+        .iter()
+        .map(|c| if matches!(c, Collider::Hull(_)) { c.translated(t) } else { *c })
+        .collect();
+    let before = np.manifolds().to_vec();
+    np.update_with_hulls(&moved, &hulls, &pairs);
+    let fresh = contacts_with_hulls(&moved, &hulls, &pairs, MARGIN);
+    let (mut reused, mut recomputed) = (0, 0);
+    for k in 0..pairs.len() {
+        if np.reused(k) {
+            reused += 1;
+            assert_eq!(bytemuck_bits(&np.manifolds()[k]), bytemuck_bits(&before[k]));
+        } else {
+            recomputed += 1;
+            assert_eq!(bytemuck_bits(&np.manifolds()[k]), bytemuck_bits(&fresh[k]));
+        }
+    }
+    assert!(reused > 400 && recomputed > 400, "{reused} reused, {recomputed} recomputed");
+    // past the bound (a hull–hull pair moves 2·|Δ|, others |Δ|): recomputed
+    let far: Vec<Collider> = bodies
+        .iter()
+        .map(|c| if matches!(c, Collider::Hull(_)) { c.translated(t * 10.0) } else { *c })
+        .collect();
+    np.update_with_hulls(&far, &hulls, &pairs);
+    assert!((0..pairs.len()).all(|k| !np.reused(k)));
+    assert_eq!(bits(np.manifolds()), bits(&contacts_with_hulls(&far, &hulls, &pairs, MARGIN)));
 }

@@ -216,7 +216,8 @@ fn brute(shape: &Collider, tris: &[Triangle], margin: f32) -> Vec<MeshContact> {
                 Collider::Sphere(s) => sphere_triangle(s, t, margin),
                 Collider::Capsule(c) => capsule_triangle(c, t, margin),
                 Collider::Box(b) => box_triangle(b, t, margin),
-                Collider::Triangle(_) => Manifold::EMPTY,
+                // (hulls need a table: `mesh_contacts` without one gives nothing)
+                Collider::Triangle(_) | Collider::Hull(_) => Manifold::EMPTY,
             };
             (m.count > 0.0).then_some(MeshContact { triangle: i as u32, manifold: m })
         })

@@ -1,6 +1,7 @@
 //! Ghost contacts of internal mesh edges (`contact::internal_edges`).
 //!
-//! Shapes sliding over flat ground made of many small triangles, and over the
+//! Shapes (spheres, capsules, boxes, convex hulls) sliding over flat ground
+//! made of many small triangles, and over the
 //! seam of two coplanar triangle soups joined into one mesh, must get only
 //! the ground's face normal; with the raw flag the same runs show leaning
 //! normals (so the tests see the filter). Convex features keep their true
@@ -11,7 +12,10 @@
 #[allow(dead_code)]
 mod rng;
 
-use widephase::contact::{mesh_contacts, Collider, MeshManifolds, StaticMesh};
+use widephase::contact::{
+    mesh_contacts, mesh_contacts_with_hulls, Collider, ConvexHull, HullCollider, MeshManifolds,
+    StaticMesh,
+};
 use widephase::{Capsule, Obb, Sphere, Triangle, Vec3};
 
 /// Speculative margin of every run.
@@ -79,12 +83,31 @@ fn seam() -> Vec<Triangle> {
     t
 }
 
-/// Seeded sliding paths: a shape of `kind` (0 sphere, 1 capsule, 2 box)
+/// The hull table of the hull sliders: octagonal frusta (bottom radius `s`
+/// at `y = -s/2`, top radius `0.6·s` at `y = s/2`) for eight sizes `s`.
+fn slider_hulls() -> Vec<ConvexHull> {
+    (0..8)
+        .map(|k| {
+            let s = 0.1 + 0.07 * k as f32;
+            let mut pts = Vec::new();
+            for i in 0..8 {
+                let (sn, cs) = (i as f32 * std::f32::consts::FRAC_PI_4).sin_cos();
+                pts.push(v(s * cs, -0.5 * s, s * sn));
+                pts.push(v(0.6 * s * cs, 0.5 * s, 0.6 * s * sn));
+            }
+            ConvexHull::new(&pts).expect("a frustum is a valid hull")
+        })
+        .collect()
+}
+
+/// Seeded sliding paths: a shape of `kind` (0 sphere, 1 capsule, 2 box, 3
+/// hull of [`slider_hulls`])
 /// starting at a random place, resting between `MARGIN` above and 0.04 deep
 /// in the ground `y = 0`, moving with a random horizontal velocity.
 fn sliders(kind: usize, seed: u64) -> Vec<Collider> {
     let mut r = rng::rng(seed);
     let mut out = Vec::new();
+    let hulls = slider_hulls();
     for _ in 0..STARTS {
         let start = v(rng::uniform(&mut r, -2.5, 2.5), 0.0, rng::uniform(&mut r, -2.5, 2.5));
         let vel = v(rng::uniform(&mut r, -1.0, 1.0), 0.0, rng::uniform(&mut r, -1.0, 1.0));
@@ -101,10 +124,17 @@ fn sliders(kind: usize, seed: u64) -> Vec<Collider> {
                     let q = p + Vec3::Y * (0.5 * size + gap);
                     Collider::Capsule(Capsule::new(q - h, q + h, 0.5 * size))
                 }
-                _ => {
+                2 => {
                     let axes = [v(c, 0.0, s), Vec3::Y, v(-s, 0.0, c)];
                     let half = v(size, 0.5 * size, 0.7 * size);
                     Collider::Box(Obb::new(p + Vec3::Y * (half.y + gap), axes, half))
+                }
+                _ => {
+                    let axes = [v(c, 0.0, s), Vec3::Y, v(-s, 0.0, c)];
+                    let k = ((size - 0.1) / 0.0625) as u32 % 8;
+                    let hs = 0.1 + 0.07 * k as f32;
+                    let centre = p + Vec3::Y * (0.5 * hs + gap);
+                    Collider::Hull(HullCollider::new(&hulls, k, centre, axes))
                 }
             });
         }
@@ -115,7 +145,7 @@ fn sliders(kind: usize, seed: u64) -> Vec<Collider> {
 fn run(shapes: &[Collider], tris: &[Triangle], raw: bool) -> MeshManifolds {
     let mesh = StaticMesh::new(tris).with_raw_contacts(raw);
     let pairs: Vec<(u32, u32)> = (0..shapes.len() as u32).map(|i| (i, 0)).collect();
-    mesh_contacts(shapes, &[mesh], &pairs, MARGIN)
+    mesh_contacts_with_hulls(shapes, &slider_hulls(), &[mesh], &pairs, MARGIN)
 }
 
 /// Angle between two unit vectors (in f64, accurate near 0).
@@ -142,7 +172,7 @@ fn leans(out: &MeshManifolds) -> (usize, f32, usize) {
 }
 
 fn sliding(name: &str, tris: &[Triangle]) {
-    let labels = ["sphere", "capsule", "box"];
+    let labels = ["sphere", "capsule", "box", "hull"];
     for (kind, label) in labels.iter().enumerate() {
         let shapes = sliders(kind, 20 + kind as u64);
         let fixed = run(&shapes, tris, false);

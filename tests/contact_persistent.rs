@@ -7,7 +7,7 @@ use widephase::broad::{BroadPhase, Handle};
 use widephase::contact::narrow_phase::{ContactChange, NarrowPhase};
 use widephase::contact::{contacts, Collider, Manifold};
 use widephase::workload::contact_scene;
-use widephase::{Obb, Vec3};
+use widephase::Vec3;
 
 const MARGIN: f32 = 0.05;
 
@@ -16,28 +16,6 @@ fn bits(m: &Manifold) -> Vec<u32> {
         .iter()
         .map(|x| x.to_bits())
         .collect()
-}
-
-/// `c` moved by `t` (a rigid translation: every point moves `|t|`).
-fn moved(c: &Collider, t: Vec3) -> Collider {
-    match *c {
-        Collider::Sphere(mut s) => {
-            s.center += t;
-            Collider::Sphere(s)
-        }
-        Collider::Capsule(mut s) => {
-            s.a += t;
-            s.b += t;
-            Collider::Capsule(s)
-        }
-        Collider::Box(b) => Collider::Box(Obb::new(b.center + t, b.axes, b.half)),
-        Collider::Triangle(mut s) => {
-            s.a += t;
-            s.b += t;
-            s.c += t;
-            Collider::Triangle(s)
-        }
-    }
 }
 
 /// The mixed scene in a broad phase.
@@ -63,7 +41,7 @@ impl World {
                 let mut d =
                     Vec3::new(self.rng.f32() - 0.5, self.rng.f32() - 0.5, self.rng.f32() - 0.5);
                 d = d * (step * self.rng.f32() / d.length().max(1e-6));
-                self.bodies[i] = moved(&self.bodies[i], d);
+                self.bodies[i] = self.bodies[i].translated(d);
                 self.bp.update(self.handles[i], self.bodies[i].speculative_aabb(MARGIN));
             }
         }
@@ -184,7 +162,7 @@ fn small_motion_keeps_feature_ids_and_the_bound_decides_reuse() {
         .unwrap();
     // small moves accumulate from the computed pose: 4 × 6e-4 > 2e-3
     for round in 0..4 {
-        w3.bodies[mover] = moved(&w3.bodies[mover], Vec3::new(6e-4, 0.0, 0.0));
+        w3.bodies[mover] = w3.bodies[mover].translated(Vec3::new(6e-4, 0.0, 0.0));
         w3.bp.update(w3.handles[mover], w3.bodies[mover].speculative_aabb(MARGIN));
         w3.step(&mut np);
         let want = contacts(&w3.bodies, np.pairs(), MARGIN);
@@ -223,7 +201,7 @@ fn pairs_that_leave_report_their_points_gone() {
     let points: usize = np.manifolds().iter().map(|m| m.contacts().len()).sum();
     // every body jumps far away from every other
     for i in 0..w.bodies.len() {
-        w.bodies[i] = moved(&w.bodies[i], Vec3::new(1000.0 * i as f32, 0.0, 0.0));
+        w.bodies[i] = w.bodies[i].translated(Vec3::new(1000.0 * i as f32, 0.0, 0.0));
         w.bp.update(w.handles[i], w.bodies[i].speculative_aabb(MARGIN));
     }
     w.step(&mut np);

@@ -1514,6 +1514,8 @@ fn collider_aabbs_bound_the_shapes() {
                     p
                 }
                 Collider::Triangle(t) => t.a,
+                // (the hull's box is checked in tests/contact_hull.rs)
+                Collider::Hull(_) => unreachable!("random_scene has no hulls"),
             };
             let e = 1e-4;
             assert!(p.x >= bb.min.x - e && p.y >= bb.min.y - e && p.z >= bb.min.z - e, "{c:?}");

@@ -448,30 +448,7 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
     const MARGIN: f32 = 0.05;
     let (rest, mut pairs) = widephase::workload::contact_scene(4096, MARGIN, 71);
     pairs.sort_unstable();
-    let nudge = |c: &Collider| -> Collider {
-        let t = widephase::Vec3::new(1e-4, 0.0, 0.0);
-        match *c {
-            Collider::Sphere(mut s) => {
-                s.center += t;
-                Collider::Sphere(s)
-            }
-            Collider::Capsule(mut s) => {
-                s.a += t;
-                s.b += t;
-                Collider::Capsule(s)
-            }
-            Collider::Box(mut b) => {
-                b.center += t;
-                Collider::Box(b)
-            }
-            Collider::Triangle(mut s) => {
-                s.a += t;
-                s.b += t;
-                s.c += t;
-                Collider::Triangle(s)
-            }
-        }
-    };
+    let nudge = |c: &Collider| c.translated(widephase::Vec3::new(1e-4, 0.0, 0.0));
     let moved: Vec<Collider> =
         rest.iter().enumerate().map(|(i, c)| if i % 10 == 0 { nudge(c) } else { *c }).collect();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
@@ -510,7 +487,10 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
 /// Convex hull contacts ([`widephase::contact::hull_contacts`]): rows
 /// `contact_hull_hull` (`workload::hull_pairs(4096, 64, 32, 81)`: hulls of
 /// 8–32 points) and `contact_hull_box` (`workload::hull_box_pairs(4096, 64,
-/// 32, 83)`), `scalar` on one thread and `par` on every rayon thread (the
+/// 32, 83)`) and `contact_hull_triangle` (the hulls of
+/// `workload::hull_box_pairs(4096, 64, 32, 85)` against a triangle in each
+/// box's place: through the box centre, facing the hull, corners `1.5·|half|`
+/// from the centre), `scalar` on one thread and `par` on every rayon thread (the
 /// testers are scalar per pair; the batch is split over threads). Both
 /// variants must give the same manifolds.
 fn bench_contact_hull(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
@@ -527,8 +507,33 @@ fn bench_contact_hull(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
     let hb_a: Vec<PlacedHull> =
         ba.iter().map(|&(i, p)| PlacedHull::new(&bhulls[i], p.center, p.axes)).collect();
     let hb_b: Vec<HullPartner> = boxes.iter().map(|&b| HullPartner::Box(b)).collect();
+    let (thulls, ta, tboxes) = widephase::workload::hull_box_pairs(4096, 64, 32, 85);
+    let ht_a: Vec<PlacedHull> =
+        ta.iter().map(|&(i, p)| PlacedHull::new(&thulls[i], p.center, p.axes)).collect();
+    let ht_b: Vec<HullPartner> = ta
+        .iter()
+        .zip(&tboxes)
+        .map(|(&(_, p), b)| {
+            let n = (p.center - b.center).try_normalize().unwrap_or(widephase::Vec3::Y);
+            let s = 1.5 * b.half.length();
+            let u = (b.axes[0] - n * n.dot(b.axes[0])).try_normalize().unwrap_or(b.axes[1]);
+            let w = n.cross(u);
+            let (p0, p1, p2) =
+                (b.center + u * s, b.center + (w - u * 0.5) * s, b.center - (w + u * 0.5) * s);
+            // counter-clockwise about n: the front faces the hull
+            HullPartner::Triangle(if (p1 - p0).cross(p2 - p0).dot(n) >= 0.0 {
+                widephase::Triangle::new(p0, p1, p2)
+            } else {
+                widephase::Triangle::new(p0, p2, p1)
+            })
+        })
+        .collect();
     let idx: Vec<(u32, u32)> = (0..4096u32).map(|i| (i, i)).collect();
-    for (name, a, b) in [("contact_hull_hull", &hh_a, &hh_b), ("contact_hull_box", &hb_a, &hb_b)] {
+    for (name, a, b) in [
+        ("contact_hull_hull", &hh_a, &hh_b),
+        ("contact_hull_box", &hb_a, &hb_b),
+        ("contact_hull_triangle", &ht_a, &ht_b),
+    ] {
         let go = || -> (f64, Vec<widephase::contact::Manifold>) {
             let mut out = hull_contacts(black_box(a), b, &idx, MARGIN);
             let inner = 4;

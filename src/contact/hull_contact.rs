@@ -1,5 +1,5 @@
 //! Contact manifolds of a placed [`ConvexHull`] (A) against spheres,
-//! capsules, boxes and other hulls (B), with the [module conventions](super):
+//! capsules, boxes, one-sided triangles and other hulls (B), with the [module conventions](super):
 //! normal from A to B, points on B, `depth >= -margin`, at most
 //! [`MAX_CONTACTS`] points, feature ids that depend only on features.
 //!
@@ -15,8 +15,10 @@
 //! Everything runs in A's local frame (B's pose relative to A is formed
 //! once, a face plane is moved into the other shape's frame instead of
 //! moving every vertex). The box is a polytope with the unit cube's
-//! topology and analytic support, so hull–box and hull–hull share one code
-//! path (the private `Polytope` trait).
+//! topology and analytic support, and a triangle a flat polytope (front
+//! and back face, each edge's Gauss arc split at its outward in-plane
+//! normal, see [`hull_triangle`]), so hull–box, hull–triangle and
+//! hull–hull share one code path (the private `Polytope` trait).
 //! 1. *Face queries*: for each face of A the separation of B's support
 //!    point along `-n`, and the same for B's faces; the largest is the best
 //!    face axis. If it exceeds the margin the pair has no contact.
@@ -90,7 +92,7 @@ use super::hull::{ConvexHull, HullEdge};
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
-use crate::shapes::{Capsule, Obb, Sphere};
+use crate::shapes::{Capsule, Obb, Sphere, Triangle};
 use crate::{Lane, LaneMask};
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -152,6 +154,8 @@ pub enum HullPartner<'a> {
     Box(Obb),
     /// Another hull.
     Hull(PlacedHull<'a>),
+    /// A one-sided triangle.
+    Triangle(Triangle),
 }
 
 /// Manifolds of the pairs `(hulls[i], others[j])` for `(i, j)` in `pairs`,
@@ -182,6 +186,7 @@ pub fn hull_partner(a: &PlacedHull, b: &HullPartner, margin: f32) -> Manifold {
         HullPartner::Capsule(c) => hull_capsule(a, c, margin),
         HullPartner::Box(o) => hull_box(a, o, margin),
         HullPartner::Hull(h) => hull_hull(a, h, margin),
+        HullPartner::Triangle(t) => hull_triangle(a, t, margin),
     }
 }
 
@@ -206,6 +211,24 @@ trait Polytope {
     fn support_value(&self, dir: Vec3) -> f32;
     /// `faces[1] normal × faces[0] normal` of edge `e`.
     fn edge_cross(&self, e: usize) -> Vec3;
+    /// The Gauss-map arcs of edge `e` as `(n0, n1, n1 × n0)`: one arc from
+    /// `faces[0]`'s normal to `faces[1]`'s for a solid polytope; a flat one
+    /// overrides it (its two faces are antipodal, see [`TrianglePolytope`]).
+    #[inline]
+    fn gauss_arcs(&self, e: usize, mut arc: impl FnMut(Vec3, Vec3, Vec3)) {
+        let f = self.edges()[e].faces;
+        arc(self.normal(f[0] as usize), self.normal(f[1] as usize), self.edge_cross(e));
+    }
+    /// A one-sided flat shape (a triangle): face `0` (its front) is its only
+    /// face axis and the preferred reference on near ties (a hull resting on
+    /// a mesh keeps the triangle's normal, as
+    /// [`box_triangle`](fn@super::box_triangle) does). Without the back face
+    /// the winning edge axis of a hull poking through the triangle deeper
+    /// than it stands in front need not be a face of the Minkowski
+    /// difference nearest the origin, so its edges' closest points may be
+    /// clamped; that manifold is then built on the front face instead (the
+    /// one-sided answer: push the hull out the front).
+    const ONE_SIDED: bool = false;
 }
 
 /// The lane type of the support loops (bit-identical at every width: the
@@ -352,6 +375,133 @@ impl Polytope for BoxPolytope {
     }
 }
 
+/// A triangle as a flat polytope in A's frame: vertices `0, 1, 2`, the
+/// front face `0` (normal `N = (b - a) × (c - a)` normalised, vertices
+/// counter-clockwise about it) and the back face `1` (`-N`, reversed),
+/// edges `k = (k, k + 1)` walked `0 → 1` by the front.
+///
+/// Its Gauss map: the faces are the antipodal points `±N`, an edge's arc
+/// is the half great circle from `N` through the edge's outward in-plane
+/// normal `o_k = e_k × N` to `-N`. Gregorius's Minkowski-face test needs
+/// arcs shorter than a half circle, so each edge gives two quarter arcs,
+/// `N → o_k` and `o_k → -N` (the normal cone of a flat polygon's edge is
+/// that half circle: `αN + βo_k`, `β ≥ 0`). The test is strict, so a hull
+/// arc crossing exactly at the split point `o_k` (a hull edge parallel to
+/// `N`, common in built scenes) would pass neither quarter: a third short
+/// arc `o_k ± 2^-8·N` around it holds that crossing in its interior (it is
+/// a sub-arc of the half circle, so whatever crosses it is a true
+/// Minkowski face).
+struct TrianglePolytope {
+    v: [Vec3; 3],
+    n: Vec3,
+    /// Outward in-plane edge normals `o_k`.
+    out: [Vec3; 3],
+    /// Front and back plane offsets (the largest over the vertices, so every
+    /// vertex is on or below each plane, as a hull's faces).
+    off: [f32; 2],
+    centroid: Vec3,
+    radius: f32,
+}
+
+const TRIANGLE_EDGES: [HullEdge; 3] = [
+    HullEdge { a: 0, b: 1, faces: [0, 1] },
+    HullEdge { a: 1, b: 2, faces: [0, 1] },
+    HullEdge { a: 2, b: 0, faces: [0, 1] },
+];
+const TRIANGLE_FACE_VERTICES: [[u8; 3]; 2] = [[0, 1, 2], [0, 2, 1]];
+/// `face_edges[i]` runs from `face_vertices[i]` to the next.
+const TRIANGLE_FACE_EDGES: [[u8; 3]; 2] = [[0, 1, 2], [2, 1, 0]];
+
+impl TrianglePolytope {
+    /// `None` for a degenerate (zero-area) triangle.
+    fn new(v: [Vec3; 3]) -> Option<Self> {
+        let n = (v[1] - v[0]).cross(v[2] - v[0]).try_normalize()?;
+        let out = [0, 1, 2].map(|k| (v[(k + 1) % 3] - v[k]).cross(n).try_normalize());
+        let out = [out[0]?, out[1]?, out[2]?];
+        let front = n.dot(v[0]).max(n.dot(v[1])).max(n.dot(v[2]));
+        let back = (-n).dot(v[0]).max((-n).dot(v[1])).max((-n).dot(v[2]));
+        let centroid = (v[0] + v[1] + v[2]) / 3.0;
+        let r = v.iter().map(|&p| (p - centroid).length()).fold(0.0, f32::max);
+        Some(TrianglePolytope { v, n, out, off: [front, back], centroid, radius: r * (1.0 + 1e-6) })
+    }
+}
+
+impl Polytope for TrianglePolytope {
+    #[inline]
+    fn vertex(&self, i: usize) -> Vec3 {
+        self.v[i]
+    }
+    #[inline]
+    fn vertex_count(&self) -> usize {
+        3
+    }
+    #[inline]
+    fn face_count(&self) -> usize {
+        2
+    }
+    #[inline]
+    fn normal(&self, f: usize) -> Vec3 {
+        if f == 0 {
+            self.n
+        } else {
+            -self.n
+        }
+    }
+    #[inline]
+    fn offset(&self, f: usize) -> f32 {
+        self.off[f]
+    }
+    #[inline]
+    fn face_vertices(&self, f: usize) -> &[u8] {
+        &TRIANGLE_FACE_VERTICES[f]
+    }
+    #[inline]
+    fn face_edges(&self, f: usize) -> &[u8] {
+        &TRIANGLE_FACE_EDGES[f]
+    }
+    #[inline]
+    fn edges(&self) -> &[HullEdge] {
+        &TRIANGLE_EDGES
+    }
+    #[inline]
+    fn centroid(&self) -> Vec3 {
+        self.centroid
+    }
+    #[inline]
+    fn radius(&self) -> f32 {
+        self.radius
+    }
+    #[inline]
+    fn support(&self, dir: Vec3) -> (usize, f32) {
+        let mut best = (0, dir.dot(self.v[0]));
+        for i in 1..3 {
+            let s = dir.dot(self.v[i]);
+            if s > best.1 {
+                best = (i, s);
+            }
+        }
+        best
+    }
+    #[inline]
+    fn support_value(&self, dir: Vec3) -> f32 {
+        self.support(dir).1
+    }
+    #[inline]
+    fn edge_cross(&self, e: usize) -> Vec3 {
+        // both quarter arcs lie on one great circle: o × N
+        self.out[e].cross(self.n)
+    }
+    #[inline]
+    fn gauss_arcs(&self, e: usize, mut arc: impl FnMut(Vec3, Vec3, Vec3)) {
+        let (o, c) = (self.out[e], self.edge_cross(e));
+        arc(self.n, o, c);
+        arc(o, -self.n, c);
+        let eps = self.n * (1.0 / 256.0);
+        arc(o + eps, o - eps, c);
+    }
+    const ONE_SIDED: bool = true;
+}
+
 /// B's pose relative to A: `p_A = rot · p_B + t` (rows of `rot` are A's
 /// axes dotted with B's).
 #[derive(Clone, Copy)]
@@ -362,6 +512,9 @@ struct Relative {
 }
 
 impl Relative {
+    /// B already in A's frame (every transform below is then exact).
+    const IDENTITY: Relative = Relative { cols: [Vec3::X, Vec3::Y, Vec3::Z], t: Vec3::ZERO };
+
     fn new(a: &PlacedHull, b_center: Vec3, b_axes: &[Vec3; 3]) -> Self {
         let col = |v: Vec3| Vec3::new(v.dot(a.axes[0]), v.dot(a.axes[1]), v.dot(a.axes[2]));
         Relative {
@@ -639,7 +792,7 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
         return Manifold::EMPTY;
     }
     let mut best_b = (usize::MAX, f32::NEG_INFINITY);
-    for g in 0..b.face_count() {
+    for g in 0..if B::ONE_SIDED { 1 } else { b.face_count() } {
         let m = pb.normal(g);
         let sep = -Polytope::support_value(ha, -m) - pb.offset(g);
         if !(sep <= margin) {
@@ -654,7 +807,12 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     }
     let scale = ha.bounding_radius() + b.radius();
     let allowance = |sep: f32| OBB_EDGE_AXIS_BIAS * sep.abs() + FACE_AXIS_ABS_TOL * scale;
-    let face_b = best_b.1 > best_a.1 + allowance(best_a.1);
+    // the preferred reference keeps the axis unless the other beats it
+    let face_b = if B::ONE_SIDED {
+        !(best_a.1 > best_b.1 + allowance(best_b.1))
+    } else {
+        best_b.1 > best_a.1 + allowance(best_a.1)
+    };
     let best_face = if face_b { best_b.1 } else { best_a.1 };
     // 2. edge queries, culled by bounding spheres
     let reach = margin.max(-best_face) + FACE_AXIS_ABS_TOL * scale;
@@ -683,9 +841,10 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
             let mid = (p + q) * 0.5;
             let half = (q - p).length() * 0.5;
             if (mid - ca).length() <= ha.bounding_radius() + half + reach {
-                let c = -pb.normal(e.faces[0] as usize);
-                let d = -pb.normal(e.faces[1] as usize);
-                soa.push(k as u8, [c, d, pb.rel.dir(b.edge_cross(k)), mid], half + reach, p, q);
+                b.gauss_arcs(k, |n0, n1, cross| {
+                    let (c, d) = (-pb.rel.dir(n0), -pb.rel.dir(n1));
+                    soa.push(k as u8, [c, d, pb.rel.dir(cross), mid], half + reach, p, q);
+                });
             }
         }
         if soa.ids.is_empty() {
@@ -776,6 +935,10 @@ fn hull_polytope<B: Polytope>(a: &PlacedHull, b: &B, rel: Relative, margin: f32)
     // 5. speculative: the deepest point must reach the SAT depth
     if sep_of(exact) > 0.0 {
         return closest_pair(a, ha, &pb, margin);
+    }
+    if B::ONE_SIDED && m.count == 0.0 {
+        // a clamped edge witness (see `Polytope::ONE_SIDED`)
+        return build(Axis::FaceB);
     }
     m
 }
@@ -902,7 +1065,7 @@ fn edge_contact<B: Polytope>(
     let (p1, q1) = (ha.vertices()[e1.a as usize], ha.vertices()[e1.b as usize]);
     let (p2, q2) = (pb.vertex(e2.a as usize), pb.vertex(e2.b as usize));
     let (s, t) = closest_params(p1, q1, p2, q2);
-    if separated && (s == 0.0 || s == 1.0 || t == 0.0 || t == 1.0) {
+    if (separated || B::ONE_SIDED) && (s == 0.0 || s == 1.0 || t == 0.0 || t == 1.0) {
         return Manifold::EMPTY;
     }
     let pa = p1 + (q1 - p1) * s;
@@ -926,7 +1089,8 @@ fn face_contact_a<B: Polytope>(
     let n = ha.face_normal(f);
     let nb = pb.poly.face_count();
     let inc = most_antiparallel(nb, |g| pb.normal(g).dot(n), |_| true);
-    let m = clip_a(a, ha, pb, f, inc, margin);
+    let clip = |inc| clip_faces(a, &posed_a(ha), f, pb, inc, Reference::A, f as u32, margin);
+    let m = clip(inc);
     if m.max_depth().is_some_and(|d| d >= -sep) {
         return m;
     }
@@ -939,7 +1103,7 @@ fn face_contact_a<B: Polytope>(
     if inc2 == inc {
         return m;
     }
-    let m2 = clip_a(a, ha, pb, f, inc2, margin);
+    let m2 = clip(inc2);
     deeper(m, m2)
 }
 
@@ -975,40 +1139,6 @@ fn most_antiparallel(
     inc
 }
 
-/// B's face `inc` clipped to A's face `f`.
-fn clip_a<B: Polytope>(
-    a: &PlacedHull,
-    ha: &ConvexHull,
-    pb: &Posed<B>,
-    f: usize,
-    inc: usize,
-    margin: f32,
-) -> Manifold {
-    let n = ha.face_normal(f);
-    let d = ha.face_offset(f);
-    CLIP.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (poly, scratch, refp, cands) = &mut *cell;
-        poly.clear();
-        let iv = pb.poly.face_vertices(inc);
-        let ie = pb.poly.face_edges(inc);
-        for (&v, &e) in iv.iter().zip(ie) {
-            poly.push(ClipVertex { p: pb.vertex(v as usize), id: v as u32, next_on: e as u32 });
-        }
-        refp.clear();
-        refp.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
-        clip_polygon(poly, scratch, refp, n);
-        cands.clear();
-        for c in poly.iter() {
-            let depth = d - n.dot(c.p);
-            if depth >= -margin {
-                cands.push(Cand { pos: c.p, depth, id: id(f as u32, c.id) });
-            }
-        }
-        finish(a, n, cands)
-    })
-}
-
 /// Face axis with B's face `g` as reference (normal `-m`); the incident
 /// face as in [`face_contact_a`].
 fn face_contact_b<B: Polytope>(
@@ -1022,7 +1152,9 @@ fn face_contact_b<B: Polytope>(
     let m = pb.normal(g);
     let na = ha.face_count();
     let inc = most_antiparallel(na, |f| ha.face_normal(f).dot(m), |_| true);
-    let out = clip_b(a, ha, pb, g, inc, margin);
+    let tag = 128 + g as u32;
+    let clip = |inc| clip_faces(a, pb, g, &posed_a(ha), inc, Reference::B, tag, margin);
+    let out = clip(inc);
     if out.max_depth().is_some_and(|d| d >= -sep) {
         return out;
     }
@@ -1035,41 +1167,70 @@ fn face_contact_b<B: Polytope>(
     if inc2 == inc {
         return out;
     }
-    deeper(out, clip_b(a, ha, pb, g, inc2, margin))
+    deeper(out, clip(inc2))
 }
 
-/// A's face `inc` clipped to B's face `g`.
-fn clip_b<B: Polytope>(
+/// A's own frame as a posed polytope (the identity transform is exact up to
+/// the sign of a zero), so both sides of a face clip read alike.
+#[inline]
+fn posed_a(ha: &ConvexHull) -> Posed<'_, ConvexHull> {
+    Posed { poly: ha, rel: Relative::IDENTITY }
+}
+
+/// Which shape holds the reference face of a clip.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reference {
+    /// A's face: the normal is its outward normal, points are the clipped
+    /// incident (B) vertices.
+    A,
+    /// B's face: the normal is minus its outward normal, points are the
+    /// clipped incident (A) vertices moved onto B's face plane.
+    B,
+}
+
+/// The incident face `inc` of `incident` clipped to the reference face `f`
+/// of `reference` (both in A's frame), points with `depth >= -margin`,
+/// feature ids tagged `tag` (see the [module docs](self)).
+#[allow(clippy::too_many_arguments)]
+fn clip_faces<R: Polytope, I: Polytope>(
     a: &PlacedHull,
-    ha: &ConvexHull,
-    pb: &Posed<B>,
-    g: usize,
+    reference: &Posed<R>,
+    f: usize,
+    incident: &Posed<I>,
     inc: usize,
+    side: Reference,
+    tag: u32,
     margin: f32,
 ) -> Manifold {
-    let m = pb.normal(g);
-    let d = pb.offset(g);
+    let n = reference.normal(f);
+    let d = reference.offset(f);
     CLIP.with(|cell| {
         let mut cell = cell.borrow_mut();
         let (poly, scratch, refp, cands) = &mut *cell;
         poly.clear();
-        let iv = ha.face_vertices(inc);
-        let ie = ha.face_edges(inc);
+        let iv = incident.poly.face_vertices(inc);
+        let ie = incident.poly.face_edges(inc);
         for (&v, &e) in iv.iter().zip(ie) {
-            poly.push(ClipVertex { p: ha.vertices()[v as usize], id: v as u32, next_on: e as u32 });
+            poly.push(ClipVertex {
+                p: incident.vertex(v as usize),
+                id: v as u32,
+                next_on: e as u32,
+            });
         }
         refp.clear();
-        refp.extend(pb.poly.face_vertices(g).iter().map(|&v| pb.vertex(v as usize)));
-        clip_polygon(poly, scratch, refp, m);
+        refp.extend(reference.poly.face_vertices(f).iter().map(|&v| reference.vertex(v as usize)));
+        clip_polygon(poly, scratch, refp, n);
         cands.clear();
         for c in poly.iter() {
-            let depth = d - m.dot(c.p);
+            let depth = d - n.dot(c.p);
             if depth >= -margin {
-                // the point on B: A's point moved onto B's face plane
-                cands.push(Cand { pos: c.p + m * depth, depth, id: id(128 + g as u32, c.id) });
+                // on B: the incident point itself, or A's point moved onto
+                // B's face plane
+                let pos = if side == Reference::A { c.p } else { c.p + n * depth };
+                cands.push(Cand { pos, depth, id: id(tag, c.id) });
             }
         }
-        finish(a, -m, cands)
+        finish(a, if side == Reference::A { n } else { -n }, cands)
     })
 }
 
@@ -1189,6 +1350,50 @@ pub fn hull_box(a: &PlacedHull, b: &Obb, margin: f32) -> Manifold {
     }
     let rel = Relative::new(a, b.center, &b.axes);
     hull_polytope(a, &BoxPolytope::new(b.half), rel, margin)
+}
+
+/// Contact manifold of hull `a` and the one-sided triangle `b` (front: the
+/// side of `(b - a) × (c - a)`), with the hull–polytope SAT of the
+/// [module docs](self): the triangle is a flat polytope
+/// (`TrianglePolytope`) whose front face is its only face axis and the
+/// preferred reference on near ties (a hull a face's bias above the
+/// triangle keeps the triangle's normal, as
+/// [`box_triangle`](fn@super::box_triangle)); the same margin, reach and
+/// speculative closest-pair rules as [`hull_box`].
+///
+/// The rules of [`box_triangle`](fn@super::box_triangle): no contact when
+/// the hull's centroid is behind the triangle's plane; a degenerate
+/// (zero-area) triangle is tested two-sided as the segment (or point) it is,
+/// through [`hull_capsule`] with radius 0 on its longest edge (capsule
+/// feature ids, tag 255).
+pub fn hull_triangle(a: &PlacedHull, b: &Triangle, margin: f32) -> Manifold {
+    let ok = a.valid()
+        && b.a.is_finite()
+        && b.b.is_finite()
+        && b.c.is_finite()
+        && margin.is_finite()
+        && margin >= 0.0;
+    if !ok {
+        return Manifold::EMPTY;
+    }
+    // the triangle in A's frame, once: B's transform is then the identity
+    let v = [a.local_point(b.a), a.local_point(b.b), a.local_point(b.c)];
+    let Some(tri) = TrianglePolytope::new(v) else {
+        let (p, q) =
+            [(b.a, b.b), (b.b, b.c), (b.c, b.a)].into_iter().fold((b.a, b.a), |best, e| {
+                if (e.1 - e.0).length_squared() > (best.1 - best.0).length_squared() {
+                    e
+                } else {
+                    best
+                }
+            });
+        return hull_capsule(a, &Capsule { a: p, b: q, radius: 0.0 }, margin);
+    };
+    // one-sided: the hull's centroid must not be behind the plane
+    if tri.n.dot(a.hull.centroid() - v[0]) < 0.0 {
+        return Manifold::EMPTY;
+    }
+    hull_polytope(a, &tri, Relative::IDENTITY, margin)
 }
 
 // ---------------------------------------------------------------------------

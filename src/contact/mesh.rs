@@ -72,6 +72,7 @@
 //!   mesh gives none, as triangle–triangle in [`contacts`](super::contacts)),
 //!   and no moving meshes (build a new [`StaticMesh`]).
 
+use super::hull::ConvexHull;
 use super::internal_edges::InternalEdges;
 use super::pipeline::{run_pairs, Collider, PairSource, ShapeKind};
 use super::Manifold;
@@ -228,6 +229,11 @@ impl StaticMesh {
             Collider::Capsule(a) => Collider::Capsule(Capsule::new(a.a, a.b, a.radius + g)),
             Collider::Box(a) => Collider::Box(Obb::new(a.center, a.axes, a.half + Vec3::splat(g))),
             Collider::Triangle(_) => return None,
+            // the AABB grown by g holds the hull grown by g
+            Collider::Hull(_) => {
+                let q = Aabb::new(tight.min - Vec3::splat(g), tight.max + Vec3::splat(g));
+                return q.is_valid().then_some(q);
+            }
         };
         let q = grown.aabb();
         q.is_valid().then_some(q)
@@ -305,6 +311,7 @@ type Found = (Vec<(u32, u32)>, Vec<u32>);
 /// The sub-pairs: `(pair index, triangle id)`, read as (shape, triangle).
 struct SubPairs<'a> {
     colliders: &'a [Collider],
+    hulls: &'a [ConvexHull],
     meshes: &'a [StaticMesh],
     pairs: &'a [(u32, u32)],
     sub: &'a [(u32, u32)],
@@ -326,6 +333,9 @@ impl PairSource for SubPairs<'_> {
         let c = self.pairs[self.sub[i].0 as usize].0;
         (self.colliders[c as usize].kind(), ShapeKind::Triangle)
     }
+    fn hulls(&self) -> &[ConvexHull] {
+        self.hulls
+    }
 }
 
 /// Contacts of shapes against static meshes: for each `(collider, mesh)` of
@@ -341,7 +351,8 @@ impl PairSource for SubPairs<'_> {
 ///   lie on the triangle ([conventions](super)).
 /// - Triangles whose tester reports no contact are dropped; the rest come
 ///   by ascending triangle id.
-/// - Sphere, capsule and box shapes; a [`Collider::Triangle`] gets no
+/// - Sphere, capsule and box shapes (hulls with
+///   [`mesh_contacts_with_hulls`]); a [`Collider::Triangle`] gets no
 ///   contacts. Invalid shapes (NaN/∞ coordinates, negative radii or extents)
 ///   and an invalid margin give no contacts and never panic.
 ///
@@ -355,9 +366,34 @@ pub fn mesh_contacts(
     mesh_contacts_with::<f32x16>(colliders, meshes, pairs, margin)
 }
 
+/// [`mesh_contacts`] with [`Collider::Hull`]s indexing `hulls`: a hull's
+/// manifolds against the triangles come from
+/// [`hull_triangle`](super::hull_triangle), through the same ghost-contact
+/// filter as the other shapes.
+pub fn mesh_contacts_with_hulls(
+    colliders: &[Collider],
+    hulls: &[ConvexHull],
+    meshes: &[StaticMesh],
+    pairs: &[(u32, u32)],
+    margin: f32,
+) -> MeshManifolds {
+    mesh_contacts_with_hulls_at::<f32x16>(colliders, hulls, meshes, pairs, margin)
+}
+
 /// [`mesh_contacts`] at lane width `L` (every width gives the same output).
 pub fn mesh_contacts_with<L: LanePod>(
     colliders: &[Collider],
+    meshes: &[StaticMesh],
+    pairs: &[(u32, u32)],
+    margin: f32,
+) -> MeshManifolds {
+    mesh_contacts_with_hulls_at::<L>(colliders, &[], meshes, pairs, margin)
+}
+
+/// [`mesh_contacts_with_hulls`] at lane width `L`.
+pub fn mesh_contacts_with_hulls_at<L: LanePod>(
+    colliders: &[Collider],
+    hulls: &[ConvexHull],
     meshes: &[StaticMesh],
     pairs: &[(u32, u32)],
     margin: f32,
@@ -396,7 +432,7 @@ pub fn mesh_contacts_with<L: LanePod>(
         counts.extend(c);
     }
     // The narrow phase: the sub-pairs through the bucketed testers.
-    let src = SubPairs { colliders, meshes, pairs, sub: &sub };
+    let src = SubPairs { colliders, hulls, meshes, pairs, sub: &sub };
     let manifolds = run_pairs::<L, _>(&src, margin);
     let mut starts = Vec::with_capacity(pairs.len() + 1);
     starts.push(0);

@@ -82,11 +82,14 @@ pub use capsule_capsule::{capsule_capsule, CAPSULE_PARALLEL_SIN};
 pub use capsule_triangle::capsule_triangle;
 pub use hull::{ConvexHull, HullEdge, HullError, HULL_MAX_VERTICES};
 pub use hull_contact::{
-    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, HullPartner, PlacedHull,
+    hull_box, hull_capsule, hull_contacts, hull_hull, hull_sphere, hull_triangle, HullPartner,
+    PlacedHull,
 };
-pub use mesh::{mesh_contacts, MeshContact, MeshManifolds, StaticMesh};
+pub use mesh::{mesh_contacts, mesh_contacts_with_hulls, MeshContact, MeshManifolds, StaticMesh};
 pub use narrow_phase::NarrowPhase;
-pub use pipeline::{contacts, Collider, ContactTester, ShapeKind};
+pub use pipeline::{
+    contacts, contacts_with_hulls, Collider, ContactTester, HullCollider, ShapeKind,
+};
 pub use sphere_box::sphere_box;
 pub use sphere_capsule::sphere_capsule;
 pub use sphere_sphere::sphere_sphere;

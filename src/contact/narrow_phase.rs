@@ -25,7 +25,11 @@
 //! shape moved (computed in f64 and rounded up):
 //! sphere `|Δc|`; capsule `max(|Δa|, |Δb|)` (every point of the segment is
 //! an affine mix of its ends); box `|Δc| + Σ hᵢ·|Δaxisᵢ|`; triangle
-//! `max(|Δa|, |Δb|, |Δc|)`. A radius or half extent that changed, a
+//! `max(|Δa|, |Δb|, |Δc|)`; hull `|Δc| + Σ rᵢ·|Δaxisᵢ|` with `rᵢ` the
+//! largest `|coordinate i|` of its local bounding box (every vertex, hence
+//! every point, within it), the same table index and local box required —
+//! the hull table itself must not change under an index between frames (its
+//! shape is not compared). A radius or half extent that changed, a
 //! different kind or a non-finite coordinate means "moved" (recompute).
 //!
 //! A pair's cached manifold is reused when both colliders are bit-identical
@@ -55,7 +59,8 @@
 //! The displacement is absolute, not relative: two bodies moving together
 //! are recomputed, since manifold points are world coordinates.
 
-use super::pipeline::contacts_with;
+use super::hull::ConvexHull;
+use super::pipeline::contacts_with_hulls_at;
 use super::{Collider, Manifold, MAX_CONTACTS};
 use crate::math::Vec3;
 use crate::pack::LanePod;
@@ -184,6 +189,29 @@ impl NarrowPhase {
     /// [`NarrowPhase::update`] at lane width `L` (same output at every
     /// width).
     pub fn update_with<L: LanePod>(&mut self, colliders: &[Collider], pairs: &[(u32, u32)]) {
+        self.update_with_hulls_at::<L>(colliders, &[], pairs)
+    }
+
+    /// [`NarrowPhase::update`] with [`Collider::Hull`]s indexing `hulls`
+    /// (see [`contacts_with_hulls`](super::pipeline::contacts_with_hulls)).
+    /// The table must not change between frames under the same indices: a
+    /// reused hull manifold is keyed by the index and pose only.
+    pub fn update_with_hulls(
+        &mut self,
+        colliders: &[Collider],
+        hulls: &[ConvexHull],
+        pairs: &[(u32, u32)],
+    ) {
+        self.update_with_hulls_at::<f32x16>(colliders, hulls, pairs)
+    }
+
+    /// [`NarrowPhase::update_with_hulls`] at lane width `L`.
+    pub fn update_with_hulls_at<L: LanePod>(
+        &mut self,
+        colliders: &[Collider],
+        hulls: &[ConvexHull],
+        pairs: &[(u32, u32)],
+    ) {
         assert!(
             pairs.windows(2).all(|w| w[0] < w[1]),
             "NarrowPhase::update needs strictly ascending pairs (BroadPhase::pairs order)"
@@ -235,7 +263,7 @@ impl NarrowPhase {
             self.note_gone(*p, m, None);
         }
         stats.recomputed = self.todo.len();
-        let fresh = contacts_with::<L>(colliders, &self.todo, self.margin);
+        let fresh = contacts_with_hulls_at::<L>(colliders, hulls, &self.todo, self.margin);
         for (&k, m) in self.todo_at.iter().zip(fresh) {
             manifolds[k as usize] = m;
         }
@@ -369,6 +397,13 @@ fn same_bits(a: &Collider, b: &Collider) -> bool {
         (Collider::Triangle(a), Collider::Triangle(b)) => {
             bits(a.a) == bits(b.a) && bits(a.b) == bits(b.b) && bits(a.c) == bits(b.c)
         }
+        (Collider::Hull(a), Collider::Hull(b)) => {
+            a.hull == b.hull
+                && bits(a.center) == bits(b.center)
+                && (0..3).all(|i| bits(a.axes[i]) == bits(b.axes[i]))
+                && bits(a.local_min) == bits(b.local_min)
+                && bits(a.local_max) == bits(b.local_max)
+        }
         _ => false,
     }
 }
@@ -398,6 +433,17 @@ fn displacement(then: &Collider, now: &Collider) -> Option<f64> {
         }
         (Collider::Triangle(a), Collider::Triangle(b)) => {
             dist(a.a, b.a).max(dist(a.b, b.b)).max(dist(a.c, b.c))
+        }
+        // a vertex v moves by Δc + Σ v_i·Δaxes_i, |v_i| <= the local reach
+        (Collider::Hull(a), Collider::Hull(b))
+            if a.hull == b.hull
+                && bits(a.local_min) == bits(b.local_min)
+                && bits(a.local_max) == bits(b.local_max) =>
+        {
+            let r = a.local_reach();
+            let h = [r.x as f64, r.y as f64, r.z as f64];
+            dist(a.center, b.center)
+                + (0..3).map(|i| h[i] * dist(a.axes[i], b.axes[i])).sum::<f64>()
         }
         _ => return None,
     };

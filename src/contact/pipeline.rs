@@ -26,6 +26,8 @@
 //!
 //! [`mesh_contacts`]: super::mesh_contacts
 
+use super::hull::ConvexHull;
+use super::hull_contact::{hull_partner, HullPartner, PlacedHull};
 use super::{
     box_box::{self, box_box},
     box_triangle, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
@@ -51,6 +53,63 @@ pub enum Collider {
     /// A triangle (one triangle of a static mesh; one-sided, see
     /// [`sphere_triangle`](fn@super::sphere_triangle)).
     Triangle(Triangle),
+    /// A convex hull: an index into the hull table passed beside the
+    /// colliders ([`contacts_with_hulls`]) and a pose.
+    Hull(HullCollider),
+}
+
+/// A placed convex hull in a [`Collider`]: `hulls[hull]` of the table given
+/// to [`contacts_with_hulls`] (or [`mesh_contacts_with_hulls`],
+/// [`NarrowPhase::update_with_hulls`]) at `center`, rotated by the
+/// orthonormal `axes` (as [`PlacedHull`]), with the hull's local bounding
+/// box kept for [`Collider::aabb`]. Build it with [`HullCollider::new`]; an
+/// index past the table gives no contacts.
+///
+/// [`mesh_contacts_with_hulls`]: super::mesh::mesh_contacts_with_hulls
+/// [`NarrowPhase::update_with_hulls`]: super::NarrowPhase::update_with_hulls
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HullCollider {
+    /// Index into the hull table.
+    pub hull: u32,
+    /// World position of the hull's local origin.
+    pub center: Vec3,
+    /// World directions of the local axes.
+    pub axes: [Vec3; 3],
+    /// The hull's local bounding box (min corner).
+    pub local_min: Vec3,
+    /// The hull's local bounding box (max corner).
+    pub local_max: Vec3,
+}
+
+impl HullCollider {
+    /// `hulls[hull]` at `center` rotated by `axes`; the local bounds are NaN
+    /// (the collider overlaps nothing) when `hull` is past the table.
+    pub fn new(hulls: &[ConvexHull], hull: u32, center: Vec3, axes: [Vec3; 3]) -> Self {
+        let (local_min, local_max) = match hulls.get(hull as usize) {
+            Some(h) => h.vertices().iter().fold(
+                (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                |(lo, hi), &v| (lo.min(v), hi.max(v)),
+            ),
+            None => (Vec3::splat(f32::NAN), Vec3::splat(f32::NAN)),
+        };
+        HullCollider { hull, center, axes, local_min, local_max }
+    }
+
+    /// The same hull at `center` rotated by `axes`.
+    pub fn moved_to(&self, center: Vec3, axes: [Vec3; 3]) -> Self {
+        HullCollider { center, axes, ..*self }
+    }
+
+    /// The placed hull of the table, `None` when the index is past it.
+    pub fn placed<'h>(&self, hulls: &'h [ConvexHull]) -> Option<PlacedHull<'h>> {
+        hulls.get(self.hull as usize).map(|h| PlacedHull::new(h, self.center, self.axes))
+    }
+
+    /// Largest `|coordinate|` of the local bounds per axis: every vertex is
+    /// within it of the local origin along each axis.
+    pub fn local_reach(&self) -> Vec3 {
+        self.local_min.abs().max(self.local_max.abs())
+    }
 }
 
 /// The kind of a [`Collider`], in canonical pair order.
@@ -64,11 +123,14 @@ pub enum ShapeKind {
     Box = 2,
     /// [`Collider::Triangle`].
     Triangle = 3,
+    /// [`Collider::Hull`] (tested by the scalar hull testers, outside the
+    /// lane buckets).
+    Hull = 4,
 }
 
 impl ShapeKind {
     /// Number of kinds.
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 5;
 }
 
 impl Collider {
@@ -79,6 +141,7 @@ impl Collider {
             Collider::Capsule(_) => ShapeKind::Capsule,
             Collider::Box(_) => ShapeKind::Box,
             Collider::Triangle(_) => ShapeKind::Triangle,
+            Collider::Hull(_) => ShapeKind::Hull,
         }
     }
 
@@ -110,6 +173,44 @@ impl Collider {
                 Aabb::new(b.center - e, b.center + e)
             }
             Collider::Triangle(t) => Aabb::new(t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c)),
+            Collider::Hull(h) => {
+                // the local box's centre and half extents, rotated (as a box)
+                let (c, e) = ((h.local_min + h.local_max) * 0.5, (h.local_max - h.local_min) * 0.5);
+                let wc = h.center + h.axes[0] * c.x + h.axes[1] * c.y + h.axes[2] * c.z;
+                let we = h.axes[0].abs() * e.x + h.axes[1].abs() * e.y + h.axes[2].abs() * e.z;
+                // one part in 2^20 up: the rotated sums round either way
+                let we = we + we * (1.0 / 1_048_576.0);
+                Aabb::new(wc - we, wc + we)
+            }
+        }
+    }
+
+    /// The collider moved by `t` (every point of the shape).
+    pub fn translated(&self, t: Vec3) -> Collider {
+        match *self {
+            Collider::Sphere(mut s) => {
+                s.center += t;
+                Collider::Sphere(s)
+            }
+            Collider::Capsule(mut c) => {
+                c.a += t;
+                c.b += t;
+                Collider::Capsule(c)
+            }
+            Collider::Box(mut b) => {
+                b.center += t;
+                Collider::Box(b)
+            }
+            Collider::Triangle(mut s) => {
+                s.a += t;
+                s.b += t;
+                s.c += t;
+                Collider::Triangle(s)
+            }
+            Collider::Hull(mut h) => {
+                h.center += t;
+                Collider::Hull(h)
+            }
         }
     }
 }
@@ -217,6 +318,10 @@ macro_rules! contact_testers {
             task: &[u32],
             out: &mut [Manifold],
         ) {
+            // every pair with a hull (the last kind) goes to the hull testers
+            if kb == ShapeKind::Hull {
+                return run_hull_task(job, task, out);
+            }
             $(
                 if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
                     return run_task::<$name, L, S>(job, task, out);
@@ -295,11 +400,14 @@ pub(super) trait PairSource: Sync {
         let (a, b) = self.pair(i);
         (a.kind(), b.kind())
     }
+    /// The hull table [`Collider::Hull`] indexes.
+    fn hulls(&self) -> &[ConvexHull];
 }
 
 /// The pairs of [`contacts`]: `colliders[pairs[i].0]`, `colliders[pairs[i].1]`.
 struct IndexPairs<'a> {
     colliders: &'a [Collider],
+    hulls: &'a [ConvexHull],
     pairs: &'a [(u32, u32)],
 }
 
@@ -316,6 +424,9 @@ impl PairSource for IndexPairs<'_> {
     fn kinds(&self, i: usize) -> (ShapeKind, ShapeKind) {
         let (a, b) = self.pairs[i];
         (self.colliders[a as usize].kind(), self.colliders[b as usize].kind())
+    }
+    fn hulls(&self) -> &[ConvexHull] {
+        self.hulls
     }
 }
 
@@ -382,6 +493,38 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     }
 }
 
+/// The pairs `task` of `job.src` that hold a hull, by the scalar hull
+/// testers ([`hull_partner`], the hull as A; a pair given with the hull
+/// second is swapped back by [`swap_roles`]), in task order.
+fn run_hull_task<S: PairSource>(job: &Job<'_, S>, task: &[u32], out: &mut [Manifold]) {
+    let hulls = job.src.hulls();
+    for (o, &pi) in out.iter_mut().zip(task) {
+        let (c0, c1) = job.src.pair(pi as usize);
+        *o = match (c0, c1) {
+            (Collider::Hull(h), other) => hull_against(hulls, &h, &other, job.margin),
+            (other, Collider::Hull(h)) => swap_roles(&hull_against(hulls, &h, &other, job.margin)),
+            _ => Manifold::EMPTY,
+        };
+    }
+}
+
+/// The manifold of hull `h` (A) against `other` (B); empty for an index past
+/// the table.
+fn hull_against(hulls: &[ConvexHull], h: &HullCollider, other: &Collider, margin: f32) -> Manifold {
+    let Some(a) = h.placed(hulls) else { return Manifold::EMPTY };
+    let b = match *other {
+        Collider::Sphere(s) => HullPartner::Sphere(s),
+        Collider::Capsule(c) => HullPartner::Capsule(c),
+        Collider::Box(o) => HullPartner::Box(o),
+        Collider::Triangle(t) => HullPartner::Triangle(t),
+        Collider::Hull(g) => match g.placed(hulls) {
+            Some(p) => HullPartner::Hull(p),
+            None => return Manifold::EMPTY,
+        },
+    };
+    hull_partner(&a, &b, margin)
+}
+
 /// One manifold per pair of `pairs` (indices into `colliders`), in input
 /// order, with speculative `margin`, at the widest lanes (`f32x16`) over
 /// rayon. See the [module docs](self) and the [conventions](super): the
@@ -406,9 +549,31 @@ pub fn contacts(colliders: &[Collider], pairs: &[(u32, u32)], margin: f32) -> Ve
     contacts_with::<f32x16>(colliders, pairs, margin)
 }
 
+/// [`contacts`] with [`Collider::Hull`]s indexing `hulls` (a hull pair is
+/// tested by [`hull_partner`], the hull as A; hull–hull keeps the given
+/// order). Without a table ([`contacts`]) every hull pair is empty.
+pub fn contacts_with_hulls(
+    colliders: &[Collider],
+    hulls: &[ConvexHull],
+    pairs: &[(u32, u32)],
+    margin: f32,
+) -> Vec<Manifold> {
+    contacts_with_hulls_at::<f32x16>(colliders, hulls, pairs, margin)
+}
+
 /// [`contacts`] at lane width `L` (every width gives the same manifolds).
 pub fn contacts_with<L: LanePod>(
     colliders: &[Collider],
+    pairs: &[(u32, u32)],
+    margin: f32,
+) -> Vec<Manifold> {
+    contacts_with_hulls_at::<L>(colliders, &[], pairs, margin)
+}
+
+/// [`contacts_with_hulls`] at lane width `L`.
+pub fn contacts_with_hulls_at<L: LanePod>(
+    colliders: &[Collider],
+    hulls: &[ConvexHull],
     pairs: &[(u32, u32)],
     margin: f32,
 ) -> Vec<Manifold> {
@@ -419,7 +584,7 @@ pub fn contacts_with<L: LanePod>(
             "pair {i} = ({a}, {b}) indexes past the {n} colliders"
         );
     }
-    run_pairs::<L, _>(&IndexPairs { colliders, pairs }, margin)
+    run_pairs::<L, _>(&IndexPairs { colliders, hulls, pairs }, margin)
 }
 
 /// The pipeline's scratch, kept per calling thread between calls (the
@@ -464,8 +629,13 @@ fn run_pairs_into<L: LanePod, S: PairSource>(
     out: &mut Vec<Manifold>,
 ) {
     const NK: usize = ShapeKind::COUNT * ShapeKind::COUNT;
-    const KINDS: [ShapeKind; 4] =
-        [ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Triangle];
+    const KINDS: [ShapeKind; ShapeKind::COUNT] = [
+        ShapeKind::Sphere,
+        ShapeKind::Capsule,
+        ShapeKind::Box,
+        ShapeKind::Triangle,
+        ShapeKind::Hull,
+    ];
     let n = src.len();
     let Scratch { order, slot, sorted } = scratch;
     // counting sort by canonical kind pair: slot[i] = bucket key, then count
