@@ -211,14 +211,7 @@ fn stage_depth_png(
         .iter()
         .map(|&d| if d.is_finite() { (255.0 - 223.0 * ((d - lo) / span)).round() as u8 } else { 0 })
         .collect();
-    Ok(formats::stage(path, |w| {
-        let mut enc = png::Encoder::new(w, width as u32, height as u32);
-        enc.set_color(png::ColorType::Grayscale);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut wr = enc.write_header().map_err(std::io::Error::other)?;
-        wr.write_image_data(&img).map_err(std::io::Error::other)?;
-        wr.finish().map_err(std::io::Error::other)
-    })?)
+    Ok(formats::stage(path, |w| formats::write_gray_png(w, width, height, &img))?)
 }
 
 /// Runs the subcommand.

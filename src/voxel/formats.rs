@@ -859,11 +859,22 @@ pub fn write_png(w: &mut dyn Write, set: &VoxelSet) -> std::io::Result<()> {
         }
         x0 += du + gap;
     }
+    write_gray_png(w, width, height, &img)
+}
+
+/// Writes `img` (row-major, `width × height` bytes) as an 8-bit greyscale PNG.
+#[cfg(feature = "preview")]
+pub fn write_gray_png(
+    w: &mut dyn Write,
+    width: usize,
+    height: usize,
+    img: &[u8],
+) -> std::io::Result<()> {
     let mut enc = png::Encoder::new(w, width as u32, height as u32);
     enc.set_color(png::ColorType::Grayscale);
     enc.set_depth(png::BitDepth::Eight);
     let mut wr = enc.write_header().map_err(std::io::Error::other)?;
-    wr.write_image_data(&img).map_err(std::io::Error::other)?;
+    wr.write_image_data(img).map_err(std::io::Error::other)?;
     wr.finish().map_err(std::io::Error::other)
 }
 
