@@ -1,0 +1,572 @@
+//! The hull–polytope SAT: face and edge queries, the axis choice, and the
+//! exact closest pair of the speculative fallback.
+
+use super::assembly::{finish, id, Cand};
+use super::clip::{clip_faces, inside_polygon, Reference};
+use super::polytope::{Polytope, Relative};
+use super::PlacedHull;
+use crate::contact::box_box::FACE_AXIS_ABS_TOL;
+use crate::contact::hull::ConvexHull;
+use crate::contact::Manifold;
+use crate::math::{Vec3, V3};
+use crate::overlap::OBB_EDGE_AXIS_BIAS;
+use crate::{Lane, LaneMask};
+
+/// Per-pair data of B in A's frame (vertices, face normals), computed once.
+pub(super) struct Posed<'p, B: Polytope> {
+    pub(super) poly: &'p B,
+    pub(super) rel: Relative,
+}
+
+impl<B: Polytope> Posed<'_, B> {
+    #[inline]
+    pub(super) fn vertex(&self, i: usize) -> Vec3 {
+        self.rel.point(self.poly.vertex(i))
+    }
+    #[inline]
+    pub(super) fn normal(&self, f: usize) -> Vec3 {
+        self.rel.dir(self.poly.normal(f))
+    }
+    /// Plane offset of face `f` in A's frame.
+    #[inline]
+    pub(super) fn offset(&self, f: usize) -> f32 {
+        self.poly.offset(f) + self.normal(f).dot(self.rel.t)
+    }
+    /// Largest `dir · v` over B's vertices, `dir` in A's frame.
+    #[inline]
+    pub(super) fn support(&self, dir: Vec3) -> (usize, f32) {
+        let (i, s) = self.poly.support(self.rel.dir_inv(dir));
+        (i, s + dir.dot(self.rel.t))
+    }
+    /// The value of [`support`](Self::support).
+    #[inline]
+    pub(super) fn support_value(&self, dir: Vec3) -> f32 {
+        self.poly.support_value(self.rel.dir_inv(dir)) + dir.dot(self.rel.t)
+    }
+}
+
+/// Closest points of segments `p1 q1` and `p2 q2`: `(s, t, clamped)`.
+pub(super) fn closest_params(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (f32, f32) {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.dot(d1);
+    let e = d2.dot(d2);
+    let f = d2.dot(r);
+    if a <= 0.0 && e <= 0.0 {
+        return (0.0, 0.0);
+    }
+    if a <= 0.0 {
+        return (0.0, (f / e).clamp(0.0, 1.0));
+    }
+    let c = d1.dot(r);
+    if e <= 0.0 {
+        return ((-c / a).clamp(0.0, 1.0), 0.0);
+    }
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    let mut s = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    (s, t)
+}
+
+/// The SAT and manifold of hull A against polytope B posed by `rel`.
+pub(super) fn hull_polytope<B: Polytope>(
+    a: &PlacedHull,
+    b: &B,
+    rel: Relative,
+    margin: f32,
+) -> Manifold {
+    let ha = a.hull;
+    let pb = Posed { poly: b, rel };
+    // 1. face queries
+    let mut best_a = (usize::MAX, f32::NEG_INFINITY);
+    for f in 0..ha.face_count() {
+        let n = ha.face_normal(f);
+        let sep = -pb.support_value(-n) - ha.face_offset(f);
+        // a separating axis beyond the margin settles the pair (and the
+        // result, empty, does not depend on which axis was found first)
+        if !(sep <= margin) {
+            return Manifold::EMPTY;
+        }
+        if sep > best_a.1 {
+            best_a = (f, sep);
+        }
+    }
+    if !(best_a.1 <= margin) {
+        return Manifold::EMPTY;
+    }
+    let mut best_b = (usize::MAX, f32::NEG_INFINITY);
+    for g in 0..if B::ONE_SIDED { 1 } else { b.face_count() } {
+        let m = pb.normal(g);
+        let sep = -Polytope::support_value(ha, -m) - pb.offset(g);
+        if !(sep <= margin) {
+            return Manifold::EMPTY;
+        }
+        if sep > best_b.1 {
+            best_b = (g, sep);
+        }
+    }
+    if !(best_b.1 <= margin) {
+        return Manifold::EMPTY;
+    }
+    let scale = ha.bounding_radius() + b.radius();
+    let allowance = |sep: f32| OBB_EDGE_AXIS_BIAS * sep.abs() + FACE_AXIS_ABS_TOL * scale;
+    // the preferred reference keeps the axis unless the other beats it
+    let face_b = if B::ONE_SIDED {
+        !(best_a.1 > best_b.1 + allowance(best_b.1))
+    } else {
+        best_b.1 > best_a.1 + allowance(best_a.1)
+    };
+    let best_face = if face_b { best_b.1 } else { best_a.1 };
+    // 2. edge queries, culled by bounding spheres
+    let reach = margin.max(-best_face) + FACE_AXIS_ABS_TOL * scale;
+    let cb = pb.rel.point(b.centroid());
+    let ca = ha.centroid();
+    let mut best_e = (usize::MAX, usize::MAX, f32::NEG_INFINITY, Vec3::ZERO);
+    let a_edges = ha.edges();
+    let b_edges = b.edges();
+    // A's best face plane (f*) and B's (g*, in A's frame): an edge whose
+    // witness point is within `reach` of the other shape is at most `reach`
+    // above that shape's face planes, so edges entirely farther above the
+    // other's best plane are culled (a thin slab for resting contacts).
+    let (na_best, da_best) = (ha.face_normal(best_a.0), ha.face_offset(best_a.0));
+    let (nb_best, db_best) = (pb.normal(best_b.0), pb.offset(best_b.0));
+    EDGES.with(|cell| {
+        let mut soa = cell.borrow_mut();
+        // B's edges near A, SoA: negated face normals c, d, their cross d × c
+        // (= n1 × n0), midpoint, half length + reach; padded to the lane
+        // width with an edge whose radius is -inf (never passes)
+        soa.clear();
+        for (k, e) in b_edges.iter().enumerate() {
+            let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
+            if (na_best.dot(p) - da_best).min(na_best.dot(q) - da_best) > reach {
+                continue;
+            }
+            let mid = (p + q) * 0.5;
+            let half = (q - p).length() * 0.5;
+            if (mid - ca).length() <= ha.bounding_radius() + half + reach {
+                b.gauss_arcs(k, |n0, n1, cross| {
+                    let (c, d) = (-pb.rel.dir(n0), -pb.rel.dir(n1));
+                    soa.push(k as u8, [c, d, pb.rel.dir(cross), mid], half + reach, p, q);
+                });
+            }
+        }
+        if soa.ids.is_empty() {
+            return;
+        }
+        soa.pad::<EdgeLane>();
+        for (ka, e) in a_edges.iter().enumerate() {
+            let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
+            if (nb_best.dot(p) - db_best).min(nb_best.dot(q) - db_best) > reach {
+                continue;
+            }
+            let mid = (p + q) * 0.5;
+            let half = (q - p).length() * 0.5;
+            if (mid - cb).length() > b.radius() + half + reach {
+                continue;
+            }
+            let na = ha.face_normal(e.faces[0] as usize);
+            let nb = ha.face_normal(e.faces[1] as usize);
+            let bxa = ha.edge_cross(ka);
+            let ea = q - p;
+            let mut j0 = 0;
+            while j0 < soa.len {
+                let hits = soa.candidates::<EdgeLane>(j0, na, nb, bxa, mid, half);
+                let mut bits = hits;
+                while bits != 0 {
+                    let j = j0 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let (bp, bq) = soa.ends[j];
+                    let eb = bq - bp;
+                    let l = ea.cross(eb);
+                    let len = l.length();
+                    // parallel edges: their axis is a face normal's
+                    if !(len > 1e-5 * ea.length() * eb.length()) {
+                        continue;
+                    }
+                    let mut l = l / len;
+                    if l.dot(p - ca) < 0.0 {
+                        l = -l;
+                    }
+                    let sep = l.dot(bp - p);
+                    if sep > best_e.2 {
+                        best_e = (ka, soa.ids[j] as usize, sep, l);
+                    }
+                }
+                j0 += EdgeLane::WIDTH;
+            }
+        }
+    });
+    if best_e.2 > margin {
+        return Manifold::EMPTY;
+    }
+    let has_edge = best_e.0 != usize::MAX;
+    let preferred = if has_edge && best_e.2 > best_face + allowance(best_face) {
+        Axis::Edge
+    } else if face_b {
+        Axis::FaceB
+    } else {
+        Axis::FaceA
+    };
+    // the unbiased least-overlap axis, tried when the preferred one's
+    // manifold cannot reach its SAT depth
+    let mut exact = if best_b.1 > best_a.1 { Axis::FaceB } else { Axis::FaceA };
+    if has_edge && best_e.2 > best_a.1.max(best_b.1) {
+        exact = Axis::Edge;
+    }
+    let sep_of = |ax: Axis| match ax {
+        Axis::FaceA => best_a.1,
+        Axis::FaceB => best_b.1,
+        Axis::Edge => best_e.2,
+    };
+    let tol = DEPTH_REACH_TOL * (pb.rel.t.abs().max_element() + scale);
+    let build = |ax: Axis| match ax {
+        Axis::Edge => edge_contact(a, ha, &pb, best_e.0, best_e.1, best_e.3, best_e.2 > 0.0),
+        Axis::FaceB => face_contact_b(a, ha, &pb, best_b.0, margin, best_b.1 + tol),
+        Axis::FaceA => face_contact_a(a, ha, &pb, best_a.0, margin, best_a.1 + tol),
+    };
+    let reaches = |m: &Manifold, sep: f32| m.max_depth().is_some_and(|d| d >= -sep - tol);
+    let m = build(preferred);
+    if reaches(&m, sep_of(preferred)) {
+        return m;
+    }
+    if exact != preferred {
+        let m2 = build(exact);
+        if reaches(&m2, sep_of(exact)) {
+            return m2;
+        }
+    }
+    // 5. speculative: the deepest point must reach the SAT depth
+    if sep_of(exact) > 0.0 {
+        return closest_pair(a, ha, &pb, margin);
+    }
+    if B::ONE_SIDED && m.count == 0.0 {
+        // a clamped edge witness (see `Polytope::ONE_SIDED`)
+        return build(Axis::FaceB);
+    }
+    m
+}
+
+/// The lane type of the edge-pair loop.
+pub(super) type EdgeLane = wide::f32x8;
+
+/// B's candidate edges for the edge queries, in structure-of-arrays form so
+/// the edge-sphere test and Gregorius's Gauss-map test run `L::WIDTH` edges
+/// of B at a time against one edge of A (the same float operations as the
+/// scalar test, so the same decisions).
+#[derive(Default)]
+pub(super) struct EdgeSoa {
+    /// `[c.x, c.y, c.z, d.x, …, mid.z]`: 12 arrays of `cap` entries.
+    pub(super) cols: [Vec<f32>; 12],
+    /// Half length + reach (`-inf` in padding).
+    pub(super) radius: Vec<f32>,
+    pub(super) ids: Vec<u8>,
+    pub(super) ends: Vec<(Vec3, Vec3)>,
+    pub(super) len: usize,
+}
+
+impl EdgeSoa {
+    pub(super) fn clear(&mut self) {
+        for c in &mut self.cols {
+            c.clear();
+        }
+        self.radius.clear();
+        self.ids.clear();
+        self.ends.clear();
+        self.len = 0;
+    }
+
+    pub(super) fn push(&mut self, id: u8, v: [Vec3; 4], radius: f32, p: Vec3, q: Vec3) {
+        for (k, x) in v.iter().enumerate() {
+            self.cols[3 * k].push(x.x);
+            self.cols[3 * k + 1].push(x.y);
+            self.cols[3 * k + 2].push(x.z);
+        }
+        self.radius.push(radius);
+        self.ids.push(id);
+        self.ends.push((p, q));
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(super) fn pad<L: Lane>(&mut self) {
+        while !self.radius.len().is_multiple_of(L::WIDTH) {
+            for c in &mut self.cols {
+                c.push(0.0);
+            }
+            self.radius.push(f32::NEG_INFINITY);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn v3<L: Lane>(&self, col: usize, j: usize) -> V3<L> {
+        V3::new(
+            L::load(&self.cols[col][j..]),
+            L::load(&self.cols[col + 1][j..]),
+            L::load(&self.cols[col + 2][j..]),
+        )
+    }
+
+    /// Bit `i` set when B's edge `j + i` passes the sphere test and forms a
+    /// Minkowski face with A's edge (arc `a → b`, `bxa`, midpoint, half length).
+    #[inline(always)]
+    pub(super) fn candidates<L: Lane>(
+        &self,
+        j: usize,
+        a: Vec3,
+        b: Vec3,
+        bxa: Vec3,
+        mid: Vec3,
+        half: f32,
+    ) -> u64 {
+        let splat = |v: Vec3| V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z));
+        let m = self.v3::<L>(9, j) - splat(mid);
+        let r = L::splat(half) + L::load(&self.radius[j..]);
+        let near = m.dot(m).le(r * r);
+        let (c, d, dxc) = (self.v3::<L>(0, j), self.v3::<L>(3, j), self.v3::<L>(6, j));
+        let bxa = splat(bxa);
+        let cba = c.dot(bxa);
+        let dba = d.dot(bxa);
+        let adc = splat(a).dot(dxc);
+        let bdc = splat(b).dot(dxc);
+        let zero = L::splat(0.0);
+        let face = (cba * dba).lt(zero) & (adc * bdc).lt(zero) & (cba * bdc).gt(zero);
+        (near & face).bits()
+    }
+}
+
+thread_local! {
+    static EDGES: std::cell::RefCell<EdgeSoa> = std::cell::RefCell::new(EdgeSoa::default());
+}
+
+/// The axis kinds of [`hull_polytope`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Axis {
+    FaceA,
+    FaceB,
+    Edge,
+}
+
+/// Tolerance factor of "the deepest point reaches the SAT depth" (relative
+/// to the local coordinates' magnitude: a few dozen ulps of `f32`).
+pub(super) const DEPTH_REACH_TOL: f32 = 1.0 / 131_072.0;
+
+/// One point from the closest points of A's edge `ea` and B's edge `eb`
+/// (`l` the unit axis in A's frame, from A to B). `Manifold::EMPTY` with
+/// `count == 0` when the closest points are clamped (the caller's
+/// speculative rule then takes the exact closest pair).
+pub(super) fn edge_contact<B: Polytope>(
+    a: &PlacedHull,
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    ea: usize,
+    eb: usize,
+    l: Vec3,
+    separated: bool,
+) -> Manifold {
+    let e1 = ha.edges()[ea];
+    let e2 = pb.poly.edges()[eb];
+    let (p1, q1) = (ha.vertices()[e1.a as usize], ha.vertices()[e1.b as usize]);
+    let (p2, q2) = (pb.vertex(e2.a as usize), pb.vertex(e2.b as usize));
+    let (s, t) = closest_params(p1, q1, p2, q2);
+    if (separated || B::ONE_SIDED) && (s == 0.0 || s == 1.0 || t == 0.0 || t == 1.0) {
+        return Manifold::EMPTY;
+    }
+    let pa = p1 + (q1 - p1) * s;
+    let pbp = p2 + (q2 - p2) * t;
+    let depth = l.dot(pa - pbp);
+    finish(a, l, &[Cand { pos: pbp, depth, id: id(252, 192 * ea as u32 + eb as u32) }])
+}
+
+/// Face axis with A's face `f` as reference: the incident face is B's
+/// face most anti-parallel to the normal; if its clipped points do not
+/// reach `-sep` (the support vertex was not on it), the most anti-parallel
+/// face at B's support vertex is tried too and the deeper result kept.
+pub(super) fn face_contact_a<B: Polytope>(
+    a: &PlacedHull,
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    f: usize,
+    margin: f32,
+    sep: f32,
+) -> Manifold {
+    let n = ha.face_normal(f);
+    let nb = pb.poly.face_count();
+    let inc = most_antiparallel(nb, |g| pb.normal(g).dot(n), |_| true);
+    let clip = |inc| clip_faces(a, &posed_a(ha), f, pb, inc, Reference::A, f as u32, margin);
+    let m = clip(inc);
+    if m.max_depth().is_some_and(|d| d >= -sep) {
+        return m;
+    }
+    let (sv, _) = pb.support(-n);
+    let inc2 = most_antiparallel(
+        nb,
+        |g| pb.normal(g).dot(n),
+        |g| pb.poly.face_vertices(g).contains(&(sv as u8)),
+    );
+    if inc2 == inc {
+        return m;
+    }
+    let m2 = clip(inc2);
+    deeper(m, m2)
+}
+
+/// The manifold whose deepest point is deeper (the first on ties).
+pub(super) fn deeper(m: Manifold, m2: Manifold) -> Manifold {
+    let d = |m: &Manifold| m.max_depth().unwrap_or(f32::NEG_INFINITY);
+    if d(&m2) > d(&m) {
+        m2
+    } else {
+        m
+    }
+}
+
+/// The face `g < count` with `allowed(g)` and the least `dot(g)` (the lowest
+/// index on ties).
+pub(super) fn most_antiparallel(
+    count: usize,
+    dot: impl Fn(usize) -> f32,
+    allowed: impl Fn(usize) -> bool,
+) -> usize {
+    let mut inc = 0;
+    let mut lo = f32::INFINITY;
+    for g in 0..count {
+        if !allowed(g) {
+            continue;
+        }
+        let x = dot(g);
+        if x < lo {
+            lo = x;
+            inc = g;
+        }
+    }
+    inc
+}
+
+/// Face axis with B's face `g` as reference (normal `-m`); the incident
+/// face as in [`face_contact_a`].
+pub(super) fn face_contact_b<B: Polytope>(
+    a: &PlacedHull,
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    g: usize,
+    margin: f32,
+    sep: f32,
+) -> Manifold {
+    let m = pb.normal(g);
+    let na = ha.face_count();
+    let inc = most_antiparallel(na, |f| ha.face_normal(f).dot(m), |_| true);
+    let tag = 128 + g as u32;
+    let clip = |inc| clip_faces(a, pb, g, &posed_a(ha), inc, Reference::B, tag, margin);
+    let out = clip(inc);
+    if out.max_depth().is_some_and(|d| d >= -sep) {
+        return out;
+    }
+    let (sv, _) = Polytope::support(ha, -m);
+    let inc2 = most_antiparallel(
+        na,
+        |f| ha.face_normal(f).dot(m),
+        |f| ha.face_vertices(f).contains(&(sv as u8)),
+    );
+    if inc2 == inc {
+        return out;
+    }
+    deeper(out, clip(inc2))
+}
+
+/// A's own frame as a posed polytope (the identity transform is exact up to
+/// the sign of a zero), so both sides of a face clip read alike.
+#[inline]
+pub(super) fn posed_a(ha: &ConvexHull) -> Posed<'_, ConvexHull> {
+    Posed { poly: ha, rel: Relative::IDENTITY }
+}
+
+/// The exact closest pair of A and B (separated, A's frame), by brute force
+/// over vertex–face and edge–edge pairs; one speculative point, or nothing
+/// beyond the margin.
+#[inline(never)]
+pub(super) fn closest_pair<B: Polytope>(
+    a: &PlacedHull,
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    margin: f32,
+) -> Manifold {
+    // (distance², point on A, point on B, id)
+    let mut best = (f32::INFINITY, Vec3::ZERO, Vec3::ZERO, 0u32);
+    let mut poly: Vec<Vec3> = Vec::with_capacity(64);
+    for f in 0..ha.face_count() {
+        let n = ha.face_normal(f);
+        let d = ha.face_offset(f);
+        poly.clear();
+        poly.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
+        for v in 0..pb.poly.vertex_count() {
+            let p = pb.vertex(v);
+            let h = n.dot(p) - d;
+            if h >= 0.0 && h * h < best.0 {
+                let foot = p - n * h;
+                if inside_polygon(&poly, n, foot) {
+                    best = (h * h, foot, p, id(253, 64 * f as u32 + v as u32));
+                }
+            }
+        }
+    }
+    for g in 0..pb.poly.face_count() {
+        let m = pb.normal(g);
+        let d = pb.offset(g);
+        poly.clear();
+        poly.extend(pb.poly.face_vertices(g).iter().map(|&v| pb.vertex(v as usize)));
+        for (v, &p) in ha.vertices().iter().enumerate() {
+            let h = m.dot(p) - d;
+            if h >= 0.0 && h * h < best.0 {
+                let foot = p - m * h;
+                if inside_polygon(&poly, m, foot) {
+                    best = (h * h, p, foot, id(253, 8192 + 64 * g as u32 + v as u32));
+                }
+            }
+        }
+    }
+    // edge pairs: only those whose bounding spheres are within the margin
+    // (a pair farther apart cannot be a closest pair the margin keeps)
+    let b_edges: Vec<(Vec3, Vec3, Vec3, f32)> = pb
+        .poly
+        .edges()
+        .iter()
+        .map(|e| {
+            let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
+            (p, q, (p + q) * 0.5, (q - p).length() * 0.5 + margin)
+        })
+        .collect();
+    for (ka, e1) in ha.edges().iter().enumerate() {
+        let (p1, q1) = (ha.vertices()[e1.a as usize], ha.vertices()[e1.b as usize]);
+        let (mid, half) = ((p1 + q1) * 0.5, (q1 - p1).length() * 0.5);
+        for (kb, &(p2, q2, mid2, reach2)) in b_edges.iter().enumerate() {
+            let r = half + reach2;
+            if (mid2 - mid).length_squared() > r * r {
+                continue;
+            }
+            let (s, t) = closest_params(p1, q1, p2, q2);
+            let x = p1 + (q1 - p1) * s;
+            let y = p2 + (q2 - p2) * t;
+            let d2 = (y - x).length_squared();
+            if d2 < best.0 {
+                best = (d2, x, y, id(253, 16384 + 192 * ka as u32 + kb as u32));
+            }
+        }
+    }
+    let dist = best.0.sqrt();
+    if !(dist <= margin) {
+        return Manifold::EMPTY;
+    }
+    let Some(n) = (best.2 - best.1).try_normalize() else {
+        return Manifold::EMPTY;
+    };
+    finish(a, n, &[Cand { pos: best.2, depth: -dist, id: best.3 }])
+}
