@@ -33,9 +33,9 @@ pub fn run() -> CliResult {
         let cpu_avx2 = is_x86_feature_detected!("avx2");
         // (the wide BVH's box queries still use the compiled level)
         if cpu_avx512 && !cfg!(target_feature = "avx512f") {
-            println!("note: this CPU has AVX-512; the dispatched paths (voxelizer included) use it, the wide BVH's box queries run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX-512; the dispatched paths (voxelizer included) use it, the wide BVH's box queries and the convex hull testers run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         } else if cpu_avx2 && !cfg!(target_feature = "avx2") {
-            println!("note: this CPU has AVX2; the dispatched paths (voxelizer included) use it, the wide BVH's box queries run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+            println!("note: this CPU has AVX2; the dispatched paths (voxelizer included) use it, the wide BVH's box queries and the convex hull testers run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
         }
     }
     println!("rayon threads       : {}", rayon::current_num_threads());
