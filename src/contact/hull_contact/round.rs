@@ -6,6 +6,7 @@ use super::sat::closest_params;
 use super::{PlacedHull, CAPSULE_FACE_PARALLEL};
 use crate::contact::box_box::FACE_AXIS_ABS_TOL;
 use crate::contact::hull::ConvexHull;
+use crate::contact::util::{capsule_ok, margin_ok};
 use crate::contact::Manifold;
 use crate::math::Vec3;
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
@@ -60,8 +61,7 @@ pub fn hull_sphere(a: &PlacedHull, b: &Sphere, margin: f32) -> Manifold {
         && b.center.is_finite()
         && b.radius.is_finite()
         && b.radius >= 0.0
-        && margin.is_finite()
-        && margin >= 0.0;
+        && margin_ok(margin);
     if !ok {
         return Manifold::EMPTY;
     }
@@ -91,13 +91,7 @@ pub fn hull_sphere(a: &PlacedHull, b: &Sphere, margin: f32) -> Manifold {
 
 /// Contact manifold of hull `a` and capsule `b` (see the [module docs](super)).
 pub fn hull_capsule(a: &PlacedHull, b: &Capsule, margin: f32) -> Manifold {
-    let ok = a.valid()
-        && b.a.is_finite()
-        && b.b.is_finite()
-        && b.radius.is_finite()
-        && b.radius >= 0.0
-        && margin.is_finite()
-        && margin >= 0.0;
+    let ok = a.valid() && capsule_ok(b) && margin_ok(margin);
     if !ok {
         return Manifold::EMPTY;
     }
