@@ -601,3 +601,67 @@ fn voxel_cli_json_is_valid() {
     assert!(o.status.success() && o.stderr.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// binvox bytes written the slow way: every voxel of the `n³` cube in x-z-y
+/// order, maximal runs split at 255.
+fn binvox_body_by_voxel(n: usize, set: &VoxelSet) -> Vec<u8> {
+    let [nx, ny, nz] = set.dims().map(|d| d as usize);
+    let mut on = vec![false; nx * ny * nz];
+    for [i, j, k] in set.indices() {
+        on[(k as usize * ny + j as usize) * nx + i as usize] = true;
+    }
+    let (mut out, mut value, mut count) = (Vec::new(), 0u8, 0usize);
+    let flush = |out: &mut Vec<u8>, value: u8, mut count: usize| {
+        while count > 0 {
+            out.extend([value, count.min(255) as u8]);
+            count -= count.min(255);
+        }
+    };
+    for x in 0..n {
+        for z in 0..n {
+            for y in 0..n {
+                let v = (x < nx && y < ny && z < nz && on[(z * ny + y) * nx + x]) as u8;
+                if v != value {
+                    flush(&mut out, value, count);
+                    (value, count) = (v, 0);
+                }
+                count += 1;
+            }
+        }
+    }
+    flush(&mut out, value, count);
+    out
+}
+
+/// The binvox writer codes its columns in parallel pieces: on a solid grid
+/// wider than one 64-voxel column, with runs longer than 255 that cross the
+/// pieces' boundaries, its bytes are those of the voxel-by-voxel coder for
+/// dense and sparse storage and in pools of 1, 2 and 3 threads (solid mode
+/// needs dense storage).
+#[test]
+fn voxel_binvox_pieces_join_into_maximal_runs() {
+    let dir = scratch("binvox-pieces");
+    let m = builtin::torus_knot(300, 16, 0.4);
+    let (lo, hi) = m.as_ref().bounds();
+    let fit = Grid::fit(lo, hi, 60, 1).unwrap();
+    let g = Grid::new(fit.origin, fit.voxel * 0.5, [150, 97, 131]).unwrap();
+    use voxel::Mode::{Solid, Surface};
+    for (mode, storage) in
+        [(Surface, Storage::Dense), (Surface, Storage::Sparse), (Solid, Storage::Dense)]
+    {
+        let opts = Options { storage, mode, ..Options::default() };
+        let set = voxel::voxelize(m.as_ref(), &g, &opts).unwrap().set;
+        assert!(set.count() > 10_000, "{mode:?}: {} voxels", set.count());
+        let want = binvox_body_by_voxel(150, &set);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let p = dir.join(format!("{mode:?}{storage:?}{threads}.binvox"));
+            pool.install(|| formats::write_atomic(&p, |w| formats::write_binvox_cube(w, &g, &set)))
+                .unwrap();
+            let bytes = std::fs::read(&p).unwrap();
+            let body = &bytes[bytes.windows(5).position(|w| w == b"data\n").unwrap() + 5..];
+            assert!(body == want, "{mode:?} {storage:?} {threads} threads: binvox body differs");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

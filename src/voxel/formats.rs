@@ -8,6 +8,7 @@
 use super::grid::Grid;
 use super::storage::{DenseBits, VoxelSet, BRICK};
 use super::VoxelError;
+use rayon::prelude::*;
 use std::io::Write;
 use std::path::Path;
 
@@ -177,60 +178,134 @@ pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std:
     // word column (64 x values) at a time: the column's words of every row
     // are transposed in 64×64 bit blocks, so each (x, z) line is a run of
     // words of 64 y values; 8 bytes per (z, y) pair of the column, 32 MiB
-    // at 2048³, never a list of voxels.
+    // at 2048³, never a list of voxels. The transposes run in parallel over
+    // z chunks (their reads are strided: one word of each row), then the
+    // column's x slices are run-coded in parallel pieces joined in order.
     let [nx, ny, nz] = set.dims();
     let (n, ny, nz) = (n as usize, ny as usize, nz as usize);
     let yw = ny.div_ceil(64);
-    let mut rle = Rle { w, value: 0, count: 0, buf: Vec::with_capacity(1 << 16) };
-    let mut col = vec![0u64; nz * ny];
+    let mut rle =
+        Rle { w: Some(w), value: 0, count: 0, buf: Vec::with_capacity(1 << 16), first: None };
+    // t[(z·64 + xl)·yw + yb] bit y % 64 = voxel (x0 + xl, y, z)
     let mut t = vec![0u64; 64 * nz * yw];
+    // live[z·yw + yb]: block (z, yb) of the column has a voxel (else its
+    // `t` words are stale, not zeroed)
+    let mut live = vec![false; nz * yw];
+    const ZCHUNK: usize = 16;
     for c in 0..n.div_ceil(64) {
         let x0 = c * 64;
         let inside = x0 < nx as usize;
         if inside {
-            set.rows_into(0, nz as u32, c, c + 1, &mut col);
-            // t[(xl·nz + z)·yw + yb] bit y % 64 = voxel (x0 + xl, y, z)
-            let mut block = [0u64; 64];
-            for z in 0..nz {
-                for yb in 0..yw {
-                    let rows = &col[z * ny + yb * 64..z * ny + (yb * 64 + 64).min(ny)];
-                    block[..rows.len()].copy_from_slice(rows);
-                    block[rows.len()..].fill(0);
-                    transpose64(&mut block);
-                    for (xl, &word) in block.iter().enumerate() {
-                        t[(xl * nz + z) * yw + yb] = word;
+            t.par_chunks_mut(64 * yw * ZCHUNK)
+                .zip(live.par_chunks_mut(yw * ZCHUNK))
+                .enumerate()
+                .for_each(|(chunk, (t, live))| {
+                    let z0 = chunk * ZCHUNK;
+                    let zn = live.len() / yw;
+                    let mut col = vec![0u64; zn * ny];
+                    set.rows_into(z0 as u32, (z0 + zn) as u32, c, c + 1, &mut col);
+                    let mut block = [0u64; 64];
+                    for z in 0..zn {
+                        for yb in 0..yw {
+                            let rows = &col[z * ny + yb * 64..z * ny + (yb * 64 + 64).min(ny)];
+                            // most blocks of a surface are empty: no transpose
+                            live[z * yw + yb] = rows.iter().any(|&w| w != 0);
+                            if !live[z * yw + yb] {
+                                continue;
+                            }
+                            block[..rows.len()].copy_from_slice(rows);
+                            block[rows.len()..].fill(0);
+                            transpose64(&mut block);
+                            for (xl, &word) in block.iter().enumerate() {
+                                t[(z * 64 + xl) * yw + yb] = word;
+                            }
+                        }
                     }
-                }
-            }
+                });
         }
-        for xl in 0..64.min(n - x0) {
-            if !inside || x0 + xl >= nx as usize {
-                rle.push(0, (n * n) as u64)?;
-                continue;
-            }
-            for z in 0..nz {
-                for yb in 0..yw {
-                    let bits = (ny - yb * 64).min(64) as u32;
-                    rle.push_bits(t[(xl * nz + z) * yw + yb], bits)?;
+        // (worst case, alternating voxels, the pieces hold 2 bytes per voxel
+        // of the column: 1024/n of the dense grid's size)
+        let xs = 64.min(n - x0);
+        let per = xs.div_ceil(4 * rayon::current_num_threads()).max(1);
+        let code = |xa: usize, xb: usize| -> std::io::Result<Piece> {
+            let mut piece = Rle::piece();
+            for xl in xa..xb {
+                if !inside || x0 + xl >= nx as usize {
+                    piece.push(0, (n * n) as u64)?;
+                    continue;
                 }
-                rle.push(0, (n - ny) as u64)?;
+                for z in 0..nz {
+                    let line = &live[z * yw..z * yw + yw];
+                    if !line.iter().any(|&l| l) {
+                        piece.push(0, n as u64)?;
+                        continue;
+                    }
+                    for (yb, &l) in line.iter().enumerate() {
+                        let bits = (ny - yb * 64).min(64) as u32;
+                        let word = if l { t[(z * 64 + xl) * yw + yb] } else { 0 };
+                        piece.push_bits(word, bits)?;
+                    }
+                    piece.push(0, (n - ny) as u64)?;
+                }
+                piece.push(0, ((n - nz) * n) as u64)?;
             }
-            rle.push(0, ((n - nz) * n) as u64)?;
+            Ok(piece.into_piece())
+        };
+        let pieces: Vec<Piece> = (0..xs.div_ceil(per))
+            .into_par_iter()
+            .map(|p| code(p * per, (p * per + per).min(xs)))
+            .collect::<std::io::Result<_>>()?;
+        for piece in pieces {
+            rle.join(piece)?;
         }
     }
     rle.finish()
 }
 
 /// binvox's run-length coder: maximal runs of one value, each written as
-/// `(value, count ≤ 255)` pairs.
+/// `(value, count ≤ 255)` pairs. A coder made by [`Rle::piece`] codes a part
+/// of the stream into memory, keeping its first run apart (see [`Piece`]).
 struct Rle<'a> {
-    w: &'a mut dyn Write,
+    /// `None` for a piece, which stays in `buf`.
+    w: Option<&'a mut dyn Write>,
     value: u8,
     count: u64,
     buf: Vec<u8>,
+    /// `Some(None)` for a piece whose first run is still open.
+    first: Option<Option<(u8, u64)>>,
+}
+
+/// A part of the voxel stream coded on its own: the runs between its first
+/// and its last as bytes, the first and last as `(value, count)` so that
+/// [`Rle::join`] can merge them with the neighbouring parts' runs.
+struct Piece {
+    /// The first run, when the piece has more than one.
+    first: Option<(u8, u64)>,
+    body: Vec<u8>,
+    last: (u8, u64),
 }
 
 impl Rle<'_> {
+    fn piece() -> Rle<'static> {
+        Rle { w: None, value: 0, count: 0, buf: Vec::new(), first: Some(None) }
+    }
+
+    fn into_piece(self) -> Piece {
+        Piece { first: self.first.flatten(), body: self.buf, last: (self.value, self.count) }
+    }
+
+    /// Appends a piece coded after everything pushed so far.
+    fn join(&mut self, piece: Piece) -> std::io::Result<()> {
+        let Some((v, c)) = piece.first else {
+            return self.push(piece.last.0, piece.last.1);
+        };
+        self.push(v, c)?;
+        self.emit()?;
+        self.buf.extend_from_slice(&piece.body);
+        (self.value, self.count) = piece.last;
+        Ok(())
+    }
+
     fn push(&mut self, value: u8, count: u64) -> std::io::Result<()> {
         if count == 0 {
             return Ok(());
@@ -262,14 +337,19 @@ impl Rle<'_> {
     }
 
     fn emit(&mut self) -> std::io::Result<()> {
+        if self.count > 0 && self.first == Some(None) {
+            self.first = Some(Some((self.value, self.count)));
+            self.count = 0;
+            return Ok(());
+        }
         while self.count > 0 {
             let c = self.count.min(255);
             self.buf.push(self.value);
             self.buf.push(c as u8);
             self.count -= c;
         }
-        if self.buf.len() >= 1 << 16 {
-            self.w.write_all(&self.buf)?;
+        if let Some(w) = self.w.as_mut().filter(|_| self.buf.len() >= 1 << 16) {
+            w.write_all(&self.buf)?;
             self.buf.clear();
         }
         Ok(())
@@ -277,7 +357,10 @@ impl Rle<'_> {
 
     fn finish(mut self) -> std::io::Result<()> {
         self.emit()?;
-        self.w.write_all(&self.buf)
+        match self.w {
+            Some(w) => w.write_all(&self.buf),
+            None => Ok(()),
+        }
     }
 }
 

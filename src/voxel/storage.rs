@@ -387,12 +387,18 @@ impl VoxelSet {
         match self {
             VoxelSet::Dense(d) => {
                 let wpr = d.words_per_row;
-                for k in k0..k1 {
-                    for j in 0..ny {
-                        let row = (k as usize * ny + j) * wpr;
-                        let at = ((k - k0) as usize * ny + j) * cw;
-                        out[at..at + cw].copy_from_slice(&d.words[row + c0..row + c1]);
+                let rows = (k0 as usize * ny)..(k1 as usize * ny);
+                if cw == 1 {
+                    // one word per row (the binvox writer's columns): a
+                    // strided gather, not a `memcpy` call per word
+                    for (o, r) in out.iter_mut().zip(rows) {
+                        *o = d.words[r * wpr + c0];
                     }
+                    return;
+                }
+                for (at, r) in rows.enumerate() {
+                    let row = r * wpr;
+                    out[at * cw..at * cw + cw].copy_from_slice(&d.words[row + c0..row + c1]);
                 }
             }
             VoxelSet::Sparse(s) => {
