@@ -87,6 +87,71 @@ fn box_picking_is_identical_on_every_path() {
     }
 }
 
+/// The box and ball queries of the box tree and the mesh tree (node tests on
+/// the path's lanes) equal brute force on every path, for query boxes and
+/// balls that touch the knot's triangle boxes exactly (a corner of one as
+/// their own corner, a ball's radius reaching a box face), and a NaN query.
+#[test]
+fn box_and_ball_queries_match_brute_force_on_every_path() {
+    use widephase::overlap::{aabb_aabb, sphere_aabb, sphere_triangle, triangle_aabb};
+    use widephase::Sphere;
+    let (tris, _) = knot_scene();
+    let boxes: Vec<Aabb> =
+        tris.iter().map(|t| Aabb::new(t.a.min(t.b).min(t.c), t.a.max(t.b).max(t.c))).collect();
+    let bvh = Bvh::new(&boxes);
+    let mesh = MeshBvh::new(&tris);
+    let mut r = SplitMix(17);
+    let mut queries: Vec<Aabb> = (0..300)
+        .map(|k| {
+            let b = boxes[(r.next_u64() % boxes.len() as u64) as usize];
+            let size = Vec3::splat(0.05 * (1 + k % 7) as f32);
+            if k % 2 == 0 {
+                Aabb::new(b.max, b.max + size)
+            } else {
+                Aabb::new(b.min - size, b.min)
+            }
+        })
+        .collect();
+    queries.push(Aabb::new(Vec3::splat(f32::NAN), Vec3::splat(1.0)));
+    let balls: Vec<Sphere> = queries
+        .iter()
+        .enumerate()
+        .map(|(k, q)| {
+            let b = boxes[k * 7 % boxes.len()];
+            Sphere::new(b.max + Vec3::new(0.0, 0.0, q.max.x - q.min.x), q.max.x - q.min.x)
+        })
+        .collect();
+    let brute = |keep: &dyn Fn(usize) -> bool| {
+        (0..tris.len() as u32).filter(|&i| keep(i as usize)).collect::<Vec<_>>()
+    };
+    let mut found = 0;
+    for isa in Isa::ALL {
+        with_isa(isa, || {
+            for (q, s) in queries.iter().zip(&balls) {
+                let want = brute(&|i| aabb_aabb(q, &boxes[i]));
+                found += want.len();
+                assert_eq!(bvh.overlap_aabb(q), want, "{isa:?} box {q:?}");
+                assert_eq!(
+                    bvh.overlap_sphere(s),
+                    brute(&|i| sphere_aabb(s, &boxes[i])),
+                    "{isa:?} ball {s:?}"
+                );
+                assert_eq!(
+                    mesh.overlap_aabb(q),
+                    brute(&|i| triangle_aabb(&tris[i], q)),
+                    "{isa:?} mesh box {q:?}"
+                );
+                assert_eq!(
+                    mesh.overlap_sphere(s),
+                    brute(&|i| sphere_triangle(s, &tris[i])),
+                    "{isa:?} mesh ball {s:?}"
+                );
+            }
+        });
+    }
+    assert!(found > 3 * 300, "only {found} box hits");
+}
+
 #[test]
 fn the_process_wide_path_is_one_the_cpu_runs() {
     let sel = widephase::simd::selection();
@@ -285,6 +350,47 @@ fn box_pruning_every_isa_matches_scalar() {
                     }
                 }
             });
+        }
+    }
+}
+
+// ------------------------------------------------------------ convex hulls
+
+/// The hull testers (support and edge-pair loops on the path's eight-lane
+/// type) give the same manifolds on every path: hull–hull, hull–box and
+/// hull–triangle with the triangle facing the hull and facing away.
+#[test]
+fn hull_testers_are_identical_on_every_path() {
+    use widephase::contact::hull_contact::hull_partner;
+    use widephase::contact::{HullPartner, PlacedHull};
+    use widephase::workload::{hull_box_pairs, hull_pairs};
+    let margin = 0.05;
+    let (hulls, pairs) = hull_pairs(3000, 48, 40, 91);
+    let place = |h, p: widephase::workload::HullPose| PlacedHull::new(h, p.center, p.axes);
+    let mut cases: Vec<(PlacedHull, HullPartner)> = pairs
+        .iter()
+        .map(|&(i, p, j, q)| (place(&hulls[i], p), HullPartner::Hull(place(&hulls[j], q))))
+        .collect();
+    let (bhulls, a, boxes) = hull_box_pairs(3000, 48, 40, 93);
+    for (k, (&(i, p), b)) in a.iter().zip(&boxes).enumerate() {
+        cases.push((place(&bhulls[i], p), HullPartner::Box(*b)));
+        // a big triangle through the box's centre, across the line to the hull
+        let n = (p.center - b.center).try_normalize().unwrap_or(Vec3::Y);
+        let u = (b.axes[0] - n * n.dot(b.axes[0])).try_normalize().unwrap_or(b.axes[1]);
+        let (w, s) = (n.cross(u), 1.5 * b.half.length());
+        let (p0, p1, p2) =
+            (b.center + u * s, b.center + (w - u * 0.5) * s, b.center - (w + u * 0.5) * s);
+        let t = if k % 2 == 0 { Triangle::new(p0, p1, p2) } else { Triangle::new(p0, p2, p1) };
+        cases.push((place(&bhulls[i], p), HullPartner::Triangle(t)));
+    }
+    let run = || cases.iter().map(|(a, b)| manifold_bits(&hull_partner(a, b, margin))).collect();
+    let want: Vec<Vec<u32>> = with_isa(Isa::Baseline, run).1;
+    let hits = want.iter().filter(|m| f32::from_bits(m[3]) > 0.0).count();
+    assert!(hits > cases.len() / 4, "only {hits} of {} hull pairs in contact", cases.len());
+    for isa in Isa::ALL {
+        let (used, got) = with_isa(isa, run);
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "hull case {k}: path {} differs from the baseline path", used.name());
         }
     }
 }

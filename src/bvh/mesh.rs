@@ -2,10 +2,10 @@
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
 use super::order::{KeyFrame, SortScratch, MIN_SORTED};
-use super::{better, Bvh, LeafVisitor, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
+use super::{better, Bvh, LeafVisitor, Probe, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
-use crate::overlap::{sphere_aabb_conservative, sphere_triangle, triangle_aabb};
+use crate::overlap::{sphere_triangle, triangle_aabb};
 use crate::pack::LanePod;
 #[cfg(doc)]
 use crate::ray::{ray_triangle, ray_triangle_precomp};
@@ -193,17 +193,12 @@ impl MeshBvh {
     /// exact test, so rounding in the closest-point computation cannot make a
     /// reported triangle's box look separated).
     pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
-        let sw = Sphere::<W> { center: V3::broadcast(s.center), radius: W::splat(s.radius) };
         let mut out = Vec::new();
-        self.bvh.visit(
-            &mut Vec::new(),
-            |n| sphere_aabb_conservative(&sw, &n.bounds).bits(),
-            |p| {
-                if sphere_triangle(s, &self.tris[p as usize]) {
-                    out.push(p);
-                }
-            },
-        );
+        self.bvh.query(&mut Vec::new(), Probe::BallConservative(s), |p| {
+            if sphere_triangle(s, &self.tris[p as usize]) {
+                out.push(p);
+            }
+        });
         out.sort_unstable();
         out
     }

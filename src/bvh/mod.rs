@@ -57,7 +57,7 @@ pub use mesh::{MeshBvh, RayHit};
 
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
-use crate::overlap::{aabb_aabb, sphere_aabb};
+use crate::overlap::{aabb_aabb, sphere_aabb, sphere_aabb_conservative};
 use crate::pack::LanePod;
 use crate::ray::{
     ray_aabb, ray_aabb_conservative_precomp, RayPrecomp, RAY_AABB_WIDEN_ABS, RAY_AABB_WIDEN_REL,
@@ -276,34 +276,66 @@ impl Bvh {
     /// [`overlap_aabb`](Self::overlap_aabb) appending to `out` in tree order
     /// (unsorted), with a caller-owned traversal stack.
     pub fn overlap_aabb_into(&self, q: &Aabb, out: &mut Vec<u32>, stack: &mut Vec<u32>) {
-        let qw = Aabb::<W> { min: V3::broadcast(q.min), max: V3::broadcast(q.max) };
-        self.visit(
-            stack,
-            |n| aabb_aabb(&qw, &n.bounds).bits(),
-            |p| {
-                if aabb_aabb(q, &self.boxes[p as usize]) {
-                    out.push(p);
-                }
-            },
-        );
+        self.query(stack, Probe::Box(q), |p| {
+            if aabb_aabb(q, &self.boxes[p as usize]) {
+                out.push(p);
+            }
+        });
     }
 
     /// Ids (ascending) of the primitives whose box overlaps the closed ball `s`
     /// ([`sphere_aabb`]). An invalid sphere overlaps nothing.
     pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
-        let sw = Sphere::<W> { center: V3::broadcast(s.center), radius: W::splat(s.radius) };
         let mut out = Vec::new();
-        self.visit(
-            &mut Vec::new(),
-            |n| sphere_aabb(&sw, &n.bounds).bits(),
-            |p| {
-                if sphere_aabb(s, &self.boxes[p as usize]) {
-                    out.push(p);
-                }
-            },
-        );
+        self.query(&mut Vec::new(), Probe::Ball(s), |p| {
+            if sphere_aabb(s, &self.boxes[p as usize]) {
+                out.push(p);
+            }
+        });
         out.sort_unstable();
         out
+    }
+
+    /// [`visit`](Self::visit) with the node test of `probe`, on the
+    /// dispatched path ([`crate::simd`]): the eight child boxes of a node are
+    /// tested on the path's lane type with its instructions. `prim` runs on
+    /// every primitive of an entered leaf (scalar code: it may stay a
+    /// closure compiled for the baseline).
+    pub(crate) fn query(&self, stack: &mut Vec<u32>, probe: Probe, prim: impl FnMut(u32)) {
+        struct Query<'a, P> {
+            bvh: &'a Bvh,
+            stack: &'a mut Vec<u32>,
+            probe: Probe<'a>,
+            prim: P,
+        }
+        impl<P: FnMut(u32)> WidthFn<W> for Query<'_, P> {
+            type Out = ();
+            #[inline(always)]
+            fn call<M: LanePod>(self) {
+                let Query { bvh, stack, probe, prim } = self;
+                match probe {
+                    Probe::Box(q) => {
+                        let q = Aabb::<M> { min: V3::broadcast(q.min), max: V3::broadcast(q.max) };
+                        bvh.visit(stack, |b: &Aabb<M>| aabb_aabb(&q, b).bits(), prim)
+                    }
+                    Probe::Ball(s) => {
+                        let s = Sphere::<M> {
+                            center: V3::broadcast(s.center),
+                            radius: M::splat(s.radius),
+                        };
+                        bvh.visit(stack, |b: &Aabb<M>| sphere_aabb(&s, b).bits(), prim)
+                    }
+                    Probe::BallConservative(s) => {
+                        let s = Sphere::<M> {
+                            center: V3::broadcast(s.center),
+                            radius: M::splat(s.radius),
+                        };
+                        bvh.visit(stack, |b: &Aabb<M>| sphere_aabb_conservative(&s, b).bits(), prim)
+                    }
+                }
+            }
+        }
+        simd::dispatch_width::<W, _>(simd::current(), Query { bvh: self, stack, probe, prim })
     }
 
     /// Picking: the primitive whose box the ray enters first ([`ray_aabb`],
@@ -374,12 +406,16 @@ impl Bvh {
     }
 
     /// Depth-first traversal: `node_mask` says which children of a node to
-    /// enter (bit per slot), `prim` is called for every primitive of an entered leaf.
-    #[inline]
-    pub(crate) fn visit(
+    /// enter (bit per slot; the node's boxes read as lane type `M`), `prim`
+    /// is called for every primitive of an entered leaf. `#[inline(always)]`:
+    /// [`query`](Self::query) runs it inside a dispatched path's entry, with
+    /// one-line node closures that LLVM inlines there (`.ci/run`'s
+    /// `scripts/check_dispatch.sh` fails if an intrinsic is left out of line).
+    #[inline(always)]
+    pub(crate) fn visit<M: LanePod>(
         &self,
         stack: &mut Vec<u32>,
-        mut node_mask: impl FnMut(&Node) -> u64,
+        mut node_mask: impl FnMut(&Aabb<M>) -> u64,
         mut prim: impl FnMut(u32),
     ) {
         if self.nodes.is_empty() {
@@ -389,7 +425,7 @@ impl Bvh {
         stack.push(0);
         while let Some(c) = stack.pop() {
             let node = &self.nodes[c as usize];
-            let mut m = node_mask(node);
+            let mut m = node_mask(recast_one::<Aabb, W, M>(&node.bounds));
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
@@ -560,6 +596,17 @@ impl Bvh {
             }
         }
     }
+}
+
+/// The node test of a box query ([`Bvh::query`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Probe<'a> {
+    /// Boxes meeting the closed box ([`aabb_aabb`]).
+    Box(&'a Aabb),
+    /// Boxes meeting the closed ball ([`sphere_aabb`]).
+    Ball(&'a Sphere),
+    /// Boxes passing [`sphere_aabb_conservative`] (a superset of `Ball`).
+    BallConservative(&'a Sphere),
 }
 
 /// A leaf test of the ordered ray traversal: tests leaf `leaf`, may lower

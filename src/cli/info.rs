@@ -10,7 +10,7 @@ pub fn run() -> CliResult {
     println!("compiled SIMD level : {}", compiled_simd_level());
     println!("dispatched path     : {}", widephase::simd::describe());
     println!(
-        "                      (batch drivers, contact testers, BVH rays; WIDEPHASE_SIMD=sse2|avx2|avx512 forces one)"
+        "                      (voxelizer, batch drivers, contact and hull testers, box pruning, BVH rays and box queries;\n                       WIDEPHASE_SIMD=sse2|avx2|avx512 forces one)"
     );
     println!("lane widths         : scalar (1), f32x4 (4), f32x8 (8), f32x16 (16)");
     println!(
@@ -31,11 +31,16 @@ pub fn run() -> CliResult {
         println!("CPU features        : {}", have.join(" "));
         let cpu_avx512 = is_x86_feature_detected!("avx512f");
         let cpu_avx2 = is_x86_feature_detected!("avx2");
-        // (the wide BVH's box queries still use the compiled level)
-        if cpu_avx512 && !cfg!(target_feature = "avx512f") {
-            println!("note: this CPU has AVX-512; the dispatched paths (voxelizer included) use it, the wide BVH's box queries and the convex hull testers run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
-        } else if cpu_avx2 && !cfg!(target_feature = "avx2") {
-            println!("note: this CPU has AVX2; the dispatched paths (voxelizer included) use it, the wide BVH's box queries and the convex hull testers run at the compiled level. For those too, rebuild with RUSTFLAGS=\"-C target-cpu=native\".");
+        // every hot path dispatches; what stays at the compiled level is a
+        // kernel a caller instantiates itself on `wide`'s lane types
+        for (has, name, feature) in [
+            (cpu_avx512, "AVX-512", cfg!(target_feature = "avx512f")),
+            (cpu_avx2, "AVX2", cfg!(target_feature = "avx2")),
+        ] {
+            if has && !feature {
+                println!("note: this CPU has {name} and the build's baseline does not; the dispatched paths above use it. Kernels your own code instantiates on `wide` lane types (e.g. `overlap::aabb_aabb::<f32x8>` in your own loop) run at the compiled level: for those, build with RUSTFLAGS=\"-C target-cpu=native\".");
+                break;
+            }
         }
     }
     println!("rayon threads       : {}", rayon::current_num_threads());

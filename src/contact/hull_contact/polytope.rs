@@ -4,6 +4,7 @@
 use super::PlacedHull;
 use crate::contact::hull::{ConvexHull, HullEdge};
 use crate::math::Vec3;
+use crate::Lane;
 use std::sync::OnceLock;
 
 /// What the SAT needs of a convex polytope in its local frame.
@@ -20,8 +21,11 @@ pub(super) trait Polytope {
     fn radius(&self) -> f32;
     /// Largest `dir · v` over the vertices (the lowest index on ties).
     fn support(&self, dir: Vec3) -> (usize, f32);
-    /// Largest `dir · v` (the value of [`support`](Self::support)).
-    fn support_value(&self, dir: Vec3) -> f32;
+    /// Largest `dir · v` (the value of [`support`](Self::support)), a hull's
+    /// `L::WIDTH` vertices at a time (bit-identical at every width: the
+    /// maximum is exact). `#[inline(always)]` in every implementation: it
+    /// runs inside the dispatched entry of the hull testers.
+    fn support_value<L: Lane>(&self, dir: Vec3) -> f32;
     /// `faces[1] normal × faces[0] normal` of edge `e`.
     fn edge_cross(&self, e: usize) -> Vec3;
     /// The Gauss-map arcs of edge `e` as `(n0, n1, n1 × n0)`: one arc from
@@ -43,10 +47,6 @@ pub(super) trait Polytope {
     /// one-sided answer: push the hull out the front).
     const ONE_SIDED: bool = false;
 }
-
-/// The lane type of the support loops (bit-identical at every width: the
-/// maximum is exact).
-pub(super) type SupportLane = wide::f32x8;
 
 impl Polytope for ConvexHull {
     #[inline]
@@ -93,9 +93,9 @@ impl Polytope for ConvexHull {
     fn support(&self, dir: Vec3) -> (usize, f32) {
         ConvexHull::support(self, dir)
     }
-    #[inline]
-    fn support_value(&self, dir: Vec3) -> f32 {
-        ConvexHull::support_value::<SupportLane>(self, dir)
+    #[inline(always)]
+    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
+        ConvexHull::support_value::<L>(self, dir)
     }
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
@@ -178,8 +178,8 @@ impl Polytope for BoxPolytope {
             (dir.x > 0.0) as usize | ((dir.y > 0.0) as usize) << 1 | ((dir.z > 0.0) as usize) << 2;
         (i, dir.abs().dot(self.half))
     }
-    #[inline]
-    fn support_value(&self, dir: Vec3) -> f32 {
+    #[inline(always)]
+    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
         dir.abs().dot(self.half)
     }
     #[inline]
@@ -295,8 +295,8 @@ impl Polytope for TrianglePolytope {
         }
         best
     }
-    #[inline]
-    fn support_value(&self, dir: Vec3) -> f32 {
+    #[inline(always)]
+    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
         self.support(dir).1
     }
     #[inline]

@@ -38,10 +38,10 @@ impl<B: Polytope> Posed<'_, B> {
         let (i, s) = self.poly.support(self.rel.dir_inv(dir));
         (i, s + dir.dot(self.rel.t))
     }
-    /// The value of [`support`](Self::support).
-    #[inline]
-    pub(super) fn support_value(&self, dir: Vec3) -> f32 {
-        self.poly.support_value(self.rel.dir_inv(dir)) + dir.dot(self.rel.t)
+    /// The value of [`support`](Self::support), `L::WIDTH` vertices at a time.
+    #[inline(always)]
+    pub(super) fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
+        self.poly.support_value::<L>(self.rel.dir_inv(dir)) + dir.dot(self.rel.t)
     }
 }
 
@@ -77,8 +77,12 @@ pub(super) fn closest_params(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (f32, f3
     (s, t)
 }
 
-/// The SAT and manifold of hull A against polytope B posed by `rel`.
-pub(super) fn hull_polytope<B: Polytope>(
+/// The SAT and manifold of hull A against polytope B posed by `rel`. The
+/// support and edge-pair loops run `L::WIDTH` lanes at a time (the same
+/// decisions at every width); `#[inline(always)]` so that the dispatched
+/// entry of `super::polytope_pair` compiles them with its instructions.
+#[inline(always)]
+pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     a: &PlacedHull,
     b: &B,
     rel: Relative,
@@ -90,7 +94,7 @@ pub(super) fn hull_polytope<B: Polytope>(
     let mut best_a = (usize::MAX, f32::NEG_INFINITY);
     for f in 0..ha.face_count() {
         let n = ha.face_normal(f);
-        let sep = -pb.support_value(-n) - ha.face_offset(f);
+        let sep = -pb.support_value::<L>(-n) - ha.face_offset(f);
         // a separating axis beyond the margin settles the pair (and the
         // result, empty, does not depend on which axis was found first)
         if !(sep <= margin) {
@@ -106,7 +110,7 @@ pub(super) fn hull_polytope<B: Polytope>(
     let mut best_b = (usize::MAX, f32::NEG_INFINITY);
     for g in 0..if B::ONE_SIDED { 1 } else { b.face_count() } {
         let m = pb.normal(g);
-        let sep = -Polytope::support_value(ha, -m) - pb.offset(g);
+        let sep = -Polytope::support_value::<L>(ha, -m) - pb.offset(g);
         if !(sep <= margin) {
             return Manifold::EMPTY;
         }
@@ -139,8 +143,11 @@ pub(super) fn hull_polytope<B: Polytope>(
     // other's best plane are culled (a thin slab for resting contacts).
     let (na_best, da_best) = (ha.face_normal(best_a.0), ha.face_offset(best_a.0));
     let (nb_best, db_best) = (pb.normal(best_b.0), pb.offset(best_b.0));
-    EDGES.with(|cell| {
-        let mut soa = cell.borrow_mut();
+    // the loops run here, not in a closure of `EDGES.with` (a closure is a
+    // function of its own, compiled without the dispatched entry's features
+    // unless inlined)
+    let mut soa = EDGES.with(|cell| cell.take());
+    'edges: {
         // B's edges near A, SoA: negated face normals c, d, their cross d × c
         // (= n1 × n0), midpoint, half length + reach; padded to the lane
         // width with an edge whose radius is -inf (never passes)
@@ -160,9 +167,9 @@ pub(super) fn hull_polytope<B: Polytope>(
             }
         }
         if soa.ids.is_empty() {
-            return;
+            break 'edges;
         }
-        soa.pad::<EdgeLane>();
+        soa.pad::<L>();
         for (ka, e) in a_edges.iter().enumerate() {
             let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
             if (nb_best.dot(p) - db_best).min(nb_best.dot(q) - db_best) > reach {
@@ -179,7 +186,7 @@ pub(super) fn hull_polytope<B: Polytope>(
             let ea = q - p;
             let mut j0 = 0;
             while j0 < soa.len {
-                let hits = soa.candidates::<EdgeLane>(j0, na, nb, bxa, mid, half);
+                let hits = soa.candidates::<L>(j0, na, nb, bxa, mid, half);
                 let mut bits = hits;
                 while bits != 0 {
                     let j = j0 + bits.trailing_zeros() as usize;
@@ -201,10 +208,11 @@ pub(super) fn hull_polytope<B: Polytope>(
                         best_e = (ka, soa.ids[j] as usize, sep, l);
                     }
                 }
-                j0 += EdgeLane::WIDTH;
+                j0 += L::WIDTH;
             }
         }
-    });
+    }
+    EDGES.with(|cell| cell.replace(soa));
     if best_e.2 > margin {
         return Manifold::EMPTY;
     }
@@ -254,9 +262,6 @@ pub(super) fn hull_polytope<B: Polytope>(
     }
     m
 }
-
-/// The lane type of the edge-pair loop.
-pub(super) type EdgeLane = wide::f32x8;
 
 /// B's candidate edges for the edge queries, in structure-of-arrays form so
 /// the edge-sphere test and Gregorius's Gauss-map test run `L::WIDTH` edges
