@@ -316,21 +316,21 @@ impl Bvh {
                 match probe {
                     Probe::Box(q) => {
                         let q = Aabb::<M> { min: V3::broadcast(q.min), max: V3::broadcast(q.max) };
-                        bvh.visit(stack, |b: &Aabb<M>| aabb_aabb(&q, b).bits(), prim)
+                        bvh.visit(stack, &BoxMask(q), prim)
                     }
                     Probe::Ball(s) => {
                         let s = Sphere::<M> {
                             center: V3::broadcast(s.center),
                             radius: M::splat(s.radius),
                         };
-                        bvh.visit(stack, |b: &Aabb<M>| sphere_aabb(&s, b).bits(), prim)
+                        bvh.visit(stack, &BallMask(s), prim)
                     }
                     Probe::BallConservative(s) => {
                         let s = Sphere::<M> {
                             center: V3::broadcast(s.center),
                             radius: M::splat(s.radius),
                         };
-                        bvh.visit(stack, |b: &Aabb<M>| sphere_aabb_conservative(&s, b).bits(), prim)
+                        bvh.visit(stack, &BallConservativeMask(s), prim)
                     }
                 }
             }
@@ -408,14 +408,12 @@ impl Bvh {
     /// Depth-first traversal: `node_mask` says which children of a node to
     /// enter (bit per slot; the node's boxes read as lane type `M`), `prim`
     /// is called for every primitive of an entered leaf. `#[inline(always)]`:
-    /// [`query`](Self::query) runs it inside a dispatched path's entry, with
-    /// one-line node closures that LLVM inlines there (`.ci/run`'s
-    /// `scripts/check_dispatch.sh` fails if an intrinsic is left out of line).
+    /// [`query`](Self::query) runs it inside a dispatched path's entry.
     #[inline(always)]
     pub(crate) fn visit<M: LanePod>(
         &self,
         stack: &mut Vec<u32>,
-        mut node_mask: impl FnMut(&Aabb<M>) -> u64,
+        node_mask: &impl NodeMask<M>,
         mut prim: impl FnMut(u32),
     ) {
         if self.nodes.is_empty() {
@@ -425,7 +423,7 @@ impl Bvh {
         stack.push(0);
         while let Some(c) = stack.pop() {
             let node = &self.nodes[c as usize];
-            let mut m = node_mask(recast_one::<Aabb, W, M>(&node.bounds));
+            let mut m = node_mask.mask(recast_one::<Aabb, W, M>(&node.bounds));
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
@@ -607,6 +605,39 @@ pub(crate) enum Probe<'a> {
     Ball(&'a Sphere),
     /// Boxes passing [`sphere_aabb_conservative`] (a superset of `Ball`).
     BallConservative(&'a Sphere),
+}
+
+/// The node test of [`Bvh::visit`]: a trait with an `#[inline(always)]`
+/// method rather than a closure (a closure is a function of its own, which
+/// LLVM left out of the dispatched entry, its lane operations then calls:
+/// `scripts/check_dispatch.sh` found them).
+pub(crate) trait NodeMask<M: LanePod> {
+    /// Bit per child slot to enter.
+    fn mask(&self, bounds: &Aabb<M>) -> u64;
+}
+
+struct BoxMask<M: LanePod>(Aabb<M>);
+impl<M: LanePod> NodeMask<M> for BoxMask<M> {
+    #[inline(always)]
+    fn mask(&self, bounds: &Aabb<M>) -> u64 {
+        aabb_aabb(&self.0, bounds).bits()
+    }
+}
+
+struct BallMask<M: LanePod>(Sphere<M>);
+impl<M: LanePod> NodeMask<M> for BallMask<M> {
+    #[inline(always)]
+    fn mask(&self, bounds: &Aabb<M>) -> u64 {
+        sphere_aabb(&self.0, bounds).bits()
+    }
+}
+
+struct BallConservativeMask<M: LanePod>(Sphere<M>);
+impl<M: LanePod> NodeMask<M> for BallConservativeMask<M> {
+    #[inline(always)]
+    fn mask(&self, bounds: &Aabb<M>) -> u64 {
+        sphere_aabb_conservative(&self.0, bounds).bits()
+    }
 }
 
 /// A leaf test of the ordered ray traversal: tests leaf `leaf`, may lower
