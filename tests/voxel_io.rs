@@ -665,3 +665,32 @@ fn voxel_binvox_pieces_join_into_maximal_runs() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The index `.npy` of dense storage is written in blocks of rows indexed in
+/// parallel: a grid of more rows (y·z) than one block holds gives the sorted
+/// voxel list of the set across the block boundaries.
+#[test]
+fn voxel_npy_index_blocks_join_in_order() {
+    let dir = scratch("npy-blocks");
+    let m = builtin::torus_knot(300, 16, 0.4);
+    let (lo, hi) = m.as_ref().bounds();
+    let fit = Grid::fit(lo, hi, 1200, 1).unwrap();
+    // x narrowed to one word per row, so that a block is 2¹⁸ rows (y·z)
+    let [_, ny, nz] = fit.dims;
+    let g = Grid::new(fit.origin + Vec3::new(0.3, 0.0, 0.0), fit.voxel, [40, ny, nz]).unwrap();
+    let opts = Options { storage: Storage::Dense, ..Options::default() };
+    let set = voxel::voxelize(m.as_ref(), &g, &opts).unwrap().set;
+    let idx = set.indices();
+    let row = |v: &[u32; 3]| v[1] as usize + ny as usize * v[2] as usize;
+    let before = idx.iter().filter(|v| row(v) < 1 << 18).count();
+    assert!(
+        before > 100 && idx.len() - before > 100,
+        "{before} of {} voxels in the first block",
+        idx.len()
+    );
+    let p = dir.join("v.npy");
+    formats::write_atomic(&p, |w| formats::write_npy(w, &set, false)).unwrap();
+    let d = formats::read_npy(&std::fs::read(&p).unwrap(), g.dims).unwrap();
+    assert_eq!(d.voxels, idx);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

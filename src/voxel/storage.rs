@@ -277,17 +277,25 @@ impl VoxelSet {
     /// of rows are counted first, then each block writes its own part of the
     /// output (the same values in the same order for any thread count).
     pub fn indices_flat(&self) -> Vec<u32> {
+        match self {
+            VoxelSet::Dense(d) => d.indices_flat_rows(0..d.words.len() / d.words_per_row.max(1)),
+            VoxelSet::Sparse(_) => self.indices().into_iter().flatten().collect(),
+        }
+    }
+}
+
+impl DenseBits {
+    /// [`VoxelSet::indices_flat`] of the rows `rows` (row `j + ny·k`) only.
+    pub(crate) fn indices_flat_rows(&self, rows: std::ops::Range<usize>) -> Vec<u32> {
         use rayon::prelude::*;
         use std::mem::MaybeUninit;
-        let d = match self {
-            VoxelSet::Dense(d) => d,
-            VoxelSet::Sparse(_) => return self.indices().into_iter().flatten().collect(),
-        };
         const BLOCK_ROWS: usize = 1024;
+        let d = self;
         let (wpr, ny) = (d.words_per_row.max(1), d.dims[1] as usize);
+        let words = &d.words[rows.start * wpr..rows.end * wpr];
+        let first = rows.start * wpr;
         let block = BLOCK_ROWS * wpr;
-        let counts: Vec<usize> = d
-            .words
+        let counts: Vec<usize> = words
             .par_chunks(block)
             .map(|c| c.iter().map(|w| w.count_ones() as usize).sum())
             .collect();
@@ -304,13 +312,13 @@ impl VoxelSet {
             parts.push(part);
             rest = tail;
         }
-        d.words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
+        words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
             let mut at = 0;
             for (w, &word) in words.iter().enumerate() {
                 if word == 0 {
                     continue;
                 }
-                let w = b * block + w;
+                let w = first + b * block + w;
                 let row = w / wpr;
                 let (j, k) = ((row % ny) as u32, (row / ny) as u32);
                 let base = ((w % wpr) * 64) as u32;
@@ -335,7 +343,9 @@ impl VoxelSet {
         };
         out
     }
+}
 
+impl VoxelSet {
     /// Calls `f` on every voxel of the set in `(k, j, i)` order (`k`
     /// slowest), for both storages, without collecting them: sparse bricks
     /// are visited one brick layer (8 z layers) at a time, row by row
