@@ -189,9 +189,10 @@ impl MeshBvh {
 
     /// Ids (ascending) of the triangles that touch or overlap the closed ball
     /// `s` ([`sphere_triangle`]). Candidates: the triangles whose bounding box
-    /// passes the conservative [`sphere_aabb_conservative`](crate::overlap::sphere_aabb_conservative) (a superset of the
-    /// exact test, so rounding in the closest-point computation cannot make a
-    /// reported triangle's box look separated).
+    /// passes the conservative
+    /// [`sphere_aabb_conservative`](crate::overlap::sphere_aabb_conservative)
+    /// (a superset of the exact test, so rounding in the closest-point
+    /// computation cannot make a reported triangle's box look separated).
     pub fn overlap_sphere(&self, s: &Sphere) -> Vec<u32> {
         let mut out = Vec::new();
         self.bvh.query(&mut Vec::new(), Probe::BallConservative(s), |p| {

@@ -608,9 +608,9 @@ pub(crate) enum Probe<'a> {
 }
 
 /// The node test of [`Bvh::visit`]: a trait with an `#[inline(always)]`
-/// method rather than a closure (a closure is a function of its own, which
-/// LLVM left out of the dispatched entry, its lane operations then calls:
-/// `scripts/check_dispatch.sh` found them).
+/// method rather than a closure. LLVM compiled the closures first written
+/// here as functions of their own, outside the dispatched entry, so each
+/// lane operation became a call (`scripts/check_dispatch.sh` found them).
 pub(crate) trait NodeMask<M: LanePod> {
     /// Bit per child slot to enter.
     fn mask(&self, bounds: &Aabb<M>) -> u64;
