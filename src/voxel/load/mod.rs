@@ -98,6 +98,9 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
         let len = file.metadata()?.len();
         if len >= 2 * PIECE as u64 && len < isize::MAX as u64 {
             let mut buf = vec![0u8; len as usize];
+            // (fresh zero pages from the kernel, untouched until the reads:
+            // advised onto huge pages, they fault 2 MiB at a time)
+            crate::mem::advise_huge_pages(&buf);
             let read = buf
                 .par_chunks_mut(PIECE)
                 .enumerate()

@@ -554,6 +554,9 @@ fn parallel(bytes: &[u8], chunk_bytes: usize) -> Option<(Mesh, Stats)> {
     }
     let mut vertices: Vec<Vec3> = bytemuck::zeroed_vec(nv);
     let mut tris: Vec<[u32; 3]> = bytemuck::zeroed_vec(nt);
+    // (untouched zero pages until the parallel copy below)
+    crate::mem::advise_huge_pages(&vertices);
+    crate::mem::advise_huge_pages(&tris);
     {
         let mut vrest: &mut [Vec3] = &mut vertices;
         let mut trest: &mut [[u32; 3]] = &mut tris;
