@@ -290,9 +290,8 @@ impl DenseBits {
         use rayon::prelude::*;
         use std::mem::MaybeUninit;
         const BLOCK_ROWS: usize = 1024;
-        let d = self;
-        let (wpr, ny) = (d.words_per_row.max(1), d.dims[1] as usize);
-        let words = &d.words[rows.start * wpr..rows.end * wpr];
+        let (wpr, ny) = (self.words_per_row.max(1), self.dims[1] as usize);
+        let words = &self.words[rows.start * wpr..rows.end * wpr];
         let first = rows.start * wpr;
         let block = BLOCK_ROWS * wpr;
         let counts: Vec<usize> = words
