@@ -808,8 +808,64 @@ fn batch_queries_in_coherent_order_equal_single_queries() {
             }
             let count = pool.install(|| bvh.count_hits(&rays[..n]));
             assert_eq!(count, want[..n].iter().filter(|h| h.is_some()).count());
+            // any_hits is traced in the sorted order: an answer written at
+            // its sorted position instead of its ray's index fails here
+            let any = pool.install(|| bvh.any_hits(&rays[..n]));
+            for (i, (a, ray)) in any.iter().zip(&rays).enumerate() {
+                assert_eq!(*a, bvh.any_hit(ray), "any-hit ray {i} of {n}, {threads} threads");
+            }
         }
     }
+}
+
+/// `closest_hits_into` writes `closest_hits` as columns (inf, -1, [0, 0] for
+/// a miss), bit for bit, from a ray slice and from `RayColumns`, on any
+/// thread count; it refuses columns of the wrong length.
+#[test]
+fn closest_hits_into_columns_equal_closest_hits() {
+    use widephase::bvh::{HitColumns, RayColumns};
+    let mut r = rng::rng(0xC01);
+    let tris = gen_tris(&mut r, 3000);
+    let bvh = MeshBvh::new(&tris);
+    let rays: Vec<Ray> = (0..5000).map(|_| gen_ray(&mut r, 12.0)).collect();
+    let want = bvh.closest_hits(&rays);
+    assert!(want.iter().filter(|h| h.is_some()).count() > 500);
+    let origins: Vec<[f32; 3]> = rays.iter().map(|r| r.origin.to_array()).collect();
+    let directions: Vec<[f32; 3]> = rays.iter().map(|r| r.dir.to_array()).collect();
+    let n = rays.len();
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        // (a common interval per ray: the slice run uses the same one)
+        for (t_min, t_max) in [(0.0, f32::INFINITY), (0.5, 9.0)] {
+            let same: Vec<Ray> = rays.iter().map(|r| Ray { t_min, t_max, ..*r }).collect();
+            let want = bvh.closest_hits(&same);
+            let cols = RayColumns { origins: &origins, directions: &directions, t_min, t_max };
+            for from_columns in [false, true] {
+                let (mut t, mut id, mut uv) = (vec![7.0; n], vec![7; n], vec![[7.0; 2]; n]);
+                let out = HitColumns { t: &mut t, id: &mut id, uv: &mut uv };
+                pool.install(|| {
+                    if from_columns {
+                        bvh.closest_hits_into(&cols, out)
+                    } else {
+                        bvh.closest_hits_into(same.as_slice(), out)
+                    }
+                });
+                for i in 0..n {
+                    let got = (t[i].to_bits(), id[i], uv[i].map(f32::to_bits));
+                    let exp = match want[i] {
+                        Some(h) => (h.t.to_bits(), h.id as i32, [h.u.to_bits(), h.v.to_bits()]),
+                        None => (f32::INFINITY.to_bits(), -1, [0; 2]),
+                    };
+                    assert_eq!(got, exp, "ray {i}, {threads} threads, columns {from_columns}");
+                }
+            }
+        }
+    }
+    let (mut t, mut id, mut uv) = (vec![0.0; n], vec![0; n - 1], vec![[0.0; 2]; n]);
+    let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        bvh.closest_hits_into(rays.as_slice(), HitColumns { t: &mut t, id: &mut id, uv: &mut uv })
+    }));
+    assert!(short.is_err(), "a short id column is refused");
 }
 
 /// The pinhole rays follow Open3D's `create_rays_pinhole` (values from
@@ -877,10 +933,11 @@ fn pinhole_rays_follow_open3d() {
     assert!(bad(&|c| c.center[1] = f64::INFINITY).contains("center"));
 }
 
-/// Camera rays traced in input order give the sorted path's answers bit for
-/// bit (ties included: the cube's diagonals are shared edges).
+/// Camera rays traced as a batch give the single-ray answers bit for bit
+/// (ties included: the cube's diagonals are shared edges), and both hit
+/// counts agree.
 #[test]
-fn in_order_tracing_matches_the_sorted_path() {
+fn camera_batches_match_single_rays() {
     use widephase::bvh::{MeshBvh, Pinhole};
     for name in ["cube", "knot"] {
         let mesh = widephase::voxel::builtin::by_name(name).unwrap();
@@ -889,12 +946,14 @@ fn in_order_tracing_matches_the_sorted_path() {
         let cam = Pinhole::framing((lo, hi), 160, 120, 50.0, None, None, [0.0, 1.0, 0.0]);
         let rays = cam.rays();
         let a = bvh.closest_hits(&rays);
-        let b = bvh.closest_hits_in_order(&rays);
+        let b: Vec<_> = rays.iter().map(|r| bvh.closest_hit(r)).collect();
         assert!(a.iter().filter(|h| h.is_some()).count() > 1000, "{name}");
         let bits = |h: &Option<widephase::bvh::RayHit>| {
             h.map(|h| (h.id, h.t.to_bits(), h.u.to_bits(), h.v.to_bits()))
         };
         assert!(a.iter().zip(&b).all(|(x, y)| bits(x) == bits(y)), "{name}");
-        assert_eq!(bvh.count_hits_in_order(&rays), a.iter().filter(|h| h.is_some()).count());
+        let hits = a.iter().filter(|h| h.is_some()).count();
+        assert_eq!(bvh.count_hits_in_order(&rays), hits, "{name}");
+        assert_eq!(bvh.count_hits(&rays), hits, "{name}");
     }
 }

@@ -5,7 +5,8 @@ use crate::common::{mesh_ref, rows, run};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use widephase::bvh::{MeshBvh, Pinhole};
+use rayon::prelude::*;
+use widephase::bvh::{HitColumns, MeshBvh, Pinhole, RayColumns};
 use widephase::{Ray, Vec3};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -44,15 +45,14 @@ pub struct RayScene {
     bvh: MeshBvh,
 }
 
-/// The rays of `(N, 3)` origins and directions over `[t_min, t_max]`. A ray
-/// with a non-finite origin or direction follows the library's NaN rule: it
-/// never hits.
-fn rays_of(
-    origins: &PyReadonlyArray2<'_, f32>,
-    directions: &PyReadonlyArray2<'_, f32>,
+/// The `(N, 3)` origins and directions, checked (same row count, `t_min` and
+/// `t_max` not NaN) and borrowed.
+fn ray_columns<'a>(
+    origins: &'a PyReadonlyArray2<'_, f32>,
+    directions: &'a PyReadonlyArray2<'_, f32>,
     t_min: f32,
     t_max: f32,
-) -> PyResult<Vec<Ray>> {
+) -> PyResult<(&'a [f32], &'a [f32])> {
     let o = rows(origins, 3, "origins")?;
     let d = rows(directions, 3, "directions")?;
     if o.len() != d.len() {
@@ -65,11 +65,19 @@ fn rays_of(
     if t_min.is_nan() || t_max.is_nan() {
         return Err(PyValueError::new_err("t_min and t_max must not be NaN"));
     }
+    Ok((o, d))
+}
+
+/// The rays of the borrowed columns over `[t_min, t_max]`, built in parallel
+/// on the caller's pool. A ray with a non-finite origin or direction follows
+/// the library's NaN rule: it never hits.
+fn rays_of(o: &[f32], d: &[f32], t_min: f32, t_max: f32) -> Vec<Ray> {
     let v = |s: &[f32]| Vec3::new(s[0], s[1], s[2]);
-    Ok(o.chunks_exact(3)
-        .zip(d.chunks_exact(3))
+    o.par_chunks_exact(3)
+        .zip(d.par_chunks_exact(3))
+        .with_min_len(4096)
         .map(|(o, d)| Ray { origin: v(o), dir: v(d), t_min, t_max })
-        .collect())
+        .collect()
 }
 
 #[pymethods]
@@ -107,17 +115,28 @@ impl RayScene {
         threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<i32>>, Bound<'py, PyArray2<f32>>)>
     {
-        let rays = rays_of(&origins, &directions, t_min, t_max)?;
-        let (t, id, uv) = run(py, threads, || {
-            let hits = self.bvh.closest_hits(&rays);
-            let t: Vec<f32> = hits.iter().map(|h| h.map_or(f32::INFINITY, |h| h.t)).collect();
-            let id: Vec<i32> = hits.iter().map(|h| h.map_or(-1, |h| h.id as i32)).collect();
-            let uv: Vec<f32> =
-                hits.iter().flat_map(|h| h.map_or([0.0; 2], |h| [h.u, h.v])).collect();
-            (t, id, uv)
-        })?;
-        let n = id.len();
-        Ok((t.into_pyarray(py), id.into_pyarray(py), uv.into_pyarray(py).reshape([n, 2])?))
+        let (o, d) = ray_columns(&origins, &directions, t_min, t_max)?;
+        let n = o.len() / 3;
+        // NumPy's own (huge-page advised) buffers, written once in place
+        let t = PyArray1::<f32>::zeros(py, n, false);
+        let id = PyArray1::<i32>::zeros(py, n, false);
+        let uv = PyArray2::<f32>::zeros(py, [n, 2], false);
+        {
+            let (mut tw, mut iw, mut uw) = (t.readwrite(), id.readwrite(), uv.readwrite());
+            let out = HitColumns {
+                t: tw.as_slice_mut()?,
+                id: iw.as_slice_mut()?,
+                uv: bytemuck::cast_slice_mut(uw.as_slice_mut()?),
+            };
+            let rays = RayColumns {
+                origins: bytemuck::cast_slice(o),
+                directions: bytemuck::cast_slice(d),
+                t_min,
+                t_max,
+            };
+            run(py, threads, || self.bvh.closest_hits_into(&rays, out))?;
+        }
+        Ok((t, id, uv))
     }
 
     /// Any hit within `[t_min, t_max]`: bool `(N,)` (shadow rays).
@@ -131,8 +150,8 @@ impl RayScene {
         t_max: f32,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let rays = rays_of(&origins, &directions, t_min, t_max)?;
-        let hit = run(py, threads, || self.bvh.any_hits(&rays))?;
+        let (o, d) = ray_columns(&origins, &directions, t_min, t_max)?;
+        let hit = run(py, threads, || self.bvh.any_hits(&rays_of(o, d, t_min, t_max)))?;
         Ok(hit.into_pyarray(py))
     }
 
@@ -147,7 +166,7 @@ impl RayScene {
         t_max: f32,
         threads: Option<usize>,
     ) -> PyResult<usize> {
-        let rays = rays_of(&origins, &directions, t_min, t_max)?;
-        run(py, threads, || self.bvh.count_hits(&rays))
+        let (o, d) = ray_columns(&origins, &directions, t_min, t_max)?;
+        run(py, threads, || self.bvh.count_hits(&rays_of(o, d, t_min, t_max)))
     }
 }

@@ -53,7 +53,7 @@ mod mesh;
 mod order;
 
 pub use camera::{Pinhole, MAX_PIXELS};
-pub use mesh::{MeshBvh, RayHit};
+pub use mesh::{HitColumns, MeshBvh, RayColumns, RayHit, RaySource};
 
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
@@ -497,6 +497,20 @@ impl Bvh {
         }
     }
 
+    /// Hints child `c` (a node, or a leaf through `leaf`) into the cache.
+    #[inline(always)]
+    fn prefetch_child(&self, c: u32, leaf: &impl LeafVisitor) {
+        if c & LEAF_BIT != 0 {
+            leaf.prefetch(c & !LEAF_BIT);
+        } else {
+            let node = &self.nodes[c as usize];
+            crate::mem::prefetch(&node.bounds.min.x);
+            crate::mem::prefetch(&node.bounds.min.z);
+            crate::mem::prefetch(&node.bounds.max.y);
+            crate::mem::prefetch(&node.child);
+        }
+    }
+
     /// The loop of [`ray_visit_counted`](Self::ray_visit_counted) for one
     /// node test (a valid ray, a non-empty tree, `*best_t <= t_max`).
     #[inline(always)]
@@ -553,6 +567,7 @@ impl Bvh {
                         let (near, far) = if ts[i1] < ts[i0] { (i1, i0) } else { (i0, i1) };
                         stack[sp] = (node.child[far], ts[far]);
                         sp += 1;
+                        self.prefetch_child(node.child[far], leaf);
                         cur = node.child[near];
                         continue;
                     }
@@ -574,6 +589,7 @@ impl Bvh {
                         let below = (1u64 << i) - 1;
                         let nearer = (tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m;
                         stack[sp + n - 1 - nearer.count_ones() as usize] = (node.child[i], ts[i]);
+                        self.prefetch_child(node.child[i], leaf);
                     }
                     sp += n - 1;
                     cur = stack[sp].0;
@@ -647,6 +663,9 @@ impl<M: LanePod> NodeMask<M> for BallConservativeMask<M> {
 pub(crate) trait LeafVisitor {
     /// Tests one leaf.
     fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool;
+    /// Hints the leaf's data into the cache (it will be visited soon).
+    #[inline(always)]
+    fn prefetch(&self, _leaf: u32) {}
 }
 
 /// [`Bvh::pick_with`] as a dispatched body ([`crate::simd`]).

@@ -268,12 +268,7 @@ pub fn run(o: RaycastOptions) -> CliResult {
         || o.depth_png.is_some();
     let (hits, ms) = if per_ray {
         let t1 = Instant::now();
-        // (camera pixels are coherent in row order already: no sort)
-        let res = if image.is_some() {
-            bvh.closest_hits_in_order(&rays)
-        } else {
-            bvh.closest_hits(&rays)
-        };
+        let res = bvh.closest_hits(&rays);
         let ms = t1.elapsed().as_secs_f64() * 1e3;
         stage_hits(&o, &bvh, &res, image, &mut staged)?;
         (res.iter().filter(|h| h.is_some()).count(), ms)

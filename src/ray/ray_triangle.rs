@@ -146,6 +146,7 @@ pub struct RayTrianglePrecomp<L: Lane = f32> {
 
 impl RayTrianglePrecomp<f32> {
     /// The shear of `ray` (the same arithmetic as inside [`ray_triangle`]).
+    #[inline(always)]
     pub fn new(ray: &Ray) -> Self {
         let d = ray.dir.to_array();
         let ad = ray.dir.abs();
