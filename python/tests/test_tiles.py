@@ -119,6 +119,18 @@ def test_store_equals_the_whole_grid(client, tmp_path, dtype):
     assert int(np.count_nonzero(arr[:])) == len(whole)
 
 
+def test_store_recreated_at_the_same_path(client, tmp_path):
+    """Workers keep the arrays they opened per store path and metadata: a
+    store overwritten at the same path with another grid and chunking is
+    written through a fresh array, and again with the first ones."""
+    m = widephase.builtin_mesh("torus")
+    store = tmp_path / "v.zarr"
+    for res, chunks in [(40, 16), (57, 20), (40, 16)]:
+        wd.voxelize_to_zarr(m, resolution=res, store=store, chunks=chunks, client=client, overwrite=True)
+        np.testing.assert_array_equal(wd.read_indices(store), widephase.voxelize(m, resolution=res).indices())
+        assert zarr.open_array(store, mode="r").shape == tuple(widephase.fit_grid(m, resolution=res).dims)
+
+
 def test_shared_bunny_store(client, tmp_path):
     m = widephase.load_mesh(shared_mesh("bunny.obj"))
     store = tmp_path / "b.zarr"
