@@ -14,7 +14,7 @@ Then the expected wall time and store size of 16384³ and 65536³ jobs on N
 two-core machines, scaled from the measured per-tile figures (the tiles
 submitted, those a triangle comes near, and the voxels grow with RES²).
 
-Usage: python python/bench/dask_scaling.py [--mesh PATH] [--res 2048] [--tile 256]
+Usage: python python/bench/dask_scaling.py [--mesh PATH] [--res 8192] [--tile 256]
        [--workers 2] [--write-notes]
 """
 
@@ -35,7 +35,7 @@ import widephase.dask as wd
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ap = argparse.ArgumentParser()
 ap.add_argument("--mesh", default=os.path.join(ROOT, "..", "shared", "meshes", "dragon_sub4.obj"))
-ap.add_argument("--res", type=int, default=2048)
+ap.add_argument("--res", type=int, default=8192)
 ap.add_argument("--tile", type=int, default=256)
 ap.add_argument("--workers", type=int, default=2)
 ap.add_argument("--write-notes", action="store_true")
@@ -44,6 +44,11 @@ args = ap.parse_args()
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def duration(s):
+    """Seconds as the README's table reads them: s, min or h."""
+    return f"{s:.1f} s" if s < 60 else f"{s / 60:.1f} min" if s < 3600 else f"{s / 3600:.2f} h"
 
 
 def main():
@@ -155,7 +160,7 @@ def main():
     lines += ["", "| grid | machines (2 cores) | tiles submitted | expected wall | expected store |",
               "|---|---:|---:|---:|---:|"]
     for target, machines, n_tiles, wall, b in est:
-        lines.append(f"| {target}³ | {machines} | {n_tiles:.3g} | {wall / 3600:.2f} h | {b / 2**30:.1f} GiB |")
+        lines.append(f"| {target}³ | {machines} | {n_tiles:.3g} | {duration(wall)} | {b / 2**30:.1f} GiB |")
     table = "\n".join(lines)
     print(table)
     if args.write_notes:
