@@ -5,7 +5,8 @@ use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use rayon::ThreadPool;
-use std::sync::{Arc, Mutex};
+use std::cell::RefCell;
+use std::sync::Arc;
 use widephase::voxel::{MeshRef, VoxelError};
 
 /// Most worker threads a call accepts (`threads=0` or `None`: the global
@@ -66,13 +67,20 @@ pub fn voxel_err(e: VoxelError) -> PyErr {
     }
 }
 
-/// The thread pools of earlier calls, by size: building one spawns its
-/// threads (tens of microseconds each), so a loop calling with `threads=2`
-/// pays that once.
-static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+thread_local! {
+    /// The thread pools of earlier calls from this thread, by size: building
+    /// one spawns its threads (tens of microseconds each), so a loop calling
+    /// with `threads=2` pays that once. Per calling thread, because a pool
+    /// runs one `install` at a time: Python threads sharing one `threads=1`
+    /// pool (a Dask worker with several threads, each voxelizing a tile) were
+    /// serialized on it (two threads: 1.58 s for what one thread does in
+    /// 1.62 s).
+    static POOLS: RefCell<Vec<(usize, Arc<ThreadPool>)>> = const { RefCell::new(Vec::new()) };
+}
 
 /// The pool a call with `threads` runs on: `None` for the global pool
-/// (`threads` None or 0), else a pool of exactly that many workers.
+/// (`threads` None or 0), else a pool of exactly that many workers, kept for
+/// the calling thread.
 pub fn pool(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
     let t = match threads {
         None | Some(0) => return Ok(None),
@@ -83,16 +91,17 @@ pub fn pool(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
         }
         Some(t) => t,
     };
-    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == t) {
-        return Ok(Some(p.clone()));
+    if let Some(p) =
+        POOLS.with_borrow(|pools| pools.iter().find(|(n, _)| *n == t).map(|(_, p)| p.clone()))
+    {
+        return Ok(Some(p));
     }
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(t)
         .build()
         .map_err(|e| PyOSError::new_err(format!("threads={t}: cannot start the pool: {e}")))?;
     let p = Arc::new(p);
-    pools.push((t, p.clone()));
+    POOLS.with_borrow_mut(|pools| pools.push((t, p.clone())));
     Ok(Some(p))
 }
 

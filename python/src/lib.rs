@@ -24,5 +24,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rays::register(m)?;
     broad::register(m)?;
     contact::register(m)?;
+    m.add_function(wrap_pyfunction!(_pool_key, m)?)?;
     Ok(())
+}
+
+/// The identity of the pool a call with `threads` would run on from the
+/// calling thread (0 for the global pool): the tests check that each Python
+/// thread gets a pool of its own, so concurrent calls are not serialized.
+#[pyfunction]
+fn _pool_key(threads: Option<usize>) -> PyResult<usize> {
+    Ok(common::pool(threads)?.map_or(0, |p| std::sync::Arc::as_ptr(&p) as usize))
 }

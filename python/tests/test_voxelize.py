@@ -225,6 +225,44 @@ def test_gil_is_released_during_voxelize():
     assert inside > 1000, f"only {inside} loop iterations ran during {span['end'] - span['start']:.3f} s"
 
 
+def test_each_python_thread_gets_its_own_pool():
+    """A pool runs one call at a time: Python threads that shared the
+    `threads=1` pool were serialized on it. Each thread now keeps its own
+    pools (the same one for its later calls); the global pool is shared."""
+    from widephase import _native
+
+    keys = {}
+    both_alive = threading.Barrier(2)  # a thread's pools end with it: keep both alive
+
+    def grab(name):
+        keys[name] = (_native._pool_key(1), _native._pool_key(1), _native._pool_key(2), _native._pool_key(None))
+        both_alive.wait()
+
+    threads = [threading.Thread(target=grab, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (a1, a1_again, a2, a0), (b1, _, b2, b0) = keys["a"], keys["b"]
+    assert a1 == a1_again != 0 and a1 != a2
+    assert a1 != b1 and a2 != b2, "each thread has its own pools"
+    assert a0 == b0 == 0
+    # and the work itself runs concurrently, with the same answers
+    m = widephase.builtin_mesh("knot")
+    want = widephase.voxelize(m, resolution=96, threads=1).indices()
+    got = {}
+
+    def work(name):
+        got[name] = widephase.voxelize(m, resolution=96, threads=1).indices()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(g, want) for g in got.values()) and len(got) == 4
+
+
 def _rss_bytes() -> int:
     with open("/proc/self/statm") as fh:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
