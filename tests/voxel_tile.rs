@@ -59,6 +59,16 @@ fn tilings_that_do_not_divide_the_grid_equal_the_whole_grid() {
             }
         }
     }
+    // tiles wider than a word whose x start is not a multiple of 8: the
+    // bricks wholly inside land at every bit offset of the tile's rows,
+    // some across two words (offsets 57..63)
+    let (lo, hi) = knot.as_ref().bounds();
+    let g = Grid::fit(lo, hi, 170, 1).unwrap();
+    for size in [[75, 41, 37], [131, 9, 64]] {
+        for mode in [Mode::Surface, Mode::Thin] {
+            check_tiling(&knot, &g, size, mode);
+        }
+    }
 }
 
 #[test]

@@ -384,6 +384,28 @@ pub fn voxelize_tile(
         if (0..3).any(|a| b[a] + BRICK <= tile.lo[a] || b[a] >= tile.hi[a]) {
             continue;
         }
+        if (0..3).all(|a| b[a] >= tile.lo[a] && b[a] + BRICK <= tile.hi[a]) {
+            // wholly inside (most bricks): each of its 64 rows of 8 voxels is
+            // one byte ORed into the tile's row (spanning two words at most)
+            let x = (b[0] - tile.lo[0]) as usize;
+            let (w, off) = (x / 64, x % 64);
+            for (z, &word) in brick.iter().enumerate() {
+                for y in 0..BRICK {
+                    let row = (word >> (8 * y)) & 0xff;
+                    if row == 0 {
+                        continue;
+                    }
+                    let (ty, tz) =
+                        ((b[1] + y - tile.lo[1]) as usize, b[2] as usize + z - tile.lo[2] as usize);
+                    let at = (tz * dims[1] as usize + ty) * bits.words_per_row + w;
+                    bits.words[at] |= row << off;
+                    if off > 56 {
+                        bits.words[at + 1] |= row >> (64 - off);
+                    }
+                }
+            }
+            continue;
+        }
         for (z, &word) in brick.iter().enumerate() {
             let mut w = word;
             while w != 0 {
