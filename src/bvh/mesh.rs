@@ -304,7 +304,7 @@ impl MeshBvh {
     /// parallel over the current rayon pool; the answers do not depend on the
     /// thread count. Traced in input order: with a result of 20 bytes per ray
     /// the coherent order of [`count_hits`](Self::count_hits) costs more in
-    /// scattered writes than it saves (see [`MeshBvh::map_rays_sorted`]).
+    /// scattered writes than it saves (simd-notes.md, "BVH and ray casting").
     pub fn closest_hits(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
         let mut out = vec![None; rays.len()];
         self.map_rays_in_order::<Closest, _, _>(rays, out.as_mut_slice());
@@ -331,8 +331,8 @@ impl MeshBvh {
     }
 
     /// [`any_hit`](Self::any_hit) for every ray, in input order, in parallel
-    /// over the current rayon pool (traced in the coherent order of
-    /// [`map_rays_sorted`](Self::map_rays_sorted)).
+    /// over the current rayon pool, traced in a coherent order (sorted by
+    /// where the rays cross the root box; the answers do not depend on it).
     pub fn any_hits(&self, rays: &[Ray]) -> Vec<bool> {
         let mut out = vec![false; rays.len()];
         self.map_rays_sorted::<Any, _>(rays, out.as_mut_slice());
