@@ -76,9 +76,9 @@ def _open_for_writing(store, zarr):
     """``zarr.open_array(store, mode="r+")``, kept per process for path stores.
     The key includes the array's metadata document, so a store re-created
     with another shape, chunking or dtype is opened afresh."""
-    path = _store_path(store)
-    if path is None or not isinstance(store, (str, os.PathLike)):
+    if not isinstance(store, (str, os.PathLike)):
         return zarr.open_array(store, mode="r+")
+    path = pathlib.Path(store)
     try:
         meta = (path / "zarr.json").read_bytes()
     except OSError:
