@@ -1741,17 +1741,27 @@ fn small_triangle_shortcuts_equal_kernel() {
 #[test]
 fn flat_indices_equal_sorted_indices_for_any_thread_count() {
     // a grid whose rows span several words and whose row blocks split
-    // mid-slab, dense and sparse, on pools of 1 to 3 threads
+    // mid-slab, dense and sparse, on pools of 1 to 3 threads; solid mode
+    // fills whole words (64 voxels a word, past the writer's unrolled
+    // four, and blocks of more voxels than its staging buffer holds)
     let m = builtin::torus_knot(256, 24, 0.4);
     let g = fit(&m, 150, 3);
-    for storage in [Storage::Dense, Storage::Sparse] {
-        let opts = Options { storage, ..Options::default() };
+    for (storage, mode) in [
+        (Storage::Dense, Mode::Surface),
+        (Storage::Sparse, Mode::Surface),
+        (Storage::Dense, Mode::Solid),
+    ] {
+        let opts = Options { storage, mode, ..Options::default() };
         let set = voxel::voxelize(m.as_ref(), &g, &opts).unwrap().set;
         let want: Vec<u32> = set.indices().into_iter().flatten().collect();
         assert!(want.len() > 3 * 10_000);
         for threads in 1..=3 {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            assert_eq!(pool.install(|| set.indices_flat()), want, "{storage:?}, {threads} threads");
+            assert_eq!(
+                pool.install(|| set.indices_flat()),
+                want,
+                "{storage:?} {mode:?}, {threads} threads"
+            );
         }
     }
 }

@@ -122,18 +122,36 @@ impl<'a> MeshRef<'a> {
         Ok(())
     }
 
-    /// Bounding box `(min, max)` of the referenced vertices.
+    /// Bounding box `(min, max)` of the referenced vertices (indices out of
+    /// range are skipped; meaningful for a mesh that passes
+    /// [`MeshRef::validate`]: with a non-finite coordinate it is unspecified).
+    ///
+    /// Two passes, not one gathered min/max per index: the referenced
+    /// vertices are marked first (independent byte stores), then a masked
+    /// min/max runs over the vertex array with eight independent
+    /// accumulators. A single accumulator chained every gathered vertex
+    /// through the latency of `min`: 0.62 ms on bunny (69k triangles), most
+    /// of what a Python `voxelize` call added to the Rust call at 512³.
     pub fn bounds(&self) -> (Vec3, Vec3) {
-        let mut mn = Vec3::splat(f32::INFINITY);
-        let mut mx = Vec3::splat(f32::NEG_INFINITY);
-        for tri in self.indices {
-            for &v in tri {
-                let p = self.vertices[v as usize];
-                mn = mn.min(p);
-                mx = mx.max(p);
+        const LANES: usize = 8;
+        let mut used = vec![false; self.vertices.len()];
+        for &v in self.indices.iter().flatten() {
+            if let Some(u) = used.get_mut(v as usize) {
+                *u = true;
             }
         }
-        (mn, mx)
+        let mut mn = [Vec3::splat(f32::INFINITY); LANES];
+        let mut mx = [Vec3::splat(f32::NEG_INFINITY); LANES];
+        for (ps, us) in self.vertices.chunks(LANES).zip(used.chunks(LANES)) {
+            for (l, (&p, &u)) in ps.iter().zip(us).enumerate() {
+                if u {
+                    mn[l] = mn[l].min(p);
+                    mx[l] = mx[l].max(p);
+                }
+            }
+        }
+        let fold = |a: [Vec3; LANES], f: fn(Vec3, Vec3) -> Vec3| a.into_iter().reduce(f).unwrap();
+        (fold(mn, Vec3::min), fold(mx, Vec3::max))
     }
 }
 
@@ -159,5 +177,48 @@ impl Mesh {
         let (mesh, report) = super::load::load_file(path)?;
         mesh.as_ref().validate(&path.display().to_string())?;
         Ok((mesh, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two-pass bounds against a direct fold over the referenced
+    /// vertices, with unreferenced vertices far outside, every vertex
+    /// count modulo the accumulator count, and an out-of-range index.
+    #[test]
+    fn bounds_are_those_of_the_referenced_vertices() {
+        for n in 3..40usize {
+            let mut vertices: Vec<Vec3> = (0..n)
+                .map(|i| {
+                    let f = i as f32;
+                    Vec3::new((f * 0.37).sin() * 5.0, (f * 1.3).cos() * 2.0, f * 0.25 - 3.0)
+                })
+                .collect();
+            // every third vertex unreferenced, and far away
+            for (i, v) in vertices.iter_mut().enumerate() {
+                if i % 3 == 1 {
+                    *v = Vec3::splat(if i % 2 == 0 { 1e6 } else { -1e6 });
+                }
+            }
+            let used: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 1).collect();
+            let mut indices: Vec<[u32; 3]> = used.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+            if indices.is_empty() {
+                indices.push([0, 0, 0]);
+            }
+            let m = MeshRef { vertices: &vertices, indices: &indices };
+            let mut lo = Vec3::splat(f32::INFINITY);
+            let mut hi = Vec3::splat(f32::NEG_INFINITY);
+            for &v in indices.iter().flatten() {
+                lo = lo.min(vertices[v as usize]);
+                hi = hi.max(vertices[v as usize]);
+            }
+            assert_eq!(m.bounds(), (lo, hi), "{n} vertices");
+            let mut bad = indices.clone();
+            bad.push([0, n as u32 + 5, 0]);
+            let m = MeshRef { vertices: &vertices, indices: &bad };
+            assert_eq!(m.bounds(), (lo, hi), "{n} vertices, an index out of range");
+        }
     }
 }

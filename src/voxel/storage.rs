@@ -318,9 +318,12 @@ impl DenseBits {
         use rayon::prelude::*;
         use std::mem::MaybeUninit;
         const BLOCK_ROWS: usize = 1024;
+        // (staged values before a copy out, and voxels written per word
+        // without a branch: see the writer below)
+        const STAGE: usize = 3 * 1024;
+        const UNROLL: usize = 4;
         let (wpr, ny) = (self.words_per_row.max(1), self.dims[1] as usize);
         let words = &self.words[rows.start * wpr..rows.end * wpr];
-        let first = rows.start * wpr;
         let block = BLOCK_ROWS * wpr;
         let counts: Vec<usize> = words
             .par_chunks(block)
@@ -339,25 +342,63 @@ impl DenseBits {
             parts.push(part);
             rest = tail;
         }
+        // Rows are walked with their `(j, k)` carried along: dividing each
+        // non-empty word's index into row, `j` and `k` cost three integer
+        // divisions per word, ~30 % of this loop's samples on bunny 512³.
+        // A word's first `UNROLL` voxels are written unconditionally (lanes
+        // past its last bit are garbage, overwritten next) into a staging
+        // buffer with room for a whole word, copied out when full: the exit
+        // of a per-bit loop mispredicted on most words (3.5 voxels per
+        // non-empty word there). Both together: 1.45 → 1.32 ms per call
+        // (`examples/voxel_indices.rs`, alternated with the per-word
+        // division loop).
+        let copy_out = |part: &mut [MaybeUninit<u32>], stage: &[u32]| {
+            for (d, &v) in part.iter_mut().zip(stage) {
+                *d = MaybeUninit::new(v);
+            }
+        };
         words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
             let mut at = 0;
-            for (w, &word) in words.iter().enumerate() {
-                if word == 0 {
-                    continue;
+            let row0 = rows.start + b * BLOCK_ROWS;
+            let (mut j, mut k) = ((row0 % ny) as u32, (row0 / ny) as u32);
+            let mut stage = [0u32; STAGE + 3 * 64];
+            let mut n = 0;
+            for row in words.chunks_exact(wpr) {
+                for (w, &word) in row.iter().enumerate() {
+                    if word == 0 {
+                        continue;
+                    }
+                    let base = (w * 64) as u32;
+                    let mut bits = word;
+                    let cnt = bits.count_ones() as usize;
+                    for u in 0..UNROLL {
+                        stage[n + 3 * u] = base + bits.trailing_zeros();
+                        stage[n + 3 * u + 1] = j;
+                        stage[n + 3 * u + 2] = k;
+                        bits &= bits.wrapping_sub(1);
+                    }
+                    let mut m = n + 3 * UNROLL;
+                    while bits != 0 {
+                        stage[m] = base + bits.trailing_zeros();
+                        stage[m + 1] = j;
+                        stage[m + 2] = k;
+                        bits &= bits - 1;
+                        m += 3;
+                    }
+                    n += 3 * cnt;
+                    if n >= STAGE {
+                        copy_out(&mut part[at..at + n], &stage[..n]);
+                        at += n;
+                        n = 0;
+                    }
                 }
-                let w = first + b * block + w;
-                let row = w / wpr;
-                let (j, k) = ((row % ny) as u32, (row / ny) as u32);
-                let base = ((w % wpr) * 64) as u32;
-                let mut bits = word;
-                while bits != 0 {
-                    part[at] = MaybeUninit::new(base + bits.trailing_zeros());
-                    part[at + 1] = MaybeUninit::new(j);
-                    part[at + 2] = MaybeUninit::new(k);
-                    bits &= bits - 1;
-                    at += 3;
+                j += 1;
+                if j as usize == ny {
+                    (j, k) = (0, k + 1);
                 }
             }
+            copy_out(&mut part[at..at + n], &stage[..n]);
+            at += n;
             // every block writes exactly the 3·count values it counted
             assert_eq!(at, part.len());
         });
