@@ -85,6 +85,32 @@ fn tiles_far_from_the_origin_and_on_grid_planes() {
 }
 
 #[test]
+fn large_oblique_triangles_cut_by_tiles() {
+    // a tetrahedron and a sliver whose triangles span most of the grid: each
+    // triangle takes the large-range (column) path in every tile it crosses,
+    // and the tiles keep only their own part of its voxels
+    let v = |x: f32, y: f32, z: f32| Vec3::new(x, y, z);
+    let m = Mesh {
+        vertices: vec![
+            v(0.1, 0.2, 0.05),
+            v(0.93, 0.11, 0.31),
+            v(0.47, 0.97, 0.22),
+            v(0.52, 0.43, 0.96),
+            v(0.02, 0.98, 0.9),
+            v(0.99, 0.01, 0.13),
+        ],
+        indices: vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2], [4, 5, 3]],
+    };
+    let (lo, hi) = m.as_ref().bounds();
+    let g = Grid::fit(lo, hi, 90, 1).unwrap();
+    for size in [[13, 29, 7], [64, 1, 64], [92, 92, 1], [5, 90, 33]] {
+        for mode in [Mode::Surface, Mode::Thin] {
+            check_tiling(&m, &g, size, mode);
+        }
+    }
+}
+
+#[test]
 fn shared_bunny_tiles_equal_the_whole_grid() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/bunny.obj");
     if !path.exists() {

@@ -61,7 +61,7 @@ use crate::simd::{self, Baseline, Isa, Simd, SimdFn};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use storage::{DenseSlab, Sink, SparseSlab, BRICK};
+use storage::{DenseSlab, Sink, SparseSlab, WindowSlab, BRICK};
 use surface::{
     tri_ranges, tri_ranges16_on, triangle_rows, triangle_rows_plain, Batch, Ranges, Tables,
     TileQueue, VoxPack,
@@ -287,9 +287,14 @@ fn gathered16(
 /// `None` when a triangle references a vertex out of range or a non-finite
 /// one: the one pass over the mesh is also its validation (the error message
 /// is then [`MeshRef::validate`]'s).
+///
+/// Only the triangles whose voxel ranges meet the window `lo..hi` (voxel
+/// indices, `hi` exclusive; the whole grid for [`voxelize`]) get a record,
+/// and slab `s` is the window's z layers `lo.z + s·layers ..`.
 fn bin_by_slab(
     mesh: MeshRef<'_>,
     t: &Tables,
+    (lo, hi): ([u32; 3], [u32; 3]),
     layers: u32,
     nslabs: usize,
     isa: Isa,
@@ -304,10 +309,18 @@ fn bin_by_slab(
     }
     // the slab of each z layer (a table: two integer divisions per record
     // showed in profiles)
-    let slab_of: Vec<u32> = (0..t.dims[2]).map(|k| k / layers).collect();
+    let slab_of: Vec<u32> = (0..hi[2] - lo[2]).map(|k| k / layers).collect();
     let slabs_of = |rec: &SlabTri| {
-        // (the z range is `rec[11] & 0xffff ..= rec[11] >> 16`)
-        (slab_of[(rec[11] & 0xffff) as usize], slab_of[(rec[11] >> 16) as usize])
+        // (the range along axis `a` is `rec[9 + a] & 0xffff ..= rec[9 + a] >> 16`)
+        let r = |a: usize| (rec[9 + a] & 0xffff, rec[9 + a] >> 16);
+        if (0..3).any(|a| r(a).1 < lo[a] || r(a).0 >= hi[a]) {
+            return None;
+        }
+        let (z0, z1) = r(2);
+        Some((
+            slab_of[(z0.max(lo[2]) - lo[2]) as usize],
+            slab_of[(z1.min(hi[2] - 1) - lo[2]) as usize],
+        ))
     };
     let parts = recs[..n]
         .par_chunks_mut(BIN_CHUNK)
@@ -326,7 +339,7 @@ fn bin_by_slab(
                 for (l, tri) in tris.iter().enumerate().take(n) {
                     let Some(r) = ranges.get(l, tri, t) else { continue };
                     let rec = slab_tri(tri, r);
-                    let (s0, s1) = slabs_of(&rec);
+                    let Some((s0, s1)) = slabs_of(&rec) else { continue };
                     for a in &mut at[s0 as usize + 1..=s1 as usize + 1] {
                         *a += 1;
                     }
@@ -407,6 +420,92 @@ fn run_slab<S: Sink>(
     simd::dispatch(isa, Task { bins, s, t, k: (k0, k1), thin, plain, sink });
 }
 
+/// The error for a mesh the binning pass found invalid: what
+/// [`MeshRef::validate`] says about it.
+fn invalid_mesh(mesh: MeshRef<'_>) -> VoxelError {
+    mesh.validate("mesh").err().unwrap_or_else(|| VoxelError::Mesh("mesh: invalid".into()))
+}
+
+/// Dense bits of the window `lo..hi` of `t`'s grid (voxel indices, `hi`
+/// exclusive): the whole grid for [`voxelize`], a tile for
+/// [`voxelize_window`]. The voxels are those of the whole grid inside the
+/// window: a triangle takes the path its whole ranges choose, and the
+/// window only drops the voxels outside it (as a slab drops the layers
+/// outside it).
+#[allow(clippy::too_many_arguments)]
+fn dense_window(
+    mesh: MeshRef<'_>,
+    t: &Tables,
+    (lo, hi): ([u32; 3], [u32; 3]),
+    thin: bool,
+    plain: bool,
+    isa: Isa,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<DenseBits, VoxelError> {
+    let dims = [0, 1, 2].map(|a| hi[a] - lo[a]);
+    let [nx, ny, nz] = dims;
+    // Slabs of z layers, ten per thread (at least 16): with the slabs
+    // handed out largest first (below) that balances the threads, and
+    // the slabs stay thick enough that few triangles straddle two and
+    // pay their setup twice (bunny 512³: 20 slabs run 5 % faster than
+    // 32 on 2 threads; simd-notes.md, "Voxelizer"). The voxels do not
+    // depend on the slab layout (hits are ORed, and a straddling
+    // triangle takes the same path in each slab), so neither do they
+    // on the thread count.
+    let per_thread = 10 * rayon::current_num_threads().max(1) as u32;
+    let layers = nz.div_ceil(per_thread.max(16)).max(1);
+    let nslabs = nz.div_ceil(layers) as usize;
+    let bins =
+        bin_by_slab(mesh, t, (lo, hi), layers, nslabs, isa).ok_or_else(|| invalid_mesh(mesh))?;
+    // Slabs are handed out one at a time, most records first (longest
+    // processing time first): a mesh's slabs differ several times over
+    // in work (bunny 512³: 0.1–1.0 ms, and the 7 slabs above the mesh
+    // none), and rayon's halving split of the slab range had left one
+    // thread idle for the last ~30 % of the pass.
+    let (wpr, rows) = (DenseBits::row_words(nx), ny as usize);
+    let work = |s: usize| bins.slab_records(s) as u64;
+    let whole = lo == [0; 3] && hi == t.dims;
+    let bits = DenseBits::build_by_slabs(dims, layers, work, |s, words| {
+        let k0 = lo[2] + s as u32 * layers;
+        let k1 = (k0 + layers).min(hi[2]) - 1;
+        let slab = DenseSlab { words, k0, ny: rows, wpr };
+        if whole {
+            run_slab(&bins, s, t, (k0, k1), thin, plain, isa, &mut { slab });
+        } else {
+            let mut sink = WindowSlab { slab, lo: [lo[0], lo[1]], hi: [hi[0], hi[1]] };
+            run_slab(&bins, s, t, (k0, k1), thin, plain, isa, &mut sink);
+        }
+        tick(nslabs as u64);
+    })
+    .ok_or_else(|| {
+        let n = dims.iter().map(|&d| d as u64).product::<u64>();
+        VoxelError::TooLarge(format!(
+            "dense grid {nx}×{ny}×{nz} = {n} voxels exceeds {DENSE_MAX}; use sparse storage"
+        ))
+    })?;
+    bins.keep();
+    Ok(bits)
+}
+
+/// The voxels of `grid` inside the window `lo..hi` (voxel indices, `hi`
+/// exclusive, inside the grid), as dense bits of the window's dimensions:
+/// exactly those [`voxelize`] marks on the whole grid there, in surface or
+/// thin mode (solid mode needs whole axis lines). Work is spent on the
+/// triangles whose ranges meet the window only.
+pub(crate) fn voxelize_window(
+    mesh: MeshRef<'_>,
+    grid: &Grid,
+    (lo, hi): ([u32; 3], [u32; 3]),
+    mode: Mode,
+) -> Result<DenseBits, VoxelError> {
+    debug_assert!(mode != Mode::Solid && (0..3).all(|a| lo[a] < hi[a] && hi[a] <= grid.dims[a]));
+    if mesh.indices.is_empty() {
+        mesh.validate("mesh")?;
+    }
+    let t = Tables::new(grid);
+    dense_window(mesh, &t, (lo, hi), mode == Mode::Thin, false, simd::current(), &|_| ())
+}
+
 /// Whether [`voxelize`] stores `dims` densely for `storage` and `mode`:
 /// [`Storage::Auto`] is dense up to [`DENSE_AUTO_LIMIT`] voxels, and for
 /// [`Mode::Solid`] (which needs dense bits) up to [`DENSE_MAX`]. Errors when
@@ -449,17 +548,13 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     if mesh.indices.is_empty() {
         mesh.validate("mesh")?;
     }
-    // (binning found an invalid triangle: validate names it)
-    let invalid =
-        || mesh.validate("mesh").err().unwrap_or_else(|| VoxelError::Mesh("mesh: invalid".into()));
-    let n = grid.len();
     let dense = dense_storage(opts.storage, opts.mode, grid.dims)?;
     let t = Tables::new(grid);
     let thin = opts.mode == Mode::Thin;
     // (read on the calling thread: a `simd::with_isa` override covers the
     // rayon tasks below)
     let isa = simd::current();
-    let [nx, ny, nz] = grid.dims;
+    let nz = grid.dims[2];
     let done = AtomicU64::new(0);
     let tick = |total: u64| {
         if let Some(p) = opts.progress {
@@ -467,38 +562,8 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
         }
     };
     let set = if dense {
-        // Slabs of z layers, ten per thread (at least 16): with the slabs
-        // handed out largest first (below) that balances the threads, and
-        // the slabs stay thick enough that few triangles straddle two and
-        // pay their setup twice (bunny 512³: 20 slabs run 5 % faster than
-        // 32 on 2 threads; simd-notes.md, "Voxelizer"). The voxels do not
-        // depend on the slab layout (hits are ORed, and a straddling
-        // triangle takes the same path in each slab), so neither do they
-        // on the thread count.
-        let per_thread = 10 * rayon::current_num_threads().max(1) as u32;
-        let layers = nz.div_ceil(per_thread.max(16)).max(1);
-        let nslabs = nz.div_ceil(layers) as usize;
-        let bins = bin_by_slab(mesh, &t, layers, nslabs, isa).ok_or_else(invalid)?;
-        // Slabs are handed out one at a time, most records first (longest
-        // processing time first): a mesh's slabs differ several times over
-        // in work (bunny 512³: 0.1–1.0 ms, and the 7 slabs above the mesh
-        // none), and rayon's halving split of the slab range had left one
-        // thread idle for the last ~30 % of the pass.
-        let (wpr, ny) = (DenseBits::row_words(nx), ny as usize);
-        let work = |s: usize| bins.slab_records(s) as u64;
-        let mut bits = DenseBits::build_by_slabs(grid.dims, layers, work, |s, words| {
-            let k0 = s as u32 * layers;
-            let k1 = (k0 + layers).min(nz) - 1;
-            let mut sink = DenseSlab { words, k0, ny, wpr };
-            run_slab(&bins, s, &t, (k0, k1), thin, opts.no_precull, isa, &mut sink);
-            tick(nslabs as u64);
-        })
-        .ok_or_else(|| {
-            VoxelError::TooLarge(format!(
-                "dense grid {nx}×{ny}×{nz} = {n} voxels exceeds {DENSE_MAX}; use sparse storage"
-            ))
-        })?;
-        bins.keep();
+        let whole = ([0; 3], grid.dims);
+        let mut bits = dense_window(mesh, &t, whole, thin, opts.no_precull, isa, &tick)?;
         if opts.mode == Mode::Solid {
             // (in place: the interior pass needs no grid of its own)
             solid::add_interior(mesh, grid, &mut bits);
@@ -507,7 +572,8 @@ pub fn voxelize(mesh: MeshRef<'_>, grid: &Grid, opts: &Options<'_>) -> Result<Vo
     } else {
         let nb = grid.dims.map(|d| d.div_ceil(BRICK) as u64);
         let nslabs = nb[2] as usize;
-        let bins = bin_by_slab(mesh, &t, BRICK, nslabs, isa).ok_or_else(invalid)?;
+        let bins = bin_by_slab(mesh, &t, ([0; 3], grid.dims), BRICK, nslabs, isa)
+            .ok_or_else(|| invalid_mesh(mesh))?;
         let parts: Vec<Vec<(u64, [u64; 8])>> = (0..nslabs)
             .into_par_iter()
             .map(|s| {

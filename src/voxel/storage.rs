@@ -651,6 +651,85 @@ impl Sink for DenseSlab<'_> {
     }
 }
 
+/// A [`DenseSlab`] of a window `lo..hi` of the grid (a tile): voxels are
+/// given in grid indices, those outside the window's x and y are dropped
+/// (z is the slab's: `k0` is a grid layer), and the rest land at
+/// `(i − lo.x, j − lo.y)` of the window's rows.
+pub(crate) struct WindowSlab<'a> {
+    pub slab: DenseSlab<'a>,
+    /// the window's first voxel along x and y
+    pub lo: [u32; 2],
+    /// one past its last voxel along x and y
+    pub hi: [u32; 2],
+}
+
+impl WindowSlab<'_> {
+    /// `(i0, i1)` clipped to the window along x, in window indices.
+    #[inline(always)]
+    fn clip_x(&self, i0: u32, i1: u32) -> Option<(u32, u32)> {
+        let (a, b) = (i0.max(self.lo[0]), i1.min(self.hi[0] - 1));
+        (a <= b).then(|| (a - self.lo[0], b - self.lo[0]))
+    }
+
+    #[inline(always)]
+    fn has_row(&self, j: u32) -> bool {
+        (self.lo[1]..self.hi[1]).contains(&j)
+    }
+}
+
+impl Sink for WindowSlab<'_> {
+    #[inline]
+    fn is_set(&self, i: u32, j: u32, k: u32) -> bool {
+        (self.lo[0]..self.hi[0]).contains(&i)
+            && self.has_row(j)
+            && self.slab.is_set(i - self.lo[0], j - self.lo[1], k)
+    }
+
+    #[inline]
+    fn or_row(&mut self, i0: u32, j: u32, k: u32, bits: u32) {
+        if bits == 0 || !self.has_row(j) {
+            return;
+        }
+        let last = i0 + 31 - bits.leading_zeros();
+        if let Some((a, b)) = self.clip_x(i0, last) {
+            // the bits of voxels a..=b (window indices), shifted to start at a
+            let from = a + self.lo[0] - i0;
+            let kept = (bits >> from) & (u32::MAX >> (31 - (b - a)));
+            self.slab.or_row(a, j - self.lo[1], k, kept);
+        }
+    }
+
+    #[inline]
+    fn or_span(&mut self, i0: u32, i1: u32, j: u32, k: u32) {
+        if let (true, Some((a, b))) = (self.has_row(j), self.clip_x(i0, i1)) {
+            self.slab.or_span(a, b, j - self.lo[1], k);
+        }
+    }
+
+    /// The lanes clipped to the window, then the slab's vector path.
+    #[inline(always)]
+    fn or_runs<I: VoxI32>(&mut self, r: &Runs<I>) {
+        let (mut x0, mut x1) = (r.x0.to_array(), r.x1.to_array());
+        let mut j = r.j.to_array();
+        let mut lanes = r.lanes;
+        let mut m = r.lanes;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            match (self.has_row(j[l] as u32), self.clip_x(x0[l] as u32, x1[l] as u32)) {
+                (true, Some((a, b))) => {
+                    (x0[l], x1[l], j[l]) = (a as i32, b as i32, j[l] - self.lo[1] as i32)
+                }
+                _ => lanes &= !(1 << l),
+            }
+        }
+        if lanes != 0 {
+            let (x0, x1, j) = (I::from_array(x0), I::from_array(x1), I::from_array(j));
+            self.slab.or_runs(&Runs { lanes, x0, x1, j, k: r.k });
+        }
+    }
+}
+
 /// A sparse slab: one layer of bricks, in its own map (key → index into
 /// `bricks`), with the last brick cached: consecutive voxels mostly share it.
 pub(crate) struct SparseSlab {

@@ -21,7 +21,7 @@
 //! triangle on every line that passes through it. Solid grids are voxelized
 //! whole (dense, up to 2048³).
 
-use super::{storage::BRICK, voxelize, DenseBits, Grid, MeshRef, Mode, Options, Storage};
+use super::{DenseBits, Grid, MeshRef, Mode};
 use super::{VoxelError, VoxelSet};
 use crate::math::Vec3;
 use crate::overlap::aabb_aabb;
@@ -363,61 +363,19 @@ pub fn voxelize_tile(
         )));
     }
     let dims = tile.dims();
-    let mut bits = DenseBits::new(dims).ok_or_else(|| {
-        VoxelError::TooLarge(format!("tile of {dims:?} voxels is above the dense limit"))
-    })?;
     let selected: Vec<[u32; 3]> =
         index.triangles(grid, tile).iter().map(|&t| mesh.indices[t as usize]).collect();
-    if selected.is_empty() {
-        return Ok(TileVoxels { tile: *tile, bits });
-    }
-    let sub = MeshRef { vertices: mesh.vertices, indices: &selected };
-    let opts = Options { mode, storage: Storage::Sparse, ..Options::default() };
-    let set = match voxelize(sub, grid, &opts)?.set {
-        VoxelSet::Sparse(s) => s,
-        VoxelSet::Dense(_) => unreachable!("sparse storage was requested"),
+    let bits = if selected.is_empty() {
+        DenseBits::new(dims).ok_or_else(|| {
+            VoxelError::TooLarge(format!("tile of {dims:?} voxels is above the dense limit"))
+        })?
+    } else {
+        // (straight into the tile's dense bits: a sparse whole-grid call on
+        // the selected triangles, copied into the tile, cost 14 % over one
+        // whole-grid call at dragon_sub4 4096³ in tiles of 256³)
+        let sub = MeshRef { vertices: mesh.vertices, indices: &selected };
+        super::voxelize_window(sub, grid, (tile.lo, tile.hi), mode)?
     };
-    // keep the bricks that meet the tile, and their voxels inside it
-    let nb = grid.dims.map(|d| d.div_ceil(BRICK) as u64);
-    for (key, brick) in &set.bricks {
-        let b = [key % nb[0], key / nb[0] % nb[1], key / nb[0] / nb[1]].map(|x| x as u32 * BRICK);
-        if (0..3).any(|a| b[a] + BRICK <= tile.lo[a] || b[a] >= tile.hi[a]) {
-            continue;
-        }
-        if (0..3).all(|a| b[a] >= tile.lo[a] && b[a] + BRICK <= tile.hi[a]) {
-            // wholly inside (most bricks): each of its 64 rows of 8 voxels is
-            // one byte ORed into the tile's row (spanning two words at most)
-            let x = (b[0] - tile.lo[0]) as usize;
-            let (w, off) = (x / 64, x % 64);
-            for (z, &word) in brick.iter().enumerate() {
-                for y in 0..BRICK {
-                    let row = (word >> (8 * y)) & 0xff;
-                    if row == 0 {
-                        continue;
-                    }
-                    let (ty, tz) =
-                        ((b[1] + y - tile.lo[1]) as usize, b[2] as usize + z - tile.lo[2] as usize);
-                    let at = (tz * dims[1] as usize + ty) * bits.words_per_row + w;
-                    bits.words[at] |= row << off;
-                    if off > 56 {
-                        bits.words[at + 1] |= row >> (64 - off);
-                    }
-                }
-            }
-            continue;
-        }
-        for (z, &word) in brick.iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                let bit = w.trailing_zeros();
-                w &= w - 1;
-                let v = [b[0] + bit % 8, b[1] + bit / 8, b[2] + z as u32];
-                if (0..3).all(|a| v[a] >= tile.lo[a] && v[a] < tile.hi[a]) {
-                    bits.set([v[0] - tile.lo[0], v[1] - tile.lo[1], v[2] - tile.lo[2]]);
-                }
-            }
-        }
-    }
     Ok(TileVoxels { tile: *tile, bits })
 }
 
