@@ -12,8 +12,8 @@ is whole or absent; leftovers of a killed write are removed at the end, and
 if a tile still fails, its chunk is removed and the call raises.
 
 Memory per worker is bounded by the tile: the tile's bits, its uint8/bool
-chunk (``chunk³`` bytes), and the sparse voxelization of the triangles near
-the tile (proportional to their surface). The mesh reaches every worker once
+chunk (``chunk³`` bytes), and 48 bytes per triangle near the tile (their
+binned records). The mesh reaches every worker once
 (``client.scatter(..., broadcast=True)``), where its bounds index is rebuilt.
 
 Requires ``dask[distributed]`` and ``zarr>=3`` (``pip install ./python[dask]``).
