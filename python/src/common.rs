@@ -27,6 +27,13 @@ pub fn rows<'a, T: numpy::Element>(
             shape[0], shape[1]
         )));
     }
+    // (`as_slice` also takes a Fortran-ordered array, whose bytes are
+    // columns: its rows would be read scrambled)
+    if !a.is_c_contiguous() {
+        return Err(PyValueError::new_err(format!(
+            "{what}: array is not C-contiguous and aligned"
+        )));
+    }
     a.as_slice().map_err(|_| {
         PyValueError::new_err(format!("{what}: array is not C-contiguous and aligned"))
     })

@@ -86,6 +86,45 @@ def test_sparse_dense_array():
     assert g.dense().sum() == g.count
 
 
+def test_dense_into_a_kept_array():
+    torus = widephase.builtin_mesh("torus")
+    g = widephase.voxelize(torus, resolution=30, pad=1)
+    want = g.dense()
+    out = np.ones(g.dims, np.bool_)  # stale marks: dense(out=) clears them
+    assert g.dense(out=out) is out
+    np.testing.assert_array_equal(out, want)
+    sparse = widephase.voxelize(torus, resolution=30, pad=1, storage="sparse")
+    np.testing.assert_array_equal(sparse.dense(out=out), want)
+    index = widephase.mesh_index(torus)
+    tile = widephase.voxelize_tile(index, ((3, 4, 5), (20, 31, 17)), grid=widephase.fit_grid(torus, resolution=30, pad=1))
+    t_out = np.ones((17, 27, 12), np.bool_)
+    np.testing.assert_array_equal(tile.dense(out=t_out), want[3:20, 4:31, 5:17])
+    with pytest.raises(ValueError, match=r"out: expected a bool array of shape \(17, 27, 12\)"):
+        tile.dense(out=np.zeros((17, 27, 13), np.bool_))
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        g.dense(out=np.zeros(g.dims[::-1], np.bool_).T)
+    readonly = np.zeros(g.dims, np.bool_)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="not writeable"):
+        g.dense(out=readonly)
+    with pytest.raises(TypeError):
+        g.dense(out=np.zeros(g.dims, np.uint8))
+
+
+def test_native_calls_refuse_fortran_order():
+    # the wrappers copy to C order; the native layer reads rows in place, and
+    # a Fortran-ordered (N, 3) array's bytes are its columns
+    from widephase import _native
+
+    m = widephase.builtin_mesh("torus")
+    with pytest.raises(ValueError, match="vertices: array is not C-contiguous"):
+        _native.voxelize(np.asfortranarray(m.vertices), m.faces, resolution=20)
+    with pytest.raises(ValueError, match="faces: array is not C-contiguous"):
+        _native.voxelize(m.vertices, np.asfortranarray(m.faces), resolution=20)
+    f = widephase.voxelize(np.asfortranarray(m.vertices), np.asfortranarray(m.faces), resolution=20)
+    np.testing.assert_array_equal(f.indices(), widephase.voxelize(m, resolution=20).indices())
+
+
 def test_trimesh_and_open3d_style_inputs():
     trimesh = pytest.importorskip("trimesh")
     tm = trimesh.creation.icosphere(subdivisions=3)
