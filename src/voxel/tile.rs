@@ -4,15 +4,17 @@
 //! A tile is `[lo, hi)` on each axis of a [`Grid`]. [`voxelize_tile`] finds
 //! the triangles whose bounding boxes come within one voxel of the tile
 //! (through a [`TileIndex`], a uniform grid of buckets over the triangles'
-//! boxes built once per mesh, which also validates the mesh once), voxelizes just those on the **whole** grid (sparse storage, so the
-//! memory follows their surface, not the grid), and keeps the voxels inside
-//! the tile. Because the grid is the whole grid, every voxel box is the same
-//! f32 box the whole-grid call tests; because a voxel's mark is the OR over
-//! the triangles that touch it, and a triangle can only mark voxels inside
-//! its bounding box's voxel range, the triangles left out cannot mark a
-//! voxel of the tile. So the tile equals the whole-grid answer restricted to
-//! the tile, bit for bit, in surface and thin mode (thin marks are decided
-//! per triangle too). `tests/voxel_tile.rs` checks it against whole-grid
+//! boxes built once per mesh, which also validates the mesh once), and
+//! voxelizes just those on the **whole** grid straight into the tile's dense
+//! bits: each triangle takes the path its whole voxel ranges choose, and the
+//! voxels outside the tile are dropped as they are written. Because the grid
+//! is the whole grid, every voxel box is the same f32 box the whole-grid call
+//! tests, and each voxel gets the same decision; because a voxel's mark is
+//! the OR over the triangles that touch it, and a triangle can only mark
+//! voxels inside its bounding box's voxel range, the triangles left out
+//! cannot mark a voxel of the tile. So the tile equals the whole-grid answer
+//! restricted to the tile, bit for bit, in surface and thin mode (thin marks
+//! are decided per triangle too). `tests/voxel_tile.rs` checks it against whole-grid
 //! calls for tilings that do not divide the grid.
 //!
 //! Solid mode is refused: a voxel's inside/outside vote counts the surface
@@ -337,9 +339,9 @@ impl TileVoxels {
 }
 
 /// Voxelizes the part of `grid` inside `tile`: exactly the voxels the
-/// whole-grid [`voxelize`] marks there (module docs). `index` must have been
+/// whole-grid [`voxelize`](super::voxelize) marks there (module docs). `index` must have been
 /// built from `mesh`. Errors for solid mode, for a tile outside the grid,
-/// and for an invalid selected triangle (named as [`voxelize`] names it).
+/// and for an invalid selected triangle (named as [`voxelize`](super::voxelize) names it).
 pub fn voxelize_tile(
     mesh: MeshRef<'_>,
     index: &TileIndex,
