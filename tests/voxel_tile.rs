@@ -60,8 +60,8 @@ fn tilings_that_do_not_divide_the_grid_equal_the_whole_grid() {
         }
     }
     // tiles wider than a word whose x start is not a multiple of 8: the
-    // bricks wholly inside land at every bit offset of the tile's rows,
-    // some across two words (offsets 57..63)
+    // window's x clipping shifts runs to every bit offset of the tile's
+    // rows, some across two words
     let (lo, hi) = knot.as_ref().bounds();
     let g = Grid::fit(lo, hi, 170, 1).unwrap();
     for size in [[75, 41, 37], [131, 9, 64]] {
@@ -136,6 +136,16 @@ fn tile_errors() {
         let err = voxelize_tile(m.as_ref(), &index, &g, &bad, Mode::Surface).unwrap_err();
         assert!(err.to_string().contains("outside the grid"), "{err}");
     }
+    // a tile above the dense limit is refused by name, before any work
+    let cube = builtin::by_name("cube").unwrap();
+    let huge = Grid::new(Vec3::ZERO, 1.0 / 4096.0, [4096; 3]).unwrap();
+    let cube_index = TileIndex::new(cube.as_ref()).unwrap();
+    let whole = Tile { lo: [0; 3], hi: [4096; 3] };
+    let err = voxelize_tile(cube.as_ref(), &cube_index, &huge, &whole, Mode::Surface).unwrap_err();
+    assert!(
+        err.to_string().contains("tile of [4096, 4096, 4096] voxels is above the dense limit"),
+        "{err}"
+    );
     let other = builtin::by_name("cube").unwrap();
     let err = voxelize_tile(other.as_ref(), &index, &g, &t, Mode::Surface).unwrap_err();
     assert!(err.to_string().contains("tile index was built for"), "{err}");

@@ -72,7 +72,7 @@ def _tile_task(index, grid, tile, store, mode, dtype, on_tile, threads):
 # Each worker thread's chunk buffers, by shape: Dask starts its workers with
 # MALLOC_TRIM_THRESHOLD_ set, which makes glibc map and unmap every large
 # buffer, so a fresh 256³ chunk per tile was faulted in anew each time (5.2
-# against 0.9 ms per tile on dragon_sub4 at 8192³). Zarr encodes (compresses)
+# ms per tile on dragon_sub4 at 8192³, 0.9 ms without that setting). Zarr encodes (compresses)
 # a chunk before the write returns, so the buffer is free again after it.
 _CHUNKS = threading.local()
 

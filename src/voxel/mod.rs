@@ -464,6 +464,7 @@ fn dense_window(
     // thread idle for the last ~30 % of the pass.
     let (wpr, rows) = (DenseBits::row_words(nx), ny as usize);
     let work = |s: usize| bins.slab_records(s) as u64;
+    // (the whole grid needs no clipping: its sink is the plain slab)
     let whole = lo == [0; 3] && hi == t.dims;
     let bits = DenseBits::build_by_slabs(dims, layers, work, |s, words| {
         let k0 = lo[2] + s as u32 * layers;

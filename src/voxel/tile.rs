@@ -23,7 +23,7 @@
 //! triangle on every line that passes through it. Solid grids are voxelized
 //! whole (dense, up to 2048³).
 
-use super::{DenseBits, Grid, MeshRef, Mode};
+use super::{DenseBits, Grid, MeshRef, Mode, DENSE_MAX};
 use super::{VoxelError, VoxelSet};
 use crate::math::Vec3;
 use crate::overlap::aabb_aabb;
@@ -365,12 +365,17 @@ pub fn voxelize_tile(
         )));
     }
     let dims = tile.dims();
+    // (checked before any work, whether or not the tile has triangles)
+    if dims.iter().map(|&d| d as u64).product::<u64>() > DENSE_MAX {
+        return Err(VoxelError::TooLarge(format!(
+            "tile of {dims:?} voxels is above the dense limit {DENSE_MAX}; use smaller tiles"
+        )));
+    }
     let selected: Vec<[u32; 3]> =
         index.triangles(grid, tile).iter().map(|&t| mesh.indices[t as usize]).collect();
     let bits = if selected.is_empty() {
-        DenseBits::new(dims).ok_or_else(|| {
-            VoxelError::TooLarge(format!("tile of {dims:?} voxels is above the dense limit"))
-        })?
+        DenseBits::new(dims)
+            .ok_or_else(|| VoxelError::TooLarge("tile above the dense limit".into()))?
     } else {
         // (straight into the tile's dense bits: a sparse whole-grid call on
         // the selected triangles, copied into the tile, cost 14 % over one
