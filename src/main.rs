@@ -254,7 +254,7 @@ fn parse_res(s: &str) -> Result<u32, String> {
 
 /// `--max-memory`: a size such as 512M, 2G, 1.5G or a byte count.
 fn parse_memory(s: &str) -> Result<u64, String> {
-    cli::memory::parse_size(s)
+    widephase::voxel::budget::parse_size(s)
 }
 
 #[derive(clap::Args)]

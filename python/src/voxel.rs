@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use widephase::voxel::{
-    self, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex, TileVoxels,
-    VoxelSet, Voxels, DENSE_MAX, MAX_RES,
+    self, budget, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex,
+    TileVoxels, VoxelSet, Voxels, DENSE_MAX, MAX_RES,
 };
 use widephase::Vec3;
 
@@ -170,7 +170,7 @@ fn fit_grid(
 
 /// Voxelizes a mesh (the native half of `widephase.voxelize`).
 #[pyfunction]
-#[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0, mode="surface", storage="auto", threads=None))]
+#[pyo3(signature = (vertices, faces, resolution=None, voxel_size=None, origin=None, dims=None, pad=0, mode="surface", storage="auto", threads=None, max_memory=None))]
 #[allow(clippy::too_many_arguments)]
 fn voxelize(
     py: Python<'_>,
@@ -184,17 +184,84 @@ fn voxelize(
     mode: &str,
     storage: &str,
     threads: Option<usize>,
+    max_memory: Option<i64>,
 ) -> PyResult<VoxelGrid> {
     let mode = parse_mode(mode)?;
     let storage = parse_storage(storage)?;
     let mesh = mesh_ref(&vertices, &faces)?;
     let grid = grid_from_args(mesh.bounds(), resolution, voxel_size, origin, dims, pad)?;
+    check_budget(mesh, &grid, mode, storage, max_memory)?;
     let opts = Options { mode, storage, progress: None, no_precull: false };
     let vox = run(py, threads, || voxel::voxelize(mesh, &grid, &opts))?.map_err(voxel_err)?;
     Ok(VoxelGrid {
         vox,
         mode,
         mesh: Some((vertices.as_unbound().clone_ref(py), faces.as_unbound().clone_ref(py))),
+    })
+}
+
+/// The command line's memory check before any work: a job whose estimated
+/// peak (`budget::estimate_bytes` plus what the process holds) is above
+/// `max_memory` bytes, or above the memory available when `None`, is a
+/// `MemoryError` saying what it needs and what to change; the storage
+/// decision's own errors come first, as on the command line.
+fn check_budget(
+    mesh: voxel::MeshRef<'_>,
+    grid: &Grid,
+    mode: Mode,
+    storage: Storage,
+    max_memory: Option<i64>,
+) -> PyResult<()> {
+    let limit = match max_memory {
+        Some(m) if m <= 0 => {
+            return Err(PyValueError::new_err(format!(
+                "max_memory must be a positive number of bytes, got {m}"
+            )))
+        }
+        m => m.map(|m| m as u64),
+    };
+    let dense = voxel::dense_storage(storage, mode, grid.dims).map_err(voxel_err)?;
+    let job = budget::Job {
+        mode,
+        dense,
+        out_ext: None,
+        npy_dense: false,
+        triangles: false,
+        preview: false,
+    };
+    let need = budget::resident() + budget::estimate_bytes(mesh, grid, &job);
+    let advice = match (mode, dense) {
+        (Mode::Solid, _) => {
+            "lower the resolution (the grid's memory grows with its cube) or use mode=\"surface\""
+        }
+        (_, true) => {
+            "lower the resolution, or use storage=\"sparse\" (memory then grows with the surface)"
+        }
+        (_, false) => "lower the resolution",
+    };
+    budget::check(need, limit, advice, "max_memory")
+        .map_err(pyo3::exceptions::PyMemoryError::new_err)
+}
+
+/// Refuses an array a method would build when it cannot fit in the memory
+/// available now (`MemAvailable` plus what the process holds, as the
+/// command line's default limit): a `MemoryError` naming the method, before
+/// anything is allocated. `upper` bounds the array's bytes cheaply (from the
+/// grid's size); `exact` (which may scan the set) is asked only when the
+/// bound does not fit. Arrays up to 256 MiB are not checked.
+fn result_fits(upper: u64, exact: impl FnOnce() -> u64, what: &str) -> PyResult<()> {
+    const UNCHECKED: u64 = 256 << 20;
+    if upper <= UNCHECKED {
+        return Ok(());
+    }
+    let Some(limit) = budget::default_limit() else { return Ok(()) };
+    let held = budget::resident();
+    budget::array_fits(upper, exact, held, limit).map_err(|bytes| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "{what}: the result needs about {}, more than the available memory, {}",
+            budget::human(bytes),
+            budget::human(limit.saturating_sub(held))
+        ))
     })
 }
 
@@ -355,6 +422,8 @@ impl VoxelGrid {
     /// The marked voxels as an int32 `(K, 3)` array of `(i, j, k)`, sorted
     /// by `(k, j, i)`: the rows the command line writes to `.npy`.
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let set = &self.vox.set;
+        result_fits(12 * self.vox.grid.len(), || 12 * set.count(), "indices()")?;
         // (indices are below 2¹⁶, so the u32 buffer reads as i32 unchanged)
         let flat: Vec<i32> = bytemuck::cast_vec(py.detach(|| self.vox.set.indices_flat()));
         let k = flat.len() / 3;
@@ -384,6 +453,9 @@ impl VoxelGrid {
     /// Centres of the marked voxels, float64 `(K, 3)`, in `indices()` order
     /// (trimesh's `VoxelGrid.points`).
     fn points<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        // (the indices, then 24 bytes of centre per voxel)
+        let set = &self.vox.set;
+        result_fits(36 * self.vox.grid.len(), || 36 * set.count(), "points()")?;
         let idx = self.indices(py)?;
         let idx = idx.readonly();
         let idx = idx.as_slice()?;
@@ -431,6 +503,18 @@ impl VoxelGrid {
         let (v, f) = (v.bind(py).readonly(), f.bind(py).readonly());
         let mesh = mesh_ref(&v, &f)?;
         let grid = self.vox.grid;
+        // (the command line's estimate for `--triangles`: 96 bytes per
+        // expected surface voxel, on the set's own storage)
+        let job = budget::Job {
+            mode: Mode::Surface,
+            dense: matches!(self.vox.set, VoxelSet::Dense(_)),
+            out_ext: None,
+            npy_dense: false,
+            triangles: true,
+            preview: false,
+        };
+        let need = budget::estimate_bytes(mesh, &grid, &job);
+        result_fits(need, || need, "triangle_lists()")?;
         let lists = run(py, threads, || voxel::triangle_lists(mesh, &grid))?.map_err(voxel_err)?;
         let flat: Vec<u32> = lists
             .iter()
@@ -611,6 +695,8 @@ impl TileGrid {
     /// The marked voxels by their whole-grid indices, int32 `(K, 3)`, sorted
     /// by `(k, j, i)`.
     fn indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let tile_voxels = self.tv.bits.dims.iter().map(|&d| d as u64).product::<u64>();
+        result_fits(12 * tile_voxels, || 12 * self.tv.count(), "indices()")?;
         let flat: Vec<i32> =
             self.tv.indices().into_iter().flat_map(|v| v.map(|x| x as i32)).collect();
         let k = flat.len() / 3;
@@ -650,6 +736,8 @@ fn bool_array<'py>(
         })
     };
     let Some(out) = out else {
+        let n = (nx * ny * nz) as u64;
+        result_fits(n, || n, "dense()")?;
         let v = py.detach(|| {
             let mut v = vec![false; nx * ny * nz];
             mark(&mut v);

@@ -207,6 +207,48 @@ def test_bad_input_raises_clear_error(call, exc, fragment):
     assert fragment in str(info.value)
 
 
+def test_big_jobs_are_refused_before_any_work():
+    """The command line's memory estimate runs before the work: a sparse
+    surface of a thousand grid-spanning triangles at 65536³ needs terabytes
+    (it ran for minutes and grew without limit when only the CLI checked)."""
+    rng = np.random.default_rng(3)
+    v = rng.uniform(-1, 1, (3000, 3)).astype(np.float32)
+    f = np.arange(3000, dtype=np.int32).reshape(1000, 3)
+    t = time.perf_counter()
+    with pytest.raises(MemoryError) as info:
+        widephase.voxelize(v, f, resolution=65536)
+    assert time.perf_counter() - t < 5.0
+    msg = str(info.value)
+    assert "needs about" in msg and "GiB" in msg and "the available memory" in msg, msg
+    assert "lower the resolution" in msg and "raise max_memory" in msg, msg
+    # an explicit limit, with the advice of each storage and mode
+    torus = widephase.builtin_mesh("torus")
+    with pytest.raises(MemoryError) as info:
+        widephase.voxelize(torus, resolution=256, max_memory=1 << 20)
+    assert "more than max_memory 1 MiB" in str(info.value) and 'storage="sparse"' in str(info.value)
+    with pytest.raises(MemoryError) as info:
+        widephase.voxelize(torus, resolution=256, mode="solid", max_memory=1 << 20)
+    assert 'mode="surface"' in str(info.value)
+    with pytest.raises(ValueError, match="max_memory must be a positive number of bytes"):
+        widephase.voxelize(torus, resolution=8, max_memory=0)
+    # a limit the job fits changes nothing
+    a = widephase.voxelize(torus, resolution=64, max_memory=1 << 34)
+    b = widephase.voxelize(torus, resolution=64)
+    assert np.array_equal(a.indices(), b.indices())
+
+
+def test_arrays_of_huge_sparse_grids_are_sized_by_their_voxels():
+    """`indices()` and `points()` of a 65536³ grid bound their arrays by the
+    grid's size (terabytes), then by the voxel count, which fits."""
+    ijk = np.array([[0, 0, 0], [65535, 1, 2], [7, 65535, 65535]], np.int32)
+    g = widephase.VoxelGrid.from_indices((0, 0, 0), 1.0, (65536, 65536, 65536), ijk, "surface")
+    assert g.storage == "sparse"
+    assert np.array_equal(g.indices(), ijk[np.lexsort((ijk[:, 0], ijk[:, 1], ijk[:, 2]))])  # (k, j, i) order
+    assert g.points().shape == (3, 3)
+    with pytest.raises(MemoryError, match="dense limit"):
+        g.dense()
+
+
 def test_malformed_mesh_file_names_the_line(tmp_path):
     p = tmp_path / "bad.obj"
     p.write_text("v 0 0 0\nv 1 0 0\nv 0 1 x\nf 1 2 3\n")

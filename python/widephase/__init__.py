@@ -179,6 +179,7 @@ def voxelize(
     mode: str = "surface",
     storage: str = "auto",
     threads: Optional[int] = None,
+    max_memory: Optional[int] = None,
 ) -> VoxelGrid:
     """Voxelizes a triangle mesh; the same voxels as ``widephase voxelize``.
 
@@ -192,6 +193,11 @@ def voxelize(
     exact, zero misses), ``"thin"`` (a 6-separating subset) or ``"solid"``
     (surface plus the voxels whose centre is inside). ``storage``:
     ``"auto"``, ``"dense"`` or ``"sparse"``.
+
+    The job's peak memory is estimated before any work, as on the command
+    line: above ``max_memory`` bytes (default: the memory available now plus
+    what the process holds) it raises ``MemoryError`` saying what it needs
+    and what to change.
 
     >>> import numpy as np, widephase
     >>> v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.float32)
@@ -212,6 +218,7 @@ def voxelize(
         mode=mode,
         storage=storage,
         threads=_threads(threads),
+        max_memory=None if max_memory is None else int(max_memory),
     )
 
 

@@ -24,6 +24,7 @@ def voxelize(
     mode: str = "surface",
     storage: str = "auto",
     threads: Optional[int] = None,
+    max_memory: Optional[int] = None,
 ) -> VoxelGrid: ...
 def fit_grid(
     vertices: F32Rows,

@@ -4,7 +4,6 @@
 pub mod bench;
 pub mod demo;
 pub mod info;
-pub mod memory;
 pub mod outputs;
 pub mod pairs;
 pub mod raycast;

@@ -78,7 +78,7 @@ pub fn report(paths: &[&Path]) {
     let parts: Vec<String> = paths
         .iter()
         .map(|p| match std::fs::metadata(p) {
-            Ok(m) => format!("{} ({})", p.display(), super::memory::human(m.len())),
+            Ok(m) => format!("{} ({})", p.display(), widephase::voxel::budget::human(m.len())),
             Err(_) => p.display().to_string(),
         })
         .collect();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use widephase::voxel::{
-    self, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex, DENSE_MAX,
+    self, budget, builtin, formats, Grid, Mesh, Mode, Options, Storage, Tile, TileIndex, DENSE_MAX,
 };
 use widephase::Vec3;
 
@@ -364,7 +364,7 @@ pub(crate) fn plan(
             _ => {}
         }
     }
-    let job = Job {
+    let job = budget::Job {
         mode: o.mode,
         dense,
         out_ext: out_ext.as_deref(),
@@ -372,7 +372,7 @@ pub(crate) fn plan(
         triangles: o.triangles.is_some(),
         preview: o.preview.is_some(),
     };
-    let need = super::memory::resident() + estimate_bytes(m, &grid, &job);
+    let need = budget::resident() + budget::estimate_bytes(m, &grid, &job);
     let advice = match (o.mode, dense) {
         (Mode::Solid, _) => {
             "lower --res (the grid's memory grows with its cube) or use --mode surface"
@@ -380,76 +380,8 @@ pub(crate) fn plan(
         (_, true) => "lower --res, or use --storage sparse (memory then grows with the surface)",
         (_, false) => "lower --res",
     };
-    super::memory::check(need, o.max_memory, advice)?;
+    budget::check(need, o.max_memory, advice, "--max-memory")?;
     Ok(Plan { grid, out_ext, need })
-}
-
-/// What a voxelize job does, for [`estimate_bytes`].
-pub(crate) struct Job<'a> {
-    pub mode: Mode,
-    pub dense: bool,
-    pub out_ext: Option<&'a str>,
-    pub npy_dense: bool,
-    pub triangles: bool,
-    pub preview: bool,
-}
-
-/// Estimated peak memory of a voxelize job beyond what the process already
-/// holds (the mesh), in bytes: the voxel set, the largest working set of
-/// the passes and writers on top of it, and 10 % slack. Measured against
-/// the peak RSS (bunny, dragon; 512³–8192³, dense and sparse, solid,
-/// surface, thin, with each writer) it is 1.0–1.6× the real peak.
-///
-/// - dense bits: `⌈nx/64⌉·ny·nz` words; sparse bricks: 200 bytes per brick
-///   (72 stored, the per-slab maps and the concatenation), a brick per
-///   `(8h)²` of surface area, times 1.5 (a surface crosses more than one
-///   brick per brick face it spans), at most every brick of the grid;
-/// - binning: 48 bytes per triangle and slab it spans (about 1.3);
-/// - solid: 32 bytes per crossing of the busiest axis (16-byte entries,
-///   a vector grown by doubling) and 12 per crossing of all axes (spans),
-///   crossings per axis = the mesh's projected area along it / h²;
-/// - writers: binvox 16 bytes per (y, z) of its cube side, dense npy 9 per
-///   (y, z), triangle lists 96 bytes per surface voxel; the others stream
-///   in fixed buffers.
-pub(crate) fn estimate_bytes(mesh: voxel::MeshRef<'_>, grid: &Grid, job: &Job<'_>) -> u64 {
-    let [nx, ny, nz] = grid.dims.map(|d| d as u64);
-    let h = grid.voxel as f64;
-    let (mut area, mut proj) = (0f64, [0f64; 3]);
-    for t in mesh.indices {
-        let p = t.map(|i| mesh.vertices[i as usize]);
-        let n = (p[1] - p[0]).cross(p[2] - p[0]);
-        let n = [n.x as f64, n.y as f64, n.z as f64];
-        area += 0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-        for a in 0..3 {
-            proj[a] += 0.5 * n[a].abs();
-        }
-    }
-    let tris = mesh.indices.len() as f64;
-    // voxels a surface touches: its area in voxel faces, ×1.5 for the
-    // conservative shell, plus a few per triangle
-    let surface_voxels = (area / (h * h) * 1.5 + 4.0 * tris).min((nx * ny * nz) as f64);
-    let set = if job.dense {
-        (nx.div_ceil(64) * ny * nz * 8) as f64
-    } else {
-        let all_bricks = (nx.div_ceil(8) * ny.div_ceil(8) * nz.div_ceil(8)) as f64;
-        200.0 * (1.5 * area / (64.0 * h * h) + tris).min(all_bricks)
-    };
-    let bins = 48.0 * 1.3 * tris;
-    let solid = if job.mode == Mode::Solid {
-        let c = proj.map(|p| p / (h * h) + tris);
-        32.0 * c.iter().cloned().fold(0.0, f64::max) + 12.0 * c.iter().sum::<f64>()
-    } else {
-        0.0
-    };
-    let side = nx.max(ny).max(nz) as f64;
-    let writer = match job.out_ext {
-        Some("binvox") => 16.0 * side * side,
-        Some("npy") if job.npy_dense => 9.0 * (ny * nz) as f64,
-        _ => 1e6,
-    } + if job.triangles { 96.0 * surface_voxels } else { 0.0 }
-        + if job.preview { 3.0 * 4.0 * 512.0 * 512.0 } else { 0.0 };
-    let work = (bins + solid).max(writer);
-    (1.1 * (set + work)) as u64
 }
 
 /// When the progress bar appears (on a terminal): runs shorter than this

@@ -37,6 +37,7 @@
 //!   parity otherwise; [`solid`] module docs).
 //! - The result is identical for any number of rayon threads.
 
+pub mod budget;
 pub mod builtin;
 pub mod formats;
 pub mod grid;
