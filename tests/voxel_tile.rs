@@ -36,7 +36,7 @@ fn check_tiling(m: &Mesh, g: &Grid, size: [u32; 3], mode: Mode) {
     }
     assert_eq!(union, want, "union of {} tiles of {size:?}", tiles.len());
     // the tiles the index calls occupied include every tile with a voxel
-    let occupied = index.occupied_tiles(g, size);
+    let occupied = index.occupied_tiles(g, size).unwrap();
     assert!(occupied
         .windows(2)
         .all(|w| (w[0].lo[2], w[0].lo[1], w[0].lo[0]) < (w[1].lo[2], w[1].lo[1], w[1].lo[0])));
@@ -152,4 +152,17 @@ fn tile_errors() {
     let mut nan = m.clone();
     nan.vertices[0].x = f32::NAN;
     assert!(TileIndex::new(nan.as_ref()).is_err());
+}
+
+#[test]
+fn occupied_tiles_are_refused_above_the_listing_cap() {
+    // one-voxel tiles of a 65536³ torus: the triangles' tile ranges count
+    // trillions of tiles, refused before any is listed
+    let m = builtin::torus(48, 24, 1.0, 0.35);
+    let (lo, hi) = m.as_ref().bounds();
+    let g = Grid::fit(lo, hi, 65536, 0).unwrap();
+    let index = TileIndex::new(m.as_ref()).unwrap();
+    let e = index.occupied_tiles(&g, [1, 1, 1]).unwrap_err().to_string();
+    assert!(e.contains("use larger tiles") && e.contains("16777216"), "{e}");
+    assert!(!index.occupied_tiles(&g, [4096, 4096, 4096]).unwrap().is_empty());
 }

@@ -622,7 +622,7 @@ impl MeshIndex {
     ) -> PyResult<Bound<'py, PyArray3<i64>>> {
         let grid = grid_of(origin, voxel_size, dims, base, offset)?;
         let size = dims_u32(size, "size")?;
-        let tiles = py.detach(|| self.index.occupied_tiles(&grid, size));
+        let tiles = py.detach(|| self.index.occupied_tiles(&grid, size)).map_err(voxel_err)?;
         let flat: Vec<i64> =
             tiles.iter().flat_map(|t| t.lo.into_iter().chain(t.hi).map(|x| x as i64)).collect();
         flat.into_pyarray(py).reshape([tiles.len(), 2, 3])

@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import time
 
 import numpy as np
 import pytest
@@ -190,3 +191,17 @@ def test_driver_errors(client, tmp_path):
     with pytest.raises(ValueError, match="not a widephase voxel store"):
         zarr.create_array(store=tmp_path / "c", shape=(2, 2, 2), dtype="bool")
         wd.read_indices(tmp_path / "c")
+
+
+def test_occupied_tiles_refuse_listing_more_than_the_cap():
+    """Tiles of one voxel on a 65536³ grid: trillions of tiles may hold
+    voxels; the call says so at once instead of filling memory."""
+    m = widephase.builtin_mesh("torus")
+    grid = widephase.fit_grid(m, resolution=65536)
+    index = widephase.mesh_index(m)
+    t = time.perf_counter()
+    with pytest.raises(MemoryError, match="use larger tiles"):
+        index.occupied_tiles(grid.origin, grid.voxel_size, grid.dims, (1, 1, 1))
+    assert time.perf_counter() - t < 5.0
+    assert len(index.occupied_tiles(grid.origin, grid.voxel_size, grid.dims, (4096, 4096, 4096))) > 0
+

@@ -265,31 +265,55 @@ impl TileIndex {
     }
 }
 
+/// Most tiles [`TileIndex::occupied_tiles`] lists (2²⁴): a task graph of
+/// that many tiles is already far past what a scheduler handles, and the
+/// list's sets cost about 100 bytes a tile.
+pub const MAX_LISTED_TILES: u64 = 1 << 24;
+
 impl TileIndex {
     /// The tiles of [`Tile::tiling`]`(grid, size)` that a triangle's bounding
     /// box comes near (within two voxels), sorted x fastest: a superset of
     /// the tiles with voxels, found from the triangles alone (the number of
     /// tiles a large grid has never enters), so a driver schedules only
     /// these and knows the others are empty.
-    pub fn occupied_tiles(&self, grid: &Grid, size: [u32; 3]) -> Vec<Tile> {
+    ///
+    /// At most [`MAX_LISTED_TILES`] tiles are listed: when the triangles'
+    /// tile ranges could hold more (counted before any is listed), the call
+    /// is refused with [`VoxelError::TooLarge`] instead of filling memory;
+    /// larger tiles are the remedy.
+    pub fn occupied_tiles(&self, grid: &Grid, size: [u32; 3]) -> Result<Vec<Tile>, VoxelError> {
         let size = size.map(|s| s.max(1));
         let n = [0, 1, 2].map(|a| grid.dims[a].div_ceil(size[a]) as i64);
         let (o, h) = (grid.base.to_array().map(|x| x as f64), grid.voxel as f64);
         let off = grid.offset as f64;
+        // each valid triangle's tile range, (i, j, k) inclusive bounds
+        let ranges = || {
+            self.boxes.iter().filter(|b| b.is_valid()).map(move |b| {
+                let (lo, hi) = (b.min.to_array(), b.max.to_array());
+                [0, 1, 2].map(|a| {
+                    let t = |x: f32, d: f64| {
+                        let v = ((x as f64 - o[a]) / h).floor() + off + d;
+                        (v.clamp(0.0, grid.dims[a] as f64 - 1.0) as i64) / size[a] as i64
+                    };
+                    (t(lo[a], -2.0), t(hi[a], 2.0).min(n[a] - 1))
+                })
+            })
+        };
+        // the listed tiles are at most the tiles of all ranges together and
+        // at most the grid's tiles
+        let incidences = ranges().fold(0u64, |sum, r| {
+            sum.saturating_add(r.iter().map(|&(a, b)| (b - a + 1).max(0) as u64).product())
+        });
+        let bound = incidences.min(n.iter().map(|&x| x as u64).product());
+        if bound > MAX_LISTED_TILES {
+            let [nx, ny, nz] = grid.dims;
+            return Err(VoxelError::TooLarge(format!(
+                "up to {bound} tiles of {}×{}×{} of the {nx}×{ny}×{nz} grid may hold voxels, more than the {MAX_LISTED_TILES} listed at most: use larger tiles",
+                size[0], size[1], size[2]
+            )));
+        }
         let mut keys = std::collections::HashSet::new();
-        for b in &self.boxes {
-            if !b.is_valid() {
-                continue;
-            }
-            let (lo, hi) = (b.min.to_array(), b.max.to_array());
-            let range = |a: usize| {
-                let t = |x: f32, d: f64| {
-                    let v = ((x as f64 - o[a]) / h).floor() + off + d;
-                    (v.clamp(0.0, grid.dims[a] as f64 - 1.0) as i64) / size[a] as i64
-                };
-                (t(lo[a], -2.0), t(hi[a], 2.0).min(n[a] - 1))
-            };
-            let (r0, r1, r2) = (range(0), range(1), range(2));
+        for [r0, r1, r2] in ranges() {
             for k in r2.0..=r2.1 {
                 for j in r1.0..=r1.1 {
                     for i in r0.0..=r0.1 {
@@ -300,12 +324,13 @@ impl TileIndex {
         }
         let mut keys: Vec<_> = keys.into_iter().collect();
         keys.sort_unstable();
-        keys.into_iter()
+        Ok(keys
+            .into_iter()
             .map(|(k, j, i)| {
                 let lo = [i as u32 * size[0], j as u32 * size[1], k as u32 * size[2]];
                 Tile { lo, hi: [0, 1, 2].map(|a| (lo[a] + size[a]).min(grid.dims[a])) }
             })
-            .collect()
+            .collect())
     }
 }
 
