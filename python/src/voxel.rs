@@ -503,8 +503,9 @@ impl VoxelGrid {
         let (v, f) = (v.bind(py).readonly(), f.bind(py).readonly());
         let mesh = mesh_ref(&v, &f)?;
         let grid = self.vox.grid;
-        // (the command line's estimate for `--triangles`: 96 bytes per
-        // expected surface voxel, on the set's own storage)
+        // (the command line's whole-job estimate with `--triangles`, whose
+        // lists take 96 bytes per expected surface voxel; cautious here, as
+        // it also counts the set this grid already holds)
         let job = budget::Job {
             mode: Mode::Surface,
             dense: matches!(self.vox.set, VoxelSet::Dense(_)),
