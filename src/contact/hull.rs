@@ -123,6 +123,51 @@ pub struct ConvexHull {
     soa: Vec<f32>,
     /// `n_faces[1] × n_faces[0]` of each edge (its Gauss arc's plane).
     edge_cross: Vec<Vec3>,
+    /// The edges' bounding spheres and half vectors, for the SAT's culls.
+    edge_lanes: EdgeLanes,
+    /// The face planes as `n.x…, n.y…, n.z…, offset…`, each padded with
+    /// zeros to a multiple of [`SOA_PAD`].
+    plane_lanes: Vec<f32>,
+}
+
+/// Edges as lanes for the hull SAT's edge culls: rows `mid.x, mid.y,
+/// mid.z, h.x, h.y, h.z, |h|` (`mid = (p + q)/2`, `h = (q - p)/2`), each
+/// padded with zeros to a multiple of [`SOA_PAD`] (callers mask the
+/// padding by [`count`](Self::count)).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct EdgeLanes {
+    pub(crate) rows: Vec<f32>,
+    pub(crate) padded: usize,
+    pub(crate) count: usize,
+}
+
+impl EdgeLanes {
+    /// The rows of the segments `ends`.
+    pub(crate) fn fill(&mut self, ends: impl ExactSizeIterator<Item = (Vec3, Vec3)>) {
+        self.count = ends.len();
+        self.padded = self.count.div_ceil(SOA_PAD) * SOA_PAD;
+        self.rows.clear();
+        self.rows.resize(7 * self.padded, 0.0);
+        for (k, (p, q)) in ends.enumerate() {
+            let (mid, h) = ((p + q) * 0.5, (q - p) * 0.5);
+            for (row, x) in [mid.x, mid.y, mid.z, h.x, h.y, h.z, h.length()].into_iter().enumerate()
+            {
+                self.rows[row * self.padded + k] = x;
+            }
+        }
+    }
+
+    /// `|h|` of edge `k`.
+    #[inline(always)]
+    pub(crate) fn half_length(&self, k: usize) -> f32 {
+        self.rows[6 * self.padded + k]
+    }
+
+    /// Row `row` from edge `k` on.
+    #[inline(always)]
+    pub(crate) fn row(&self, row: usize, k: usize) -> &[f32] {
+        &self.rows[row * self.padded + k..(row + 1) * self.padded]
+    }
 }
 
 /// Padding of the structure-of-arrays vertex copy: the widest lane (16).
@@ -405,9 +450,20 @@ impl ConvexHull {
             .iter()
             .map(|e| normals[e.faces[1] as usize].cross(normals[e.faces[0] as usize]))
             .collect();
+        let mut edge_lanes = EdgeLanes::default();
+        edge_lanes.fill(edges.iter().map(|e| (vertices[e.a as usize], vertices[e.b as usize])));
+        let faces_padded = normals.len().div_ceil(SOA_PAD) * SOA_PAD;
+        let mut plane_lanes = vec![0.0f32; 4 * faces_padded];
+        for (f, (n, &d)) in normals.iter().zip(&offsets).enumerate() {
+            for (row, x) in [n.x, n.y, n.z, d].into_iter().enumerate() {
+                plane_lanes[row * faces_padded + f] = x;
+            }
+        }
         Ok(ConvexHull {
             soa,
             edge_cross,
+            edge_lanes,
+            plane_lanes,
             vertices,
             normals,
             offsets,
@@ -475,6 +531,50 @@ impl ConvexHull {
     /// `faces[1] normal × faces[0] normal` of edge `e` (Gregorius's `B × A`).
     pub fn edge_cross(&self, e: usize) -> Vec3 {
         self.edge_cross[e]
+    }
+
+    /// Face planes `f..f + L::WIDTH` in lanes: normals and offsets (lanes
+    /// past the last face are zero).
+    #[inline(always)]
+    pub(crate) fn plane_lanes<L: crate::Lane>(&self, f: usize) -> (crate::math::V3<L>, L) {
+        let padded = self.plane_lanes.len() / 4;
+        let rows = &self.plane_lanes;
+        let (x, y, z, d) = (
+            L::load(&rows[f..padded]),
+            L::load(&rows[padded + f..2 * padded]),
+            L::load(&rows[2 * padded + f..3 * padded]),
+            L::load(&rows[3 * padded + f..]),
+        );
+        (crate::math::V3::new(x, y, z), d)
+    }
+
+    /// The largest `dir · v` over the vertices for `L::WIDTH` directions at
+    /// once: each lane equals the value of [`support`](Self::support) for
+    /// its direction (the same products and sums; the maximum is exact, up
+    /// to the sign of a zero maximum, and the same at every width: each lane
+    /// visits the vertices in the same order). Two running maxima, even
+    /// and odd vertices, halve the dependency chain.
+    #[inline(always)]
+    pub(crate) fn support_lanes<L: crate::Lane>(&self, dir: crate::math::V3<L>) -> L {
+        #[inline(always)]
+        fn dot<L: crate::Lane>(v: Vec3, dir: crate::math::V3<L>) -> L {
+            L::splat(v.x) * dir.x + L::splat(v.y) * dir.y + L::splat(v.z) * dir.z
+        }
+        let mut m = [L::splat(f32::NEG_INFINITY); 2];
+        let pairs = self.vertices.chunks_exact(2);
+        if let [v] = pairs.remainder() {
+            m[0] = dot(*v, dir);
+        }
+        for v in pairs {
+            m[0] = m[0].max(dot(v[0], dir));
+            m[1] = m[1].max(dot(v[1], dir));
+        }
+        m[0].max(m[1])
+    }
+
+    /// The edges as lanes (see [`EdgeLanes`]).
+    pub(crate) fn edge_lanes(&self) -> &EdgeLanes {
+        &self.edge_lanes
     }
 
     /// Largest `dir · v` over the vertices, `L::WIDTH` vertices at a time

@@ -301,6 +301,54 @@ mod tests {
         v.into_iter().map(f32::to_bits).collect()
     }
 
+    /// Lane `i` of `support_lanes` and `plane_lanes` equals the scalar
+    /// `support` value of its direction (a zero maximum up to its sign) and
+    /// the face's plane bit for bit, at every width, for hulls, boxes and
+    /// triangles (the face queries' decisions rest on it).
+    #[test]
+    fn lane_queries_equal_the_scalar_ones() {
+        use crate::math::V3;
+        use crate::workload::{random_hull, SplitMix};
+        use crate::Lane;
+        fn check<B: Polytope, L: Lane>(b: &B, dirs: &[Vec3]) {
+            for chunk in dirs.chunks(L::WIDTH) {
+                let mut rows = [[0.0f32; 16]; 3];
+                for (i, d) in chunk.iter().enumerate() {
+                    (rows[0][i], rows[1][i], rows[2][i]) = (d.x, d.y, d.z);
+                }
+                let dir = V3::new(L::load(&rows[0]), L::load(&rows[1]), L::load(&rows[2]));
+                let s = b.support_lanes::<L>(dir);
+                for (i, d) in chunk.iter().enumerate() {
+                    assert_eq!(s.lane(i), b.support(*d).1, "{d:?}");
+                }
+            }
+            for f0 in (0..b.face_count()).step_by(L::WIDTH) {
+                let (n, offset) = b.plane_lanes::<L>(f0);
+                for i in 0..L::WIDTH.min(b.face_count() - f0) {
+                    let want = b.normal(f0 + i);
+                    assert_eq!([n.x.lane(i), n.y.lane(i), n.z.lane(i)], [want.x, want.y, want.z]);
+                    assert_eq!(offset.lane(i).to_bits(), b.offset(f0 + i).to_bits());
+                }
+            }
+        }
+        fn all<B: Polytope>(b: &B, dirs: &[Vec3]) {
+            check::<B, f32>(b, dirs);
+            check::<B, f32x4>(b, dirs);
+            check::<B, f32x8>(b, dirs);
+            check::<B, f32x16>(b, dirs);
+        }
+        let mut r = SplitMix(11);
+        // random directions, and axis and diagonal ones (support ties)
+        let mut dirs: Vec<Vec3> = (0..61).map(|_| r.p(-1.0, 1.0)).collect();
+        dirs.extend([Vec3::X, -Vec3::Y, Vec3::Z, Vec3::new(1.0, 1.0, 0.0), Vec3::ZERO]);
+        for k in [4, 9, 17, 40] {
+            all(&random_hull(&mut r, k), &dirs);
+        }
+        all(&BoxPolytope::new(Vec3::new(0.3, 1.0, 2.5)), &dirs);
+        let tri = TrianglePolytope::new([r.p(-1.0, 1.0), r.p(-1.0, 1.0), r.p(-1.0, 1.0)]);
+        all(&tri.expect("a random triangle has an area"), &dirs);
+    }
+
     /// The hull SAT at every lane width (scalar `f32`, 4, 8 and 16 lanes)
     /// gives the same manifolds, bit for bit, for hull–hull and hull–box.
     #[test]

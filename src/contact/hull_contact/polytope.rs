@@ -2,10 +2,13 @@
 //! trait, and the pose of B in A's frame.
 
 use super::PlacedHull;
-use crate::contact::hull::{ConvexHull, HullEdge};
-use crate::math::Vec3;
+use crate::contact::hull::{ConvexHull, EdgeLanes, HullEdge};
+use crate::math::{Vec3, V3};
 use crate::Lane;
 use std::sync::OnceLock;
+
+/// A Gauss-map arc `(n0, n1, n1 × n0)`.
+pub(super) type GaussArc = (Vec3, Vec3, Vec3);
 
 /// What the SAT needs of a convex polytope in its local frame.
 pub(super) trait Polytope {
@@ -21,20 +24,18 @@ pub(super) trait Polytope {
     fn radius(&self) -> f32;
     /// Largest `dir · v` over the vertices (the lowest index on ties).
     fn support(&self, dir: Vec3) -> (usize, f32);
-    /// Largest `dir · v` (the value of [`support`](Self::support)), a hull's
-    /// `L::WIDTH` vertices at a time (bit-identical at every width: the
-    /// maximum is exact). `#[inline(always)]` in every implementation: it
-    /// runs inside the dispatched entry of the hull testers.
-    fn support_value<L: Lane>(&self, dir: Vec3) -> f32;
     /// `faces[1] normal × faces[0] normal` of edge `e`.
     fn edge_cross(&self, e: usize) -> Vec3;
     /// The Gauss-map arcs of edge `e` as `(n0, n1, n1 × n0)`: one arc from
     /// `faces[0]`'s normal to `faces[1]`'s for a solid polytope; a flat one
     /// overrides it (its two faces are antipodal, see [`TrianglePolytope`]).
-    #[inline]
-    fn gauss_arcs(&self, e: usize, mut arc: impl FnMut(Vec3, Vec3, Vec3)) {
+    /// Returned as an array and a count, not through a callback: a closure
+    /// would be compiled without the dispatched entry's features.
+    #[inline(always)]
+    fn gauss_arcs(&self, e: usize) -> ([GaussArc; 3], usize) {
         let f = self.edges()[e].faces;
-        arc(self.normal(f[0] as usize), self.normal(f[1] as usize), self.edge_cross(e));
+        let arc = (self.normal(f[0] as usize), self.normal(f[1] as usize), self.edge_cross(e));
+        ([arc; 3], 1)
     }
     /// A one-sided flat shape (a triangle): face `0` (its front) is its only
     /// face axis and the preferred reference on near ties (a hull resting on
@@ -46,6 +47,31 @@ pub(super) trait Polytope {
     /// clamped; that manifold is then built on the front face instead (the
     /// one-sided answer: push the hull out the front).
     const ONE_SIDED: bool = false;
+    /// The value of [`support`](Self::support) for `L::WIDTH` directions at
+    /// once, each lane bit for bit (the same products and sums; the maximum
+    /// is exact). `#[inline(always)]` in every implementation: it runs
+    /// inside the dispatched entry of the hull testers.
+    fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L;
+    /// Face planes `f..f + L::WIDTH` in lanes (normals, offsets); lanes past
+    /// the last face are zero.
+    #[inline(always)]
+    fn plane_lanes<L: Lane>(&self, f: usize) -> (V3<L>, L) {
+        let mut rows = [[0.0f32; 16]; 4];
+        let live = L::WIDTH.min(self.face_count().saturating_sub(f));
+        for (i, g) in (f..f + live).enumerate() {
+            let n = self.normal(g);
+            (rows[0][i], rows[1][i], rows[2][i], rows[3][i]) = (n.x, n.y, n.z, self.offset(g));
+        }
+        (V3::new(L::load(&rows[0]), L::load(&rows[1]), L::load(&rows[2])), L::load(&rows[3]))
+    }
+    /// The edges as lanes ([`EdgeLanes`]): a hull's own, or filled into
+    /// `scratch`.
+    fn edge_lanes<'s>(&'s self, scratch: &'s mut EdgeLanes) -> &'s EdgeLanes {
+        let ends =
+            self.edges().iter().map(|e| (self.vertex(e.a as usize), self.vertex(e.b as usize)));
+        scratch.fill(ends);
+        scratch
+    }
 }
 
 impl Polytope for ConvexHull {
@@ -93,13 +119,21 @@ impl Polytope for ConvexHull {
     fn support(&self, dir: Vec3) -> (usize, f32) {
         ConvexHull::support(self, dir)
     }
-    #[inline(always)]
-    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
-        ConvexHull::support_value::<L>(self, dir)
-    }
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
         ConvexHull::edge_cross(self, e)
+    }
+    #[inline]
+    fn edge_lanes<'s>(&'s self, _: &'s mut EdgeLanes) -> &'s EdgeLanes {
+        ConvexHull::edge_lanes(self)
+    }
+    #[inline(always)]
+    fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L {
+        ConvexHull::support_lanes(self, dir)
+    }
+    #[inline(always)]
+    fn plane_lanes<L: Lane>(&self, f: usize) -> (V3<L>, L) {
+        ConvexHull::plane_lanes(self, f)
     }
 }
 
@@ -179,8 +213,9 @@ impl Polytope for BoxPolytope {
         (i, dir.abs().dot(self.half))
     }
     #[inline(always)]
-    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
-        dir.abs().dot(self.half)
+    fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L {
+        let h = &self.half;
+        dir.x.abs() * L::splat(h.x) + dir.y.abs() * L::splat(h.y) + dir.z.abs() * L::splat(h.z)
     }
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
@@ -296,21 +331,26 @@ impl Polytope for TrianglePolytope {
         best
     }
     #[inline(always)]
-    fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
-        self.support(dir).1
+    fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L {
+        #[inline(always)]
+        fn dot<L: Lane>(dir: V3<L>, v: Vec3) -> L {
+            dir.x * L::splat(v.x) + dir.y * L::splat(v.y) + dir.z * L::splat(v.z)
+        }
+        let (s0, s1, s2) = (dot(dir, self.v[0]), dot(dir, self.v[1]), dot(dir, self.v[2]));
+        // `support`'s scan: a later vertex wins only when strictly greater
+        let s01 = L::select(s1.gt(s0), s1, s0);
+        L::select(s2.gt(s01), s2, s01)
     }
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
         // both quarter arcs lie on one great circle: o × N
         self.out[e].cross(self.n)
     }
-    #[inline]
-    fn gauss_arcs(&self, e: usize, mut arc: impl FnMut(Vec3, Vec3, Vec3)) {
+    #[inline(always)]
+    fn gauss_arcs(&self, e: usize) -> ([GaussArc; 3], usize) {
         let (o, c) = (self.out[e], self.edge_cross(e));
-        arc(self.n, o, c);
-        arc(o, -self.n, c);
         let eps = self.n * (1.0 / 256.0);
-        arc(o + eps, o - eps, c);
+        ([(self.n, o, c), (o, -self.n, c), (o + eps, o - eps, c)], 3)
     }
     const ONE_SIDED: bool = true;
 }

@@ -6,7 +6,7 @@ use super::clip::{clip_faces, inside_polygon, Reference};
 use super::polytope::{Polytope, Relative};
 use super::PlacedHull;
 use crate::contact::box_box::FACE_AXIS_ABS_TOL;
-use crate::contact::hull::ConvexHull;
+use crate::contact::hull::{ConvexHull, EdgeLanes};
 use crate::contact::Manifold;
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
@@ -37,11 +37,6 @@ impl<B: Polytope> Posed<'_, B> {
     pub(super) fn support(&self, dir: Vec3) -> (usize, f32) {
         let (i, s) = self.poly.support(self.rel.dir_inv(dir));
         (i, s + dir.dot(self.rel.t))
-    }
-    /// The value of [`support`](Self::support), `L::WIDTH` vertices at a time.
-    #[inline(always)]
-    pub(super) fn support_value<L: Lane>(&self, dir: Vec3) -> f32 {
-        self.poly.support_value::<L>(self.rel.dir_inv(dir)) + dir.dot(self.rel.t)
     }
 }
 
@@ -90,36 +85,45 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
 ) -> Manifold {
     let ha = a.hull;
     let pb = Posed { poly: b, rel };
-    // 1. face queries
+    // 1. face queries, L::WIDTH faces at a time (each lane the same
+    // products and sums as a single face's query)
+    let rel = &pb.rel;
     let mut best_a = (usize::MAX, f32::NEG_INFINITY);
-    for f in 0..ha.face_count() {
-        let n = ha.face_normal(f);
-        let sep = -pb.support_value::<L>(-n) - ha.face_offset(f);
+    let mut f0 = 0;
+    while f0 < ha.face_count() {
+        // A's faces f0.. against B's support along -n, in B's frame
+        let (n, offset) = ha.plane_lanes::<L>(f0);
+        let dir = -n;
+        let dir_b = V3::new(
+            dir.dot(splat3(rel.cols[0])),
+            dir.dot(splat3(rel.cols[1])),
+            dir.dot(splat3(rel.cols[2])),
+        );
+        let sep = -(b.support_lanes::<L>(dir_b) + dir.dot(splat3(rel.t))) - offset;
         // a separating axis beyond the margin settles the pair (and the
         // result, empty, does not depend on which axis was found first)
-        if !(sep <= margin) {
+        if !scan_faces(sep, f0, ha.face_count(), margin, &mut best_a) {
             return Manifold::EMPTY;
         }
-        if sep > best_a.1 {
-            best_a = (f, sep);
-        }
-    }
-    if !(best_a.1 <= margin) {
-        return Manifold::EMPTY;
+        f0 += L::WIDTH;
     }
     let mut best_b = (usize::MAX, f32::NEG_INFINITY);
-    for g in 0..if B::ONE_SIDED { 1 } else { b.face_count() } {
-        let m = pb.normal(g);
-        let sep = -Polytope::support_value::<L>(ha, -m) - pb.offset(g);
-        if !(sep <= margin) {
+    let b_faces = if B::ONE_SIDED { 1 } else { b.face_count() };
+    let mut g0 = 0;
+    while g0 < b_faces {
+        // B's faces g0.. moved into A's frame, against A's support along -m
+        let (n, offset) = b.plane_lanes::<L>(g0);
+        let [c0, c1, c2] = rel.cols;
+        let m = V3::new(
+            L::splat(c0.x) * n.x + L::splat(c1.x) * n.y + L::splat(c2.x) * n.z,
+            L::splat(c0.y) * n.x + L::splat(c1.y) * n.y + L::splat(c2.y) * n.z,
+            L::splat(c0.z) * n.x + L::splat(c1.z) * n.y + L::splat(c2.z) * n.z,
+        );
+        let sep = -ha.support_lanes::<L>(-m) - (offset + m.dot(splat3(rel.t)));
+        if !scan_faces(sep, g0, b_faces, margin, &mut best_b) {
             return Manifold::EMPTY;
         }
-        if sep > best_b.1 {
-            best_b = (g, sep);
-        }
-    }
-    if !(best_b.1 <= margin) {
-        return Manifold::EMPTY;
+        g0 += L::WIDTH;
     }
     let scale = ha.bounding_radius() + b.radius();
     let allowance = |sep: f32| OBB_EDGE_AXIS_BIAS * sep.abs() + FACE_AXIS_ABS_TOL * scale;
@@ -147,71 +151,101 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     // function of its own, compiled without the dispatched entry's features
     // unless inlined)
     let mut soa = EDGES.with(|cell| cell.take());
+    let mut scratch = std::mem::take(&mut soa.scratch);
     'edges: {
-        // B's edges near A, SoA: negated face normals c, d, their cross d × c
-        // (= n1 × n0), midpoint, half length + reach; padded to the lane
-        // width with an edge whose radius is -inf (never passes)
         soa.clear();
-        for (k, e) in b_edges.iter().enumerate() {
-            let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
-            if (na_best.dot(p) - da_best).min(na_best.dot(q) - da_best) > reach {
-                continue;
-            }
-            let mid = (p + q) * 0.5;
-            let half = (q - p).length() * 0.5;
-            if (mid - ca).length() <= ha.bounding_radius() + half + reach {
-                b.gauss_arcs(k, |n0, n1, cross| {
+        // B's edges near A, culled in B's frame (A's plane and centroid
+        // moved there once), then kept as SoA blocks in A's frame: negated
+        // face normals c, d, their cross d × c (= n1 × n0), midpoint, half
+        // length + reach
+        let b_lanes = b.edge_lanes(&mut scratch);
+        let plane_in_b = (pb.rel.dir_inv(na_best), da_best - na_best.dot(pb.rel.t));
+        let ca_in_b = pb.rel.dir_inv(ca - pb.rel.t);
+        let mut k0 = 0;
+        while k0 < b_lanes.count {
+            let mut bits = near_edges::<L>(
+                b_lanes,
+                k0,
+                plane_in_b,
+                reach,
+                ca_in_b,
+                ha.bounding_radius() + reach,
+            );
+            while bits != 0 {
+                let k = k0 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let e = b_edges[k];
+                let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
+                let mid = (p + q) * 0.5;
+                let radius = b_lanes.half_length(k) + reach;
+                let (arcs, count) = b.gauss_arcs(k);
+                for &(n0, n1, cross) in &arcs[..count] {
                     let (c, d) = (-pb.rel.dir(n0), -pb.rel.dir(n1));
-                    soa.push(k as u8, [c, d, pb.rel.dir(cross), mid], half + reach, p, q);
-                });
+                    soa.push::<L>(k as u8, [c, d, pb.rel.dir(cross), mid], radius, p, q);
+                }
             }
+            k0 += L::WIDTH;
         }
         if soa.ids.is_empty() {
             break 'edges;
         }
-        soa.pad::<L>();
-        for (ka, e) in a_edges.iter().enumerate() {
-            let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
-            if (nb_best.dot(p) - db_best).min(nb_best.dot(q) - db_best) > reach {
-                continue;
+        // A's edges near B, with their Gauss arcs
+        let a_lanes = ha.edge_lanes();
+        let mut k0 = 0;
+        while k0 < a_lanes.count {
+            let mut bits =
+                near_edges::<L>(a_lanes, k0, (nb_best, db_best), reach, cb, b.radius() + reach);
+            while bits != 0 {
+                let ka = k0 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let e = a_edges[ka];
+                let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
+                soa.a_edges.push(EdgeOfA {
+                    ka,
+                    arc: [ha.face_normal(e.faces[0] as usize), ha.face_normal(e.faces[1] as usize)],
+                    bxa: ha.edge_cross(ka),
+                    mid: (p + q) * 0.5,
+                    half: a_lanes.half_length(ka),
+                    p,
+                    dir: q - p,
+                });
             }
-            let mid = (p + q) * 0.5;
-            let half = (q - p).length() * 0.5;
-            if (mid - cb).length() > b.radius() + half + reach {
-                continue;
-            }
-            let na = ha.face_normal(e.faces[0] as usize);
-            let nb = ha.face_normal(e.faces[1] as usize);
-            let bxa = ha.edge_cross(ka);
-            let ea = q - p;
-            let mut j0 = 0;
-            while j0 < soa.len {
-                let hits = soa.candidates::<L>(j0, na, nb, bxa, mid, half);
-                let mut bits = hits;
+            k0 += L::WIDTH;
+        }
+        // B's edges in lanes outside, A's edges inside: a block of B's
+        // edges stays in registers while A's are broadcast. The winner is
+        // the largest separation, ties to the least `(e_A, e_B)`, so the
+        // visiting order (which depends on the width) cannot change it.
+        for g in 0..soa.len.div_ceil(L::WIDTH) {
+            let block = soa.block::<L>(g);
+            for ea in &soa.a_edges {
+                let mut bits = block.candidates(ea);
                 while bits != 0 {
-                    let j = j0 + bits.trailing_zeros() as usize;
+                    let j = g * L::WIDTH + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let (bp, bq) = soa.ends[j];
                     let eb = bq - bp;
-                    let l = ea.cross(eb);
+                    let l = ea.dir.cross(eb);
                     let len = l.length();
                     // parallel edges: their axis is a face normal's
-                    if !(len > 1e-5 * ea.length() * eb.length()) {
+                    if !(len > 1e-5 * ea.dir.length() * eb.length()) {
                         continue;
                     }
                     let mut l = l / len;
-                    if l.dot(p - ca) < 0.0 {
+                    if l.dot(ea.p - ca) < 0.0 {
                         l = -l;
                     }
-                    let sep = l.dot(bp - p);
-                    if sep > best_e.2 {
-                        best_e = (ka, soa.ids[j] as usize, sep, l);
+                    let sep = l.dot(bp - ea.p);
+                    let kb = soa.ids[j] as usize;
+                    let tie = sep == best_e.2 && (ea.ka, kb) < (best_e.0, best_e.1);
+                    if sep > best_e.2 || (tie && best_e.0 != usize::MAX) {
+                        best_e = (ea.ka, kb, sep, l);
                     }
                 }
-                j0 += L::WIDTH;
             }
         }
     }
+    soa.scratch = scratch;
     EDGES.with(|cell| cell.replace(soa));
     if best_e.2 > margin {
         return Manifold::EMPTY;
@@ -263,85 +297,184 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     m
 }
 
-/// B's candidate edges for the edge queries, in structure-of-arrays form so
-/// the edge-sphere test and Gregorius's Gauss-map test run `L::WIDTH` edges
-/// of B at a time against one edge of A (the same float operations as the
-/// scalar test, so the same decisions).
+/// Every lane of `v`.
+#[inline(always)]
+fn splat3<L: Lane>(v: Vec3) -> V3<L> {
+    V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
+}
+
+/// Folds the separations of faces `f0..` (lanes past `count` ignored) into
+/// `best` (the largest, the lowest index on ties); false when one exceeds
+/// the margin or is NaN (the pair has no contact).
+#[inline(always)]
+fn scan_faces<L: Lane>(
+    sep: L,
+    f0: usize,
+    count: usize,
+    margin: f32,
+    best: &mut (usize, f32),
+) -> bool {
+    let mut lanes = [0.0f32; 16];
+    sep.store(&mut lanes);
+    for (i, &s) in lanes[..L::WIDTH.min(count - f0)].iter().enumerate() {
+        if !(s <= margin) {
+            return false;
+        }
+        if s > best.1 {
+            *best = (f0 + i, s);
+        }
+    }
+    true
+}
+
+/// B's candidate edges for the edge queries, in blocks of `L::WIDTH`
+/// edges (structure of arrays within a block), so the edge-sphere test and
+/// Gregorius's Gauss-map test run `L::WIDTH` edges of B at a time against
+/// one edge of A (the same float operations as the scalar test, so the same
+/// decisions); and A's edges that passed their culls.
 #[derive(Default)]
 pub(super) struct EdgeSoa {
-    /// `[c.x, c.y, c.z, d.x, …, mid.z]`: 12 arrays of `cap` entries.
-    pub(super) cols: [Vec<f32>; 12],
-    /// Half length + reach (`-inf` in padding).
-    pub(super) radius: Vec<f32>,
+    /// Per block, [`BLOCK_ROWS`] rows of `L::WIDTH` floats: `c.x, c.y, c.z,
+    /// d.x, …, mid.z`, then half length + reach (`-inf` in padding).
+    pub(super) blocks: Vec<f32>,
     pub(super) ids: Vec<u8>,
     pub(super) ends: Vec<(Vec3, Vec3)>,
     pub(super) len: usize,
+    pub(super) a_edges: Vec<EdgeOfA>,
+    /// B's [`EdgeLanes`] when B is not a hull (a hull keeps its own).
+    pub(super) scratch: EdgeLanes,
+}
+
+/// Rows of an [`EdgeSoa`] block: four vectors and the radius.
+const BLOCK_ROWS: usize = 13;
+
+/// One of A's edges in the edge queries: its index, Gauss arc (face normals
+/// `arc[0] → arc[1]`, their cross `bxa`), bounding sphere, start and
+/// direction.
+pub(super) struct EdgeOfA {
+    pub(super) ka: usize,
+    pub(super) arc: [Vec3; 2],
+    pub(super) bxa: Vec3,
+    pub(super) mid: Vec3,
+    pub(super) half: f32,
+    pub(super) p: Vec3,
+    pub(super) dir: Vec3,
 }
 
 impl EdgeSoa {
     pub(super) fn clear(&mut self) {
-        for c in &mut self.cols {
-            c.clear();
-        }
-        self.radius.clear();
+        self.blocks.clear();
         self.ids.clear();
         self.ends.clear();
         self.len = 0;
+        self.a_edges.clear();
     }
 
-    pub(super) fn push(&mut self, id: u8, v: [Vec3; 4], radius: f32, p: Vec3, q: Vec3) {
-        for (k, x) in v.iter().enumerate() {
-            self.cols[3 * k].push(x.x);
-            self.cols[3 * k + 1].push(x.y);
-            self.cols[3 * k + 2].push(x.z);
+    #[inline(always)]
+    pub(super) fn push<L: Lane>(&mut self, id: u8, v: [Vec3; 4], radius: f32, p: Vec3, q: Vec3) {
+        let (block, lane) = (self.len / L::WIDTH, self.len % L::WIDTH);
+        let base = block * BLOCK_ROWS * L::WIDTH;
+        if lane == 0 {
+            self.blocks.resize(base + (BLOCK_ROWS - 1) * L::WIDTH, 0.0);
+            self.blocks.resize(base + BLOCK_ROWS * L::WIDTH, f32::NEG_INFINITY);
         }
-        self.radius.push(radius);
+        let rows = &mut self.blocks[base..base + BLOCK_ROWS * L::WIDTH];
+        for (k, x) in v.iter().enumerate() {
+            rows[3 * k * L::WIDTH + lane] = x.x;
+            rows[(3 * k + 1) * L::WIDTH + lane] = x.y;
+            rows[(3 * k + 2) * L::WIDTH + lane] = x.z;
+        }
+        rows[(BLOCK_ROWS - 1) * L::WIDTH + lane] = radius;
         self.ids.push(id);
         self.ends.push((p, q));
         self.len += 1;
     }
 
+    /// Block `g` in lanes.
     #[inline(always)]
-    pub(super) fn pad<L: Lane>(&mut self) {
-        while !self.radius.len().is_multiple_of(L::WIDTH) {
-            for c in &mut self.cols {
-                c.push(0.0);
-            }
-            self.radius.push(f32::NEG_INFINITY);
+    pub(super) fn block<L: Lane>(&self, g: usize) -> EdgeBlock<L> {
+        // a nested fn, not a closure: see `hull_polytope`
+        #[inline(always)]
+        fn v3<L: Lane>(rows: &[f32], k: usize) -> V3<L> {
+            let w = L::WIDTH;
+            V3::new(
+                L::load(&rows[3 * k * w..]),
+                L::load(&rows[(3 * k + 1) * w..]),
+                L::load(&rows[(3 * k + 2) * w..]),
+            )
+        }
+        let w = L::WIDTH;
+        let rows = &self.blocks[g * BLOCK_ROWS * w..(g + 1) * BLOCK_ROWS * w];
+        EdgeBlock {
+            c: v3(rows, 0),
+            d: v3(rows, 1),
+            dxc: v3(rows, 2),
+            mid: v3(rows, 3),
+            radius: L::load(&rows[(BLOCK_ROWS - 1) * w..]),
         }
     }
+}
 
+/// Bits of the edges `k..k + L::WIDTH` of `lanes` that may hold the
+/// winning edge pair (see `hull_polytope`): not entirely more than `reach`
+/// above the plane `n·x = d` (the other shape's best face), and within
+/// `radius` (the other shape's bounding radius plus `reach`) of its centre
+/// `c`. Padding lanes are clear.
+#[inline(always)]
+fn near_edges<L: Lane>(
+    lanes: &EdgeLanes,
+    k: usize,
+    (n, d): (Vec3, f32),
+    reach: f32,
+    c: Vec3,
+    radius: f32,
+) -> u64 {
     #[inline(always)]
-    pub(super) fn v3<L: Lane>(&self, col: usize, j: usize) -> V3<L> {
+    fn row3<L: Lane>(lanes: &EdgeLanes, row: usize, k: usize) -> V3<L> {
         V3::new(
-            L::load(&self.cols[col][j..]),
-            L::load(&self.cols[col + 1][j..]),
-            L::load(&self.cols[col + 2][j..]),
+            L::load(lanes.row(row, k)),
+            L::load(lanes.row(row + 1, k)),
+            L::load(lanes.row(row + 2, k)),
         )
     }
+    let (mid, h) = (row3::<L>(lanes, 0, k), row3::<L>(lanes, 3, k));
+    let n = V3::new(L::splat(n.x), L::splat(n.y), L::splat(n.z));
+    // the lower end's height: n·mid - |n·h| = min(n·p, n·q)
+    let below = (n.dot(mid) - n.dot(h).abs() - L::splat(d)).le(L::splat(reach));
+    let m = mid - V3::new(L::splat(c.x), L::splat(c.y), L::splat(c.z));
+    let r = L::splat(radius) + L::load(lanes.row(6, k));
+    let near = m.dot(m).le(r * r);
+    let live = (lanes.count - k).min(L::WIDTH);
+    (below & near).bits() & ((1u64 << live) - 1)
+}
 
-    /// Bit `i` set when B's edge `j + i` passes the sphere test and forms a
-    /// Minkowski face with A's edge (arc `a → b`, `bxa`, midpoint, half length).
+/// `L::WIDTH` of B's edges in lanes (see [`EdgeSoa`]).
+pub(super) struct EdgeBlock<L> {
+    c: V3<L>,
+    d: V3<L>,
+    dxc: V3<L>,
+    mid: V3<L>,
+    radius: L,
+}
+
+impl<L: Lane> EdgeBlock<L> {
+    /// Bit `i` set when lane `i`'s edge passes the sphere test and forms a
+    /// Minkowski face with A's edge `e` (Gregorius's `IsMinkowskiFace`, arc
+    /// `a → b` against `c → d`).
     #[inline(always)]
-    pub(super) fn candidates<L: Lane>(
-        &self,
-        j: usize,
-        a: Vec3,
-        b: Vec3,
-        bxa: Vec3,
-        mid: Vec3,
-        half: f32,
-    ) -> u64 {
-        let splat = |v: Vec3| V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z));
-        let m = self.v3::<L>(9, j) - splat(mid);
-        let r = L::splat(half) + L::load(&self.radius[j..]);
+    pub(super) fn candidates(&self, e: &EdgeOfA) -> u64 {
+        #[inline(always)]
+        fn splat<L: Lane>(v: Vec3) -> V3<L> {
+            V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
+        }
+        let m = self.mid - splat::<L>(e.mid);
+        let r = L::splat(e.half) + self.radius;
         let near = m.dot(m).le(r * r);
-        let (c, d, dxc) = (self.v3::<L>(0, j), self.v3::<L>(3, j), self.v3::<L>(6, j));
-        let bxa = splat(bxa);
-        let cba = c.dot(bxa);
-        let dba = d.dot(bxa);
-        let adc = splat(a).dot(dxc);
-        let bdc = splat(b).dot(dxc);
+        let bxa = splat::<L>(e.bxa);
+        let cba = self.c.dot(bxa);
+        let dba = self.d.dot(bxa);
+        let adc = splat::<L>(e.arc[0]).dot(self.dxc);
+        let bdc = splat::<L>(e.arc[1]).dot(self.dxc);
         let zero = L::splat(0.0);
         let face = (cba * dba).lt(zero) & (adc * bdc).lt(zero) & (cba * bdc).gt(zero);
         (near & face).bits()
