@@ -123,50 +123,117 @@ pub struct ConvexHull {
     soa: Vec<f32>,
     /// `n_faces[1] × n_faces[0]` of each edge (its Gauss arc's plane).
     edge_cross: Vec<Vec3>,
-    /// The edges' bounding spheres and half vectors, for the SAT's culls.
-    edge_lanes: EdgeLanes,
+    /// The edges' Gauss arcs, bounding spheres and half vectors, for the
+    /// SAT's edge queries.
+    arc_rows: ArcRows,
     /// The face planes as `n.x…, n.y…, n.z…, offset…`, each padded with
     /// zeros to a multiple of [`SOA_PAD`].
     plane_lanes: Vec<f32>,
 }
 
-/// Edges as lanes for the hull SAT's edge culls: rows `mid.x, mid.y,
-/// mid.z, h.x, h.y, h.z, |h|` (`mid = (p + q)/2`, `h = (q - p)/2`), each
-/// padded with zeros to a multiple of [`SOA_PAD`] (callers mask the
-/// padding by [`count`](Self::count)).
+/// Gauss-map arcs and edges as lanes, for the hull SAT's edge queries.
+/// Per arc, rows from [`ArcRows::C`] on: `c = -n0`, `d = -n1`, `d × c`
+/// (`n1 × n0`; the arc runs from face normal `n0` to `n1`), its edge's
+/// midpoint, half vector `h = (q - p)/2` (3 rows each) and `|h|`; each row
+/// padded with zeros to a multiple of [`SOA_PAD`] (callers mask the padding
+/// by [`count`](Self::count)). `edges[i]` is arc `i`'s edge; a solid
+/// polytope has one arc per edge, in edge order.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct EdgeLanes {
-    pub(crate) rows: Vec<f32>,
+pub(crate) struct ArcRows {
+    rows: Vec<f32>,
+    pub(crate) edges: Vec<u8>,
     pub(crate) padded: usize,
     pub(crate) count: usize,
 }
 
-impl EdgeLanes {
-    /// The rows of the segments `ends`.
-    pub(crate) fn fill(&mut self, ends: impl ExactSizeIterator<Item = (Vec3, Vec3)>) {
-        self.count = ends.len();
-        self.padded = self.count.div_ceil(SOA_PAD) * SOA_PAD;
+impl ArcRows {
+    /// First row of `c`.
+    pub(crate) const C: usize = 0;
+    /// First row of the midpoint.
+    pub(crate) const MID: usize = 9;
+    /// First row of `h`.
+    pub(crate) const H: usize = 12;
+    /// The row of `|h|`.
+    pub(crate) const HALF: usize = 15;
+    const ROWS: usize = 16;
+
+    /// Room for `count` arcs, all zero.
+    pub(crate) fn reset(&mut self, count: usize) {
+        self.count = count;
+        self.padded = count.div_ceil(SOA_PAD) * SOA_PAD;
         self.rows.clear();
-        self.rows.resize(7 * self.padded, 0.0);
-        for (k, (p, q)) in ends.enumerate() {
-            let (mid, h) = ((p + q) * 0.5, (q - p) * 0.5);
-            for (row, x) in [mid.x, mid.y, mid.z, h.x, h.y, h.z, h.length()].into_iter().enumerate()
-            {
-                self.rows[row * self.padded + k] = x;
+        self.rows.resize(Self::ROWS * self.padded, 0.0);
+        self.edges.clear();
+        self.edges.resize(count, 0);
+    }
+
+    /// Arc `i`: normals `n0 → n1`, `cross = n1 × n0`, on edge `edge` from
+    /// `p` to `q`.
+    pub(crate) fn set(
+        &mut self,
+        i: usize,
+        (n0, n1, cross): (Vec3, Vec3, Vec3),
+        (p, q): (Vec3, Vec3),
+        edge: u8,
+    ) {
+        let (mid, h) = ((p + q) * 0.5, (q - p) * 0.5);
+        let (c, d) = (-n0, -n1);
+        let values = [
+            c.x,
+            c.y,
+            c.z,
+            d.x,
+            d.y,
+            d.z,
+            cross.x,
+            cross.y,
+            cross.z,
+            mid.x,
+            mid.y,
+            mid.z,
+            h.x,
+            h.y,
+            h.z,
+            h.length(),
+        ];
+        for (row, x) in values.into_iter().enumerate() {
+            self.rows[row * self.padded + i] = x;
+        }
+        self.edges[i] = edge;
+    }
+
+    /// `src` with every point scaled by `s` per axis (midpoints, half
+    /// vectors and their lengths; the arcs' normals unchanged, so only for
+    /// a polytope whose face normals are the axes: a box from the unit
+    /// cube).
+    pub(crate) fn scaled_box(&mut self, src: &ArcRows, s: Vec3) {
+        self.clone_from(src);
+        let n = self.padded;
+        for (axis, f) in [s.x, s.y, s.z].into_iter().enumerate() {
+            for row in [Self::MID + axis, Self::H + axis] {
+                self.rows[row * n..(row + 1) * n].iter_mut().for_each(|x| *x *= f);
             }
+        }
+        for i in 0..self.count {
+            let h = Vec3::new(
+                self.rows[Self::H * n + i],
+                self.rows[(Self::H + 1) * n + i],
+                self.rows[(Self::H + 2) * n + i],
+            );
+            self.rows[Self::HALF * n + i] = h.length();
         }
     }
 
-    /// `|h|` of edge `k`.
+    /// `|h|` of arc `i`.
     #[inline(always)]
-    pub(crate) fn half_length(&self, k: usize) -> f32 {
-        self.rows[6 * self.padded + k]
+    pub(crate) fn half_length(&self, i: usize) -> f32 {
+        self.rows[Self::HALF * self.padded + i]
     }
 
-    /// Row `row` from edge `k` on.
+    /// Row `row` from arc `i` on.
     #[inline(always)]
-    pub(crate) fn row(&self, row: usize, k: usize) -> &[f32] {
-        &self.rows[row * self.padded + k..(row + 1) * self.padded]
+    pub(crate) fn row(&self, row: usize, i: usize) -> &[f32] {
+        &self.rows[row * self.padded + i..(row + 1) * self.padded]
     }
 }
 
@@ -450,8 +517,13 @@ impl ConvexHull {
             .iter()
             .map(|e| normals[e.faces[1] as usize].cross(normals[e.faces[0] as usize]))
             .collect();
-        let mut edge_lanes = EdgeLanes::default();
-        edge_lanes.fill(edges.iter().map(|e| (vertices[e.a as usize], vertices[e.b as usize])));
+        let mut arc_rows = ArcRows::default();
+        arc_rows.reset(edges.len());
+        for (k, e) in edges.iter().enumerate() {
+            let (n0, n1) = (normals[e.faces[0] as usize], normals[e.faces[1] as usize]);
+            let ends = (vertices[e.a as usize], vertices[e.b as usize]);
+            arc_rows.set(k, (n0, n1, n1.cross(n0)), ends, k as u8);
+        }
         let faces_padded = normals.len().div_ceil(SOA_PAD) * SOA_PAD;
         let mut plane_lanes = vec![0.0f32; 4 * faces_padded];
         for (f, (n, &d)) in normals.iter().zip(&offsets).enumerate() {
@@ -462,7 +534,7 @@ impl ConvexHull {
         Ok(ConvexHull {
             soa,
             edge_cross,
-            edge_lanes,
+            arc_rows,
             plane_lanes,
             vertices,
             normals,
@@ -572,9 +644,9 @@ impl ConvexHull {
         m[0].max(m[1])
     }
 
-    /// The edges as lanes (see [`EdgeLanes`]).
-    pub(crate) fn edge_lanes(&self) -> &EdgeLanes {
-        &self.edge_lanes
+    /// The edges' Gauss arcs as lanes (see [`ArcRows`]).
+    pub(crate) fn arc_rows(&self) -> &ArcRows {
+        &self.arc_rows
     }
 
     /// Largest `dir · v` over the vertices, `L::WIDTH` vertices at a time

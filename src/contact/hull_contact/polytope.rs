@@ -2,7 +2,7 @@
 //! trait, and the pose of B in A's frame.
 
 use super::PlacedHull;
-use crate::contact::hull::{ConvexHull, EdgeLanes, HullEdge};
+use crate::contact::hull::{ArcRows, ConvexHull, HullEdge};
 use crate::math::{Vec3, V3};
 use crate::Lane;
 use std::sync::OnceLock;
@@ -64,12 +64,20 @@ pub(super) trait Polytope {
         }
         (V3::new(L::load(&rows[0]), L::load(&rows[1]), L::load(&rows[2])), L::load(&rows[3]))
     }
-    /// The edges as lanes ([`EdgeLanes`]): a hull's own, or filled into
-    /// `scratch`.
-    fn edge_lanes<'s>(&'s self, scratch: &'s mut EdgeLanes) -> &'s EdgeLanes {
-        let ends =
-            self.edges().iter().map(|e| (self.vertex(e.a as usize), self.vertex(e.b as usize)));
-        scratch.fill(ends);
+    /// The Gauss arcs as lanes ([`ArcRows`], in the local frame): a hull's
+    /// own, or filled into `scratch`.
+    fn arc_rows<'s>(&'s self, scratch: &'s mut ArcRows) -> &'s ArcRows {
+        let count = (0..self.edges().len()).map(|k| self.gauss_arcs(k).1).sum();
+        scratch.reset(count);
+        let mut i = 0;
+        for (k, e) in self.edges().iter().enumerate() {
+            let ends = (self.vertex(e.a as usize), self.vertex(e.b as usize));
+            let (arcs, n) = self.gauss_arcs(k);
+            for &arc in &arcs[..n] {
+                scratch.set(i, arc, ends, k as u8);
+                i += 1;
+            }
+        }
         scratch
     }
 }
@@ -124,8 +132,8 @@ impl Polytope for ConvexHull {
         ConvexHull::edge_cross(self, e)
     }
     #[inline]
-    fn edge_lanes<'s>(&'s self, _: &'s mut EdgeLanes) -> &'s EdgeLanes {
-        ConvexHull::edge_lanes(self)
+    fn arc_rows<'s>(&'s self, _: &'s mut ArcRows) -> &'s ArcRows {
+        ConvexHull::arc_rows(self)
     }
     #[inline(always)]
     fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L {
@@ -220,6 +228,10 @@ impl Polytope for BoxPolytope {
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
         self.cube.edge_cross(e)
+    }
+    fn arc_rows<'s>(&'s self, scratch: &'s mut ArcRows) -> &'s ArcRows {
+        scratch.scaled_box(self.cube.arc_rows(), self.half);
+        scratch
     }
 }
 

@@ -6,7 +6,7 @@ use super::clip::{clip_faces, inside_polygon, Reference};
 use super::polytope::{Polytope, Relative};
 use super::PlacedHull;
 use crate::contact::box_box::FACE_AXIS_ABS_TOL;
-use crate::contact::hull::{ConvexHull, EdgeLanes};
+use crate::contact::hull::{ArcRows, ConvexHull};
 use crate::contact::Manifold;
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
@@ -154,68 +154,56 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     let mut scratch = std::mem::take(&mut soa.scratch);
     'edges: {
         soa.clear();
-        // B's edges near A, culled in B's frame (A's plane and centroid
-        // moved there once), then kept as SoA blocks in A's frame: negated
-        // face normals c, d, their cross d × c (= n1 × n0), midpoint, half
-        // length + reach
-        let b_lanes = b.edge_lanes(&mut scratch);
-        let plane_in_b = (pb.rel.dir_inv(na_best), da_best - na_best.dot(pb.rel.t));
-        let ca_in_b = pb.rel.dir_inv(ca - pb.rel.t);
-        let mut k0 = 0;
-        while k0 < b_lanes.count {
-            let mut bits = near_edges::<L>(
-                b_lanes,
-                k0,
-                plane_in_b,
-                reach,
-                ca_in_b,
-                ha.bounding_radius() + reach,
-            );
+        let rel = &pb.rel;
+        // B's arcs whose edges are near A (culled in B's frame against A's
+        // best plane and centroid moved there once), copied into compact
+        // blocks of lanes; the Gauss-map tests run in B's frame
+        let b_arcs = b.arc_rows(&mut scratch);
+        let plane_in_b = (rel.dir_inv(na_best), da_best - na_best.dot(rel.t));
+        let ca_in_b = rel.dir_inv(ca - rel.t);
+        let mut j0 = 0;
+        while j0 < b_arcs.count {
+            let r = ha.bounding_radius() + reach;
+            let mut bits = near_edges::<L>(b_arcs, j0, plane_in_b, reach, ca_in_b, r);
             while bits != 0 {
-                let k = k0 + bits.trailing_zeros() as usize;
+                soa.push::<L>(b_arcs, j0 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
-                let e = b_edges[k];
-                let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
-                let mid = (p + q) * 0.5;
-                let radius = b_lanes.half_length(k) + reach;
-                let (arcs, count) = b.gauss_arcs(k);
-                for &(n0, n1, cross) in &arcs[..count] {
-                    let (c, d) = (-pb.rel.dir(n0), -pb.rel.dir(n1));
-                    soa.push::<L>(k as u8, [c, d, pb.rel.dir(cross), mid], radius, p, q);
-                }
             }
-            k0 += L::WIDTH;
+            j0 += L::WIDTH;
         }
-        if soa.ids.is_empty() {
+        if soa.len == 0 {
             break 'edges;
         }
-        // A's edges near B, with their Gauss arcs
-        let a_lanes = ha.edge_lanes();
+        // A's edges near B (culled in A's frame), their arcs and midpoints
+        // moved into B's frame
+        let a_arcs = ha.arc_rows();
         let mut k0 = 0;
-        while k0 < a_lanes.count {
+        while k0 < a_arcs.count {
             let mut bits =
-                near_edges::<L>(a_lanes, k0, (nb_best, db_best), reach, cb, b.radius() + reach);
+                near_edges::<L>(a_arcs, k0, (nb_best, db_best), reach, cb, b.radius() + reach);
             while bits != 0 {
                 let ka = k0 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let e = a_edges[ka];
                 let (p, q) = (ha.vertices()[e.a as usize], ha.vertices()[e.b as usize]);
+                let (n0, n1) =
+                    (ha.face_normal(e.faces[0] as usize), ha.face_normal(e.faces[1] as usize));
                 soa.a_edges.push(EdgeOfA {
                     ka,
-                    arc: [ha.face_normal(e.faces[0] as usize), ha.face_normal(e.faces[1] as usize)],
-                    bxa: ha.edge_cross(ka),
-                    mid: (p + q) * 0.5,
-                    half: a_lanes.half_length(ka),
+                    arc: [rel.dir_inv(n0), rel.dir_inv(n1)],
+                    bxa: rel.dir_inv(ha.edge_cross(ka)),
+                    mid: rel.dir_inv((p + q) * 0.5 - rel.t),
+                    radius: a_arcs.half_length(ka) + reach,
                     p,
                     dir: q - p,
                 });
             }
             k0 += L::WIDTH;
         }
-        // B's edges in lanes outside, A's edges inside: a block of B's
-        // edges stays in registers while A's are broadcast. The winner is
-        // the largest separation, ties to the least `(e_A, e_B)`, so the
-        // visiting order (which depends on the width) cannot change it.
+        // a block of B's arcs stays in registers while A's edges are
+        // broadcast against it. The winner is the largest separation, ties
+        // to the least `(e_A, e_B)`, so the visiting order (which depends on
+        // the width) cannot change it.
         for g in 0..soa.len.div_ceil(L::WIDTH) {
             let block = soa.block::<L>(g);
             for ea in &soa.a_edges {
@@ -223,7 +211,9 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
                 while bits != 0 {
                     let j = g * L::WIDTH + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let (bp, bq) = soa.ends[j];
+                    let kb = soa.edges[j] as usize;
+                    let e = b_edges[kb];
+                    let (bp, bq) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
                     let eb = bq - bp;
                     let l = ea.dir.cross(eb);
                     let len = l.length();
@@ -236,7 +226,6 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
                         l = -l;
                     }
                     let sep = l.dot(bp - ea.p);
-                    let kb = soa.ids[j] as usize;
                     let tie = sep == best_e.2 && (ea.ka, kb) < (best_e.0, best_e.1);
                     if sep > best_e.2 || (tie && best_e.0 != usize::MAX) {
                         best_e = (ea.ka, kb, sep, l);
@@ -327,66 +316,47 @@ fn scan_faces<L: Lane>(
     true
 }
 
-/// B's candidate edges for the edge queries, in blocks of `L::WIDTH`
-/// edges (structure of arrays within a block), so the edge-sphere test and
-/// Gregorius's Gauss-map test run `L::WIDTH` edges of B at a time against
-/// one edge of A (the same float operations as the scalar test, so the same
-/// decisions); and A's edges that passed their culls.
+/// Scratch of the edge queries: B's arcs that passed their culls, copied
+/// from its [`ArcRows`] into blocks of `L::WIDTH` lanes (structure of
+/// arrays within a block: `BLOCK_ROWS` rows `c, d, d × c, mid` (3 each)
+/// and `|h|`, padding lanes zero); A's edges that passed theirs; and B's
+/// `ArcRows` when B is not a hull (a hull keeps its own).
 #[derive(Default)]
 pub(super) struct EdgeSoa {
-    /// Per block, [`BLOCK_ROWS`] rows of `L::WIDTH` floats: `c.x, c.y, c.z,
-    /// d.x, …, mid.z`, then half length + reach (`-inf` in padding).
     pub(super) blocks: Vec<f32>,
-    pub(super) ids: Vec<u8>,
-    pub(super) ends: Vec<(Vec3, Vec3)>,
+    /// B's edge of each copied arc.
+    pub(super) edges: Vec<u8>,
     pub(super) len: usize,
     pub(super) a_edges: Vec<EdgeOfA>,
-    /// B's [`EdgeLanes`] when B is not a hull (a hull keeps its own).
-    pub(super) scratch: EdgeLanes,
+    pub(super) scratch: ArcRows,
 }
 
-/// Rows of an [`EdgeSoa`] block: four vectors and the radius.
+/// Rows of an [`EdgeSoa`] block: `ArcRows::C..ArcRows::MID + 3`, then
+/// `ArcRows::HALF`.
 const BLOCK_ROWS: usize = 13;
-
-/// One of A's edges in the edge queries: its index, Gauss arc (face normals
-/// `arc[0] → arc[1]`, their cross `bxa`), bounding sphere, start and
-/// direction.
-pub(super) struct EdgeOfA {
-    pub(super) ka: usize,
-    pub(super) arc: [Vec3; 2],
-    pub(super) bxa: Vec3,
-    pub(super) mid: Vec3,
-    pub(super) half: f32,
-    pub(super) p: Vec3,
-    pub(super) dir: Vec3,
-}
 
 impl EdgeSoa {
     pub(super) fn clear(&mut self) {
         self.blocks.clear();
-        self.ids.clear();
-        self.ends.clear();
+        self.edges.clear();
         self.len = 0;
         self.a_edges.clear();
     }
 
+    /// Copies arc `j` of `arcs` into the next lane.
     #[inline(always)]
-    pub(super) fn push<L: Lane>(&mut self, id: u8, v: [Vec3; 4], radius: f32, p: Vec3, q: Vec3) {
+    pub(super) fn push<L: Lane>(&mut self, arcs: &ArcRows, j: usize) {
         let (block, lane) = (self.len / L::WIDTH, self.len % L::WIDTH);
         let base = block * BLOCK_ROWS * L::WIDTH;
         if lane == 0 {
-            self.blocks.resize(base + (BLOCK_ROWS - 1) * L::WIDTH, 0.0);
-            self.blocks.resize(base + BLOCK_ROWS * L::WIDTH, f32::NEG_INFINITY);
+            self.blocks.resize(base + BLOCK_ROWS * L::WIDTH, 0.0);
         }
         let rows = &mut self.blocks[base..base + BLOCK_ROWS * L::WIDTH];
-        for (k, x) in v.iter().enumerate() {
-            rows[3 * k * L::WIDTH + lane] = x.x;
-            rows[(3 * k + 1) * L::WIDTH + lane] = x.y;
-            rows[(3 * k + 2) * L::WIDTH + lane] = x.z;
+        for r in 0..BLOCK_ROWS - 1 {
+            rows[r * L::WIDTH + lane] = arcs.row(ArcRows::C + r, j)[0];
         }
-        rows[(BLOCK_ROWS - 1) * L::WIDTH + lane] = radius;
-        self.ids.push(id);
-        self.ends.push((p, q));
+        rows[(BLOCK_ROWS - 1) * L::WIDTH + lane] = arcs.half_length(j);
+        self.edges.push(arcs.edges[j]);
         self.len += 1;
     }
 
@@ -410,51 +380,63 @@ impl EdgeSoa {
             d: v3(rows, 1),
             dxc: v3(rows, 2),
             mid: v3(rows, 3),
-            radius: L::load(&rows[(BLOCK_ROWS - 1) * w..]),
+            half: L::load(&rows[(BLOCK_ROWS - 1) * w..]),
         }
     }
 }
 
-/// Bits of the edges `k..k + L::WIDTH` of `lanes` that may hold the
+/// One of A's edges in the edge queries: its index; Gauss arc (face
+/// normals `arc[0] → arc[1]`, their cross `bxa`) and midpoint in B's frame;
+/// half length + reach; start and direction in A's frame.
+pub(super) struct EdgeOfA {
+    pub(super) ka: usize,
+    pub(super) arc: [Vec3; 2],
+    pub(super) bxa: Vec3,
+    pub(super) mid: Vec3,
+    pub(super) radius: f32,
+    pub(super) p: Vec3,
+    pub(super) dir: Vec3,
+}
+
+/// Bits of the arcs `k..k + L::WIDTH` of `arcs` whose edge may hold the
 /// winning edge pair (see `hull_polytope`): not entirely more than `reach`
 /// above the plane `n·x = d` (the other shape's best face), and within
 /// `radius` (the other shape's bounding radius plus `reach`) of its centre
 /// `c`. Padding lanes are clear.
 #[inline(always)]
 fn near_edges<L: Lane>(
-    lanes: &EdgeLanes,
+    arcs: &ArcRows,
     k: usize,
     (n, d): (Vec3, f32),
     reach: f32,
     c: Vec3,
     radius: f32,
 ) -> u64 {
-    #[inline(always)]
-    fn row3<L: Lane>(lanes: &EdgeLanes, row: usize, k: usize) -> V3<L> {
-        V3::new(
-            L::load(lanes.row(row, k)),
-            L::load(lanes.row(row + 1, k)),
-            L::load(lanes.row(row + 2, k)),
-        )
-    }
-    let (mid, h) = (row3::<L>(lanes, 0, k), row3::<L>(lanes, 3, k));
-    let n = V3::new(L::splat(n.x), L::splat(n.y), L::splat(n.z));
+    let (mid, h) = (row3::<L>(arcs, ArcRows::MID, k), row3::<L>(arcs, ArcRows::H, k));
+    let n = splat3::<L>(n);
     // the lower end's height: n·mid - |n·h| = min(n·p, n·q)
     let below = (n.dot(mid) - n.dot(h).abs() - L::splat(d)).le(L::splat(reach));
-    let m = mid - V3::new(L::splat(c.x), L::splat(c.y), L::splat(c.z));
-    let r = L::splat(radius) + L::load(lanes.row(6, k));
+    let m = mid - splat3::<L>(c);
+    let r = L::splat(radius) + L::load(arcs.row(ArcRows::HALF, k));
     let near = m.dot(m).le(r * r);
-    let live = (lanes.count - k).min(L::WIDTH);
+    let live = (arcs.count - k).min(L::WIDTH);
     (below & near).bits() & ((1u64 << live) - 1)
 }
 
-/// `L::WIDTH` of B's edges in lanes (see [`EdgeSoa`]).
+/// Rows `row..row + 3` of `arcs` from arc `k` on, as a vector of lanes (a
+/// nested fn, not a closure: see `hull_polytope`).
+#[inline(always)]
+fn row3<L: Lane>(arcs: &ArcRows, row: usize, k: usize) -> V3<L> {
+    V3::new(L::load(arcs.row(row, k)), L::load(arcs.row(row + 1, k)), L::load(arcs.row(row + 2, k)))
+}
+
+/// `L::WIDTH` of B's arcs in lanes, in B's frame (see [`ArcRows`]).
 pub(super) struct EdgeBlock<L> {
     c: V3<L>,
     d: V3<L>,
     dxc: V3<L>,
     mid: V3<L>,
-    radius: L,
+    half: L,
 }
 
 impl<L: Lane> EdgeBlock<L> {
@@ -468,7 +450,7 @@ impl<L: Lane> EdgeBlock<L> {
             V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
         }
         let m = self.mid - splat::<L>(e.mid);
-        let r = L::splat(e.half) + self.radius;
+        let r = L::splat(e.radius) + self.half;
         let near = m.dot(m).le(r * r);
         let bxa = splat::<L>(e.bxa);
         let cba = self.c.dot(bxa);
