@@ -1,6 +1,7 @@
 //! Timing and result probe for the hull testers: best-of-`REPS` time per
 //! pair of `hull_hull` (deep and resting tiers), `hull_box` and
-//! `hull_triangle` on the bench workloads, one thread, one pair per call,
+//! `hull_triangle` on the bench workloads (margin 0.02; the resting tier
+//! also at the criterion bench's margin, 0.05), one thread, one pair per call,
 //! and a checksum of every manifold's normal and first depth. A change
 //! meant to be exact (a faster loop, a new layout) must keep the checksums
 //! of the binary before it; run the two binaries alternately to compare
@@ -51,6 +52,10 @@ fn main() {
     time("hull_hull deep", reps, &placed(&deep), |(a, b)| hull_hull(a, b, margin));
     let resting = resting_hull_pairs(4096, 64, 32, 82);
     time("hull_hull resting", reps, &placed(&resting), |(a, b)| hull_hull(a, b, margin));
+    // the criterion bench's resting group: a wider margin, so more
+    // speculative pairs take the exact closest pair
+    let resting = resting_hull_pairs(4096, 64, 32, 85);
+    time("resting, m 0.05", reps, &placed(&resting), |(a, b)| hull_hull(a, b, 0.05));
     let (hulls, poses, boxes) = hull_box_pairs(4096, 64, 32, 83);
     let pairs: Vec<_> = poses
         .iter()

@@ -6,7 +6,7 @@ use super::clip::{clip_faces, inside_polygon, Reference};
 use super::polytope::{Polytope, Relative};
 use super::PlacedHull;
 use crate::contact::box_box::FACE_AXIS_ABS_TOL;
-use crate::contact::hull::{ArcRows, ConvexHull};
+use crate::contact::hull::{ArcRows, ConvexHull, HULL_MAX_VERTICES};
 use crate::contact::Manifold;
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
@@ -277,7 +277,7 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     }
     // 5. speculative: the deepest point must reach the SAT depth
     if sep_of(exact) > 0.0 {
-        return closest_pair(a, ha, &pb, margin);
+        return closest_pair::<L, B>(a, ha, &pb, margin);
     }
     if B::ONE_SIDED && m.count == 0.0 {
         // a clamped edge witness (see `Polytope::ONE_SIDED`)
@@ -612,73 +612,136 @@ pub(super) fn posed_a(ha: &ConvexHull) -> Posed<'_, ConvexHull> {
 /// The exact closest pair of A and B (separated, A's frame), by brute force
 /// over vertex–face and edge–edge pairs; one speculative point, or nothing
 /// beyond the margin.
+///
+/// B's vertices are moved into A's frame once. The brute-force loops test
+/// `L::WIDTH` vertices (edges) at a time with the scalar test's own float
+/// operations against the best distance at the start of the group (a
+/// superset of what the scalar scan would try), then re-test each hit in
+/// order exactly as the scalar scan does, so the result is the scalar
+/// scan's, bit for bit, at every width.
 #[inline(never)]
-pub(super) fn closest_pair<B: Polytope>(
+pub(super) fn closest_pair<L: Lane, B: Polytope>(
     a: &PlacedHull,
     ha: &ConvexHull,
     pb: &Posed<B>,
     margin: f32,
 ) -> Manifold {
+    const V: usize = HULL_MAX_VERTICES;
+    // every polytope's edge count is below 192 (feature ids), a multiple of 16
+    const E: usize = 192;
+    #[inline(always)]
+    fn lanes3<L: Lane>(rows: &[[f32; V]; 3], k: usize) -> V3<L> {
+        V3::new(L::load(&rows[0][k..]), L::load(&rows[1][k..]), L::load(&rows[2][k..]))
+    }
+    #[inline(always)]
+    fn live(count: usize, k: usize, width: usize) -> u64 {
+        (1u64 << (count - k).min(width)) - 1
+    }
     // (distance², point on A, point on B, id)
     let mut best = (f32::INFINITY, Vec3::ZERO, Vec3::ZERO, 0u32);
+    let (nv_a, nv_b) = (ha.vertex_count(), pb.poly.vertex_count());
+    let mut bv = [Vec3::ZERO; V];
+    let (mut b_rows, mut a_rows) = ([[0.0f32; V]; 3], [[0.0f32; V]; 3]);
+    for (v, slot) in bv[..nv_b].iter_mut().enumerate() {
+        *slot = pb.vertex(v);
+        (b_rows[0][v], b_rows[1][v], b_rows[2][v]) = (slot.x, slot.y, slot.z);
+    }
+    for (v, p) in ha.vertices().iter().enumerate() {
+        (a_rows[0][v], a_rows[1][v], a_rows[2][v]) = (p.x, p.y, p.z);
+    }
+    let zero = L::splat(0.0);
     let mut poly: Vec<Vec3> = Vec::with_capacity(64);
     for f in 0..ha.face_count() {
-        let n = ha.face_normal(f);
-        let d = ha.face_offset(f);
+        let (n, d) = (ha.face_normal(f), ha.face_offset(f));
         poly.clear();
-        poly.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
-        for v in 0..pb.poly.vertex_count() {
-            let p = pb.vertex(v);
-            let h = n.dot(p) - d;
-            if h >= 0.0 && h * h < best.0 {
-                let foot = p - n * h;
-                if inside_polygon(&poly, n, foot) {
-                    best = (h * h, foot, p, id(253, 64 * f as u32 + v as u32));
+        let mut v0 = 0;
+        while v0 < nv_b {
+            let h = splat3::<L>(n).dot(lanes3(&b_rows, v0)) - L::splat(d);
+            let mut bits =
+                (h.ge(zero) & (h * h).lt(L::splat(best.0))).bits() & live(nv_b, v0, L::WIDTH);
+            while bits != 0 {
+                let v = v0 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let p = bv[v];
+                let h = n.dot(p) - d;
+                if h >= 0.0 && h * h < best.0 {
+                    if poly.is_empty() {
+                        poly.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
+                    }
+                    let foot = p - n * h;
+                    if inside_polygon(&poly, n, foot) {
+                        best = (h * h, foot, p, id(253, 64 * f as u32 + v as u32));
+                    }
                 }
             }
+            v0 += L::WIDTH;
         }
     }
     for g in 0..pb.poly.face_count() {
-        let m = pb.normal(g);
-        let d = pb.offset(g);
+        let (m, d) = (pb.normal(g), pb.offset(g));
         poly.clear();
-        poly.extend(pb.poly.face_vertices(g).iter().map(|&v| pb.vertex(v as usize)));
-        for (v, &p) in ha.vertices().iter().enumerate() {
-            let h = m.dot(p) - d;
-            if h >= 0.0 && h * h < best.0 {
-                let foot = p - m * h;
-                if inside_polygon(&poly, m, foot) {
-                    best = (h * h, p, foot, id(253, 8192 + 64 * g as u32 + v as u32));
+        let mut v0 = 0;
+        while v0 < nv_a {
+            let h = splat3::<L>(m).dot(lanes3(&a_rows, v0)) - L::splat(d);
+            let mut bits =
+                (h.ge(zero) & (h * h).lt(L::splat(best.0))).bits() & live(nv_a, v0, L::WIDTH);
+            while bits != 0 {
+                let v = v0 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let p = ha.vertices()[v];
+                let h = m.dot(p) - d;
+                if h >= 0.0 && h * h < best.0 {
+                    if poly.is_empty() {
+                        poly.extend(pb.poly.face_vertices(g).iter().map(|&v| bv[v as usize]));
+                    }
+                    let foot = p - m * h;
+                    if inside_polygon(&poly, m, foot) {
+                        best = (h * h, p, foot, id(253, 8192 + 64 * g as u32 + v as u32));
+                    }
                 }
             }
+            v0 += L::WIDTH;
         }
     }
     // edge pairs: only those whose bounding spheres are within the margin
     // (a pair farther apart cannot be a closest pair the margin keeps)
-    let b_edges: Vec<(Vec3, Vec3, Vec3, f32)> = pb
-        .poly
-        .edges()
-        .iter()
-        .map(|e| {
-            let (p, q) = (pb.vertex(e.a as usize), pb.vertex(e.b as usize));
-            (p, q, (p + q) * 0.5, (q - p).length() * 0.5 + margin)
-        })
-        .collect();
+    let b_edges = pb.poly.edges();
+    let mut e_rows = [[0.0f32; E]; 4];
+    for (k, e) in b_edges.iter().enumerate() {
+        let (p, q) = (bv[e.a as usize], bv[e.b as usize]);
+        let mid = (p + q) * 0.5;
+        let reach = (q - p).length() * 0.5 + margin;
+        (e_rows[0][k], e_rows[1][k], e_rows[2][k], e_rows[3][k]) = (mid.x, mid.y, mid.z, reach);
+    }
     for (ka, e1) in ha.edges().iter().enumerate() {
         let (p1, q1) = (ha.vertices()[e1.a as usize], ha.vertices()[e1.b as usize]);
         let (mid, half) = ((p1 + q1) * 0.5, (q1 - p1).length() * 0.5);
-        for (kb, &(p2, q2, mid2, reach2)) in b_edges.iter().enumerate() {
-            let r = half + reach2;
-            if (mid2 - mid).length_squared() > r * r {
-                continue;
+        let mut k0 = 0;
+        while k0 < b_edges.len() {
+            let mid2 = V3::new(
+                L::load(&e_rows[0][k0..]),
+                L::load(&e_rows[1][k0..]),
+                L::load(&e_rows[2][k0..]),
+            );
+            let r = L::splat(half) + L::load(&e_rows[3][k0..]);
+            let m = mid2 - splat3::<L>(mid);
+            // the scalar test skips when `|m|² > r²` (so a NaN is kept)
+            let far = m.dot(m).gt(r * r).bits();
+            let mut bits = !far & live(b_edges.len(), k0, L::WIDTH);
+            while bits != 0 {
+                let kb = k0 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let e2 = b_edges[kb];
+                let (p2, q2) = (bv[e2.a as usize], bv[e2.b as usize]);
+                let (s, t) = closest_params(p1, q1, p2, q2);
+                let x = p1 + (q1 - p1) * s;
+                let y = p2 + (q2 - p2) * t;
+                let d2 = (y - x).length_squared();
+                if d2 < best.0 {
+                    best = (d2, x, y, id(253, 16384 + 192 * ka as u32 + kb as u32));
+                }
             }
-            let (s, t) = closest_params(p1, q1, p2, q2);
-            let x = p1 + (q1 - p1) * s;
-            let y = p2 + (q2 - p2) * t;
-            let d2 = (y - x).length_squared();
-            if d2 < best.0 {
-                best = (d2, x, y, id(253, 16384 + 192 * ka as u32 + kb as u32));
-            }
+            k0 += L::WIDTH;
         }
     }
     let dist = best.0.sqrt();
