@@ -609,6 +609,53 @@ pub(super) fn posed_a(ha: &ConvexHull) -> Posed<'_, ConvexHull> {
     Posed { poly: ha, rel: Relative::IDENTITY }
 }
 
+/// The best pair of [`closest_pair`] so far: (distance², point on A, point
+/// on B, feature id).
+type Nearest = (f32, Vec3, Vec3, u32);
+
+/// The vertex–face candidates of one face (`plane`, its polygon's corners
+/// as indices into points) against the other shape's vertices (`others`:
+/// lane rows and points, A's frame): a vertex above the plane whose foot
+/// lies in the polygon replaces `best` when nearer. `face_on_a` says which
+/// shape holds the face; the id is `253 · 65536 + id_base + v`. Lanes as
+/// described at [`closest_pair`].
+#[inline(always)]
+fn vertex_face<L: Lane>(
+    (n, d): (Vec3, f32),
+    (corners, corner_points): (&[u8], &[Vec3]),
+    (rows, points): (&[[f32; HULL_MAX_VERTICES]; 3], &[Vec3]),
+    face_on_a: bool,
+    id_base: u32,
+    poly: &mut Vec<Vec3>,
+    best: &mut Nearest,
+) {
+    poly.clear();
+    let mut v0 = 0;
+    while v0 < points.len() {
+        let p3 = V3::new(L::load(&rows[0][v0..]), L::load(&rows[1][v0..]), L::load(&rows[2][v0..]));
+        let h = splat3::<L>(n).dot(p3) - L::splat(d);
+        let live = (1u64 << (points.len() - v0).min(L::WIDTH)) - 1;
+        let mut bits = (h.ge(L::splat(0.0)) & (h * h).lt(L::splat(best.0))).bits() & live;
+        while bits != 0 {
+            let v = v0 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let p = points[v];
+            let h = n.dot(p) - d;
+            if h >= 0.0 && h * h < best.0 {
+                if poly.is_empty() {
+                    poly.extend(corners.iter().map(|&c| corner_points[c as usize]));
+                }
+                let foot = p - n * h;
+                if inside_polygon(poly, n, foot) {
+                    let (on_a, on_b) = if face_on_a { (foot, p) } else { (p, foot) };
+                    *best = (h * h, on_a, on_b, id(253, id_base + v as u32));
+                }
+            }
+        }
+        v0 += L::WIDTH;
+    }
+}
+
 /// The exact closest pair of A and B (separated, A's frame), by brute force
 /// over vertex–face and edge–edge pairs; one speculative point, or nothing
 /// beyond the margin.
@@ -630,16 +677,11 @@ pub(super) fn closest_pair<L: Lane, B: Polytope>(
     // every polytope's edge count is below 192 (feature ids), a multiple of 16
     const E: usize = 192;
     #[inline(always)]
-    fn lanes3<L: Lane>(rows: &[[f32; V]; 3], k: usize) -> V3<L> {
-        V3::new(L::load(&rows[0][k..]), L::load(&rows[1][k..]), L::load(&rows[2][k..]))
-    }
-    #[inline(always)]
     fn live(count: usize, k: usize, width: usize) -> u64 {
         (1u64 << (count - k).min(width)) - 1
     }
-    // (distance², point on A, point on B, id)
-    let mut best = (f32::INFINITY, Vec3::ZERO, Vec3::ZERO, 0u32);
-    let (nv_a, nv_b) = (ha.vertex_count(), pb.poly.vertex_count());
+    let mut best: Nearest = (f32::INFINITY, Vec3::ZERO, Vec3::ZERO, 0);
+    let nv_b = pb.poly.vertex_count();
     let mut bv = [Vec3::ZERO; V];
     let (mut b_rows, mut a_rows) = ([[0.0f32; V]; 3], [[0.0f32; V]; 3]);
     for (v, slot) in bv[..nv_b].iter_mut().enumerate() {
@@ -649,59 +691,18 @@ pub(super) fn closest_pair<L: Lane, B: Polytope>(
     for (v, p) in ha.vertices().iter().enumerate() {
         (a_rows[0][v], a_rows[1][v], a_rows[2][v]) = (p.x, p.y, p.z);
     }
-    let zero = L::splat(0.0);
     let mut poly: Vec<Vec3> = Vec::with_capacity(64);
     for f in 0..ha.face_count() {
-        let (n, d) = (ha.face_normal(f), ha.face_offset(f));
-        poly.clear();
-        let mut v0 = 0;
-        while v0 < nv_b {
-            let h = splat3::<L>(n).dot(lanes3(&b_rows, v0)) - L::splat(d);
-            let mut bits =
-                (h.ge(zero) & (h * h).lt(L::splat(best.0))).bits() & live(nv_b, v0, L::WIDTH);
-            while bits != 0 {
-                let v = v0 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let p = bv[v];
-                let h = n.dot(p) - d;
-                if h >= 0.0 && h * h < best.0 {
-                    if poly.is_empty() {
-                        poly.extend(ha.face_vertices(f).iter().map(|&v| ha.vertices()[v as usize]));
-                    }
-                    let foot = p - n * h;
-                    if inside_polygon(&poly, n, foot) {
-                        best = (h * h, foot, p, id(253, 64 * f as u32 + v as u32));
-                    }
-                }
-            }
-            v0 += L::WIDTH;
-        }
+        let plane = (ha.face_normal(f), ha.face_offset(f));
+        let face = (ha.face_vertices(f), ha.vertices());
+        let id_base = 64 * f as u32;
+        vertex_face::<L>(plane, face, (&b_rows, &bv[..nv_b]), true, id_base, &mut poly, &mut best);
     }
     for g in 0..pb.poly.face_count() {
-        let (m, d) = (pb.normal(g), pb.offset(g));
-        poly.clear();
-        let mut v0 = 0;
-        while v0 < nv_a {
-            let h = splat3::<L>(m).dot(lanes3(&a_rows, v0)) - L::splat(d);
-            let mut bits =
-                (h.ge(zero) & (h * h).lt(L::splat(best.0))).bits() & live(nv_a, v0, L::WIDTH);
-            while bits != 0 {
-                let v = v0 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let p = ha.vertices()[v];
-                let h = m.dot(p) - d;
-                if h >= 0.0 && h * h < best.0 {
-                    if poly.is_empty() {
-                        poly.extend(pb.poly.face_vertices(g).iter().map(|&v| bv[v as usize]));
-                    }
-                    let foot = p - m * h;
-                    if inside_polygon(&poly, m, foot) {
-                        best = (h * h, p, foot, id(253, 8192 + 64 * g as u32 + v as u32));
-                    }
-                }
-            }
-            v0 += L::WIDTH;
-        }
+        let plane = (pb.normal(g), pb.offset(g));
+        let face = (pb.poly.face_vertices(g), &bv[..nv_b]);
+        let (others, id_base) = ((&a_rows, ha.vertices()), 8192 + 64 * g as u32);
+        vertex_face::<L>(plane, face, others, false, id_base, &mut poly, &mut best);
     }
     // edge pairs: only those whose bounding spheres are within the margin
     // (a pair farther apart cannot be a closest pair the margin keeps)
