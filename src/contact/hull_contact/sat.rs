@@ -10,6 +10,7 @@ use crate::contact::hull::{ArcRows, ConvexHull, HULL_MAX_VERTICES};
 use crate::contact::Manifold;
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
+use crate::simd::{self, Simd, SimdFn};
 use crate::{Lane, LaneMask};
 
 /// Per-pair data of B in A's frame (vertices, face normals), computed once.
@@ -277,7 +278,7 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     }
     // 5. speculative: the deepest point must reach the SAT depth
     if sep_of(exact) > 0.0 {
-        return closest_pair::<L, B>(a, ha, &pb, margin);
+        return closest_pair(a, ha, &pb, margin);
     }
     if B::ONE_SIDED && m.count == 0.0 {
         // a clamped edge witness (see `Polytope::ONE_SIDED`)
@@ -665,9 +666,35 @@ fn vertex_face<L: Lane>(
 /// operations against the best distance at the start of the group (a
 /// superset of what the scalar scan would try), then re-test each hit in
 /// order exactly as the scalar scan does, so the result is the scalar
-/// scan's, bit for bit, at every width.
+/// scan's, bit for bit, at every width. Out of line (it is rare, and
+/// inlined it slowed every pair by about 12 %), so it enters the
+/// dispatched path ([`crate::simd`]) again for its lanes.
 #[inline(never)]
-pub(super) fn closest_pair<L: Lane, B: Polytope>(
+pub(super) fn closest_pair<B: Polytope>(
+    a: &PlacedHull,
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    margin: f32,
+) -> Manifold {
+    struct Job<'r, 'h, 'p, B: Polytope> {
+        a: &'r PlacedHull<'h>,
+        ha: &'r ConvexHull,
+        pb: &'r Posed<'p, B>,
+        margin: f32,
+    }
+    impl<B: Polytope> SimdFn for Job<'_, '_, '_, B> {
+        type Out = Manifold;
+        #[inline(always)]
+        fn call<S: Simd>(self) -> Manifold {
+            closest_pair_lanes::<S::F8, B>(self.a, self.ha, self.pb, self.margin)
+        }
+    }
+    simd::dispatch(simd::current(), Job { a, ha, pb, margin })
+}
+
+/// [`closest_pair`] with `L::WIDTH` lanes.
+#[inline(always)]
+fn closest_pair_lanes<L: Lane, B: Polytope>(
     a: &PlacedHull,
     ha: &ConvexHull,
     pb: &Posed<B>,
