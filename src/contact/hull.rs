@@ -118,9 +118,6 @@ pub struct ConvexHull {
     edges: Vec<HullEdge>,
     centroid: Vec3,
     radius: f32,
-    /// The vertices as `x…, y…, z…`, each padded to a multiple of
-    /// [`SOA_PAD`] with copies of vertex 0 (which cannot change a maximum).
-    soa: Vec<f32>,
     /// `n_faces[1] × n_faces[0]` of each edge (its Gauss arc's plane).
     edge_cross: Vec<Vec3>,
     /// The edges' Gauss arcs, bounding spheres and half vectors, for the
@@ -237,7 +234,7 @@ impl ArcRows {
     }
 }
 
-/// Padding of the structure-of-arrays vertex copy: the widest lane (16).
+/// Padding of the hull's lane rows (planes, arcs): the widest lane (16).
 pub const SOA_PAD: usize = 16;
 
 type P = [f64; 3];
@@ -505,15 +502,7 @@ impl ConvexHull {
         let r = used.iter().map(|&v| norm(sub(pts[v as usize], c64))).fold(0.0, f64::max);
         // rounded up so the sphere holds every vertex
         let radius = (r * (1.0 + 1e-6)) as f32;
-        let padded = nv.div_ceil(SOA_PAD) * SOA_PAD;
-        let mut soa = vec![0.0f32; 3 * padded];
-        for k in 0..padded {
-            let v = vertices[if k < nv { k } else { 0 }];
-            soa[k] = v.x;
-            soa[padded + k] = v.y;
-            soa[2 * padded + k] = v.z;
-        }
-        let edge_cross = edges
+        let edge_cross: Vec<Vec3> = edges
             .iter()
             .map(|e| normals[e.faces[1] as usize].cross(normals[e.faces[0] as usize]))
             .collect();
@@ -522,7 +511,7 @@ impl ConvexHull {
         for (k, e) in edges.iter().enumerate() {
             let (n0, n1) = (normals[e.faces[0] as usize], normals[e.faces[1] as usize]);
             let ends = (vertices[e.a as usize], vertices[e.b as usize]);
-            arc_rows.set(k, (n0, n1, n1.cross(n0)), ends, k as u8);
+            arc_rows.set(k, (n0, n1, edge_cross[k]), ends, k as u8);
         }
         let faces_padded = normals.len().div_ceil(SOA_PAD) * SOA_PAD;
         let mut plane_lanes = vec![0.0f32; 4 * faces_padded];
@@ -532,7 +521,6 @@ impl ConvexHull {
             }
         }
         Ok(ConvexHull {
-            soa,
             edge_cross,
             arc_rows,
             plane_lanes,
@@ -647,25 +635,6 @@ impl ConvexHull {
     /// The edges' Gauss arcs as lanes (see [`ArcRows`]).
     pub(crate) fn arc_rows(&self) -> &ArcRows {
         &self.arc_rows
-    }
-
-    /// Largest `dir · v` over the vertices, `L::WIDTH` vertices at a time
-    /// (each product summed `x`, `y`, `z` like [`Vec3::dot`], and the
-    /// maximum is exact, so every width gives the scalar value).
-    #[inline(always)]
-    pub fn support_value<L: crate::Lane>(&self, dir: Vec3) -> f32 {
-        let padded = self.soa.len() / 3;
-        let (xs, rest) = self.soa.split_at(padded);
-        let (ys, zs) = rest.split_at(padded);
-        let (dx, dy, dz) = (L::splat(dir.x), L::splat(dir.y), L::splat(dir.z));
-        let mut m = L::splat(f32::NEG_INFINITY);
-        let mut k = 0;
-        while k + L::WIDTH <= padded {
-            let d = L::load(&xs[k..]) * dx + L::load(&ys[k..]) * dy + L::load(&zs[k..]) * dz;
-            m = m.max(d);
-            k += L::WIDTH;
-        }
-        (0..L::WIDTH).map(|i| m.lane(i)).fold(f32::NEG_INFINITY, f32::max)
     }
 
     /// Index of the vertex farthest along `dir` (the lowest index on ties)

@@ -349,6 +349,28 @@ mod tests {
         all(&tri.expect("a random triangle has an area"), &dirs);
     }
 
+    /// The speculative exact closest pair at every lane width (scalar `f32`,
+    /// 4, 8 and 16 lanes) gives the same manifolds, bit for bit: its lane
+    /// scans only preselect what the in-order scalar re-test decides.
+    #[test]
+    fn closest_pair_is_identical_at_every_width() {
+        use crate::workload::resting_hull_pairs;
+        use sat::{closest_pair_lanes, Posed};
+        let (hulls, pairs) = resting_hull_pairs(1500, 32, 40, 9);
+        let mut found = 0;
+        for (k, &(i, p, j, q)) in pairs.iter().enumerate() {
+            let a = PlacedHull::new(&hulls[i], p.center, p.axes);
+            let pb = Posed { poly: &hulls[j], rel: Relative::new(&a, q.center, &q.axes) };
+            let m = 0.05;
+            let want = bits(&closest_pair_lanes::<f32, _>(&a, a.hull, &pb, m));
+            assert_eq!(bits(&closest_pair_lanes::<f32x4, _>(&a, a.hull, &pb, m)), want, "{k} x4");
+            assert_eq!(bits(&closest_pair_lanes::<f32x8, _>(&a, a.hull, &pb, m)), want, "{k} x8");
+            assert_eq!(bits(&closest_pair_lanes::<f32x16, _>(&a, a.hull, &pb, m)), want, "{k} x16");
+            found += (want[3] != 0) as usize;
+        }
+        assert!(found > 300, "only {found} closest pairs within the margin");
+    }
+
     /// The hull SAT at every lane width (scalar `f32`, 4, 8 and 16 lanes)
     /// gives the same manifolds, bit for bit, for hull–hull and hull–box.
     #[test]

@@ -29,9 +29,8 @@ pub(super) trait Polytope {
     /// The Gauss-map arcs of edge `e` as `(n0, n1, n1 × n0)`: one arc from
     /// `faces[0]`'s normal to `faces[1]`'s for a solid polytope; a flat one
     /// overrides it (its two faces are antipodal, see [`TrianglePolytope`]).
-    /// Returned as an array and a count, not through a callback: a closure
-    /// would be compiled without the dispatched entry's features.
-    #[inline(always)]
+    /// At most three arcs, as an array and a count.
+    #[inline]
     fn gauss_arcs(&self, e: usize) -> ([GaussArc; 3], usize) {
         let f = self.edges()[e].faces;
         let arc = (self.normal(f[0] as usize), self.normal(f[1] as usize), self.edge_cross(e));
@@ -48,8 +47,9 @@ pub(super) trait Polytope {
     /// one-sided answer: push the hull out the front).
     const ONE_SIDED: bool = false;
     /// The value of [`support`](Self::support) for `L::WIDTH` directions at
-    /// once, each lane bit for bit (the same products and sums; the maximum
-    /// is exact). `#[inline(always)]` in every implementation: it runs
+    /// once (the same products and sums, and the maximum is exact: each lane
+    /// is the scalar value, a zero maximum up to its sign, the same at every
+    /// width). `#[inline(always)]` in every implementation: it runs
     /// inside the dispatched entry of the hull testers.
     fn support_lanes<L: Lane>(&self, dir: V3<L>) -> L;
     /// Face planes `f..f + L::WIDTH` in lanes (normals, offsets); lanes past
@@ -358,7 +358,7 @@ impl Polytope for TrianglePolytope {
         // both quarter arcs lie on one great circle: o × N
         self.out[e].cross(self.n)
     }
-    #[inline(always)]
+    #[inline]
     fn gauss_arcs(&self, e: usize) -> ([GaussArc; 3], usize) {
         let (o, c) = (self.out[e], self.edge_cross(e));
         let eps = self.n * (1.0 / 256.0);

@@ -155,7 +155,6 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     let mut scratch = std::mem::take(&mut soa.scratch);
     'edges: {
         soa.clear();
-        let rel = &pb.rel;
         // B's arcs whose edges are near A (culled in B's frame against A's
         // best plane and centroid moved there once), copied into compact
         // blocks of lanes; the Gauss-map tests run in B's frame
@@ -446,18 +445,14 @@ impl<L: Lane> EdgeBlock<L> {
     /// `a → b` against `c → d`).
     #[inline(always)]
     pub(super) fn candidates(&self, e: &EdgeOfA) -> u64 {
-        #[inline(always)]
-        fn splat<L: Lane>(v: Vec3) -> V3<L> {
-            V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
-        }
-        let m = self.mid - splat::<L>(e.mid);
+        let m = self.mid - splat3::<L>(e.mid);
         let r = L::splat(e.radius) + self.half;
         let near = m.dot(m).le(r * r);
-        let bxa = splat::<L>(e.bxa);
+        let bxa = splat3::<L>(e.bxa);
         let cba = self.c.dot(bxa);
         let dba = self.d.dot(bxa);
-        let adc = splat::<L>(e.arc[0]).dot(self.dxc);
-        let bdc = splat::<L>(e.arc[1]).dot(self.dxc);
+        let adc = splat3::<L>(e.arc[0]).dot(self.dxc);
+        let bdc = splat3::<L>(e.arc[1]).dot(self.dxc);
         let zero = L::splat(0.0);
         let face = (cba * dba).lt(zero) & (adc * bdc).lt(zero) & (cba * bdc).gt(zero);
         (near & face).bits()
@@ -694,7 +689,7 @@ pub(super) fn closest_pair<B: Polytope>(
 
 /// [`closest_pair`] with `L::WIDTH` lanes.
 #[inline(always)]
-fn closest_pair_lanes<L: Lane, B: Polytope>(
+pub(super) fn closest_pair_lanes<L: Lane, B: Polytope>(
     a: &PlacedHull,
     ha: &ConvexHull,
     pb: &Posed<B>,
