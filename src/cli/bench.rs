@@ -441,8 +441,10 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
 /// bound `1e-3`), so each frame reuses the manifolds of the pairs in contact
 /// and of the pairs of unmoved colliders and recomputes the empty pairs of
 /// the moved ones. Rows `contact_persistent`: `x16` on one thread, `par`
-/// on every rayon thread; items are candidate pairs. Each variant's last
-/// frame must equal `contacts()` on every recomputed pair.
+/// on every rayon thread; items are candidate pairs. Row
+/// `contact_persistent_rest` (`x16`, one thread): every frame the scene
+/// itself, nothing moved (a pile at rest: every pair reused). Each run's
+/// last frame must equal `contacts()` on every recomputed pair.
 fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
     use widephase::contact::{Collider, NarrowPhase};
     const MARGIN: f32 = 0.05;
@@ -452,13 +454,13 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
     let moved: Vec<Collider> =
         rest.iter().enumerate().map(|(i, c)| if i % 10 == 0 { nudge(c) } else { *c }).collect();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
-    let go = || -> Result<(f64, NarrowPhase), String> {
+    let go = |nudged: &[Collider]| -> Result<(f64, NarrowPhase), String> {
         let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
         np.update(&rest, &pairs);
         let inner = 8;
         let t = best_time(reps, || {
             for f in 0..inner {
-                np.update(black_box(if f % 2 == 0 { &moved } else { &rest }), &pairs);
+                np.update(black_box(if f % 2 == 0 { nudged } else { &rest }), &pairs);
             }
         });
         let want = cp::contacts(&rest, &pairs, MARGIN);
@@ -469,10 +471,14 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
         }
         Ok((t / inner as f64, np))
     };
-    let res = [("x16", 1, one.install(go)?), ("par", rayon::current_num_threads(), go()?)];
-    for (variant, threads, (t, np)) in &res {
+    let res = [
+        ("contact_persistent", "x16", 1, one.install(|| go(&moved))?),
+        ("contact_persistent", "par", rayon::current_num_threads(), go(&moved)?),
+        ("contact_persistent_rest", "x16", 1, one.install(|| go(&rest))?),
+    ];
+    for (kernel, variant, threads, (t, np)) in &res {
         rows.push(Row {
-            kernel: "contact_persistent".into(),
+            kernel: kernel.to_string(),
             variant,
             threads: *threads,
             n: pairs.len(),
