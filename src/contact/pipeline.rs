@@ -35,9 +35,10 @@ use super::{
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
-use crate::pack::{extract, set_lane, LanePod, Pack, Packable};
+use crate::pack::{extract_lanes, set_lane, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use crate::simd::{self, recast, recast_mut, Isa, WidthFn};
+use core::mem::MaybeUninit;
 use rayon::prelude::*;
 use wide::f32x16;
 
@@ -309,14 +310,15 @@ macro_rules! contact_testers {
         pub const PAIR_TYPES: &[&str] = &[$($label),*];
 
         /// Runs one task of the bucket of canonical pair type `(ka, kb)`
-        /// ([`run_task`]) into `out`; [`Manifold::EMPTY`] when the table has
-        /// no tester for it.
+        /// ([`run_task`]), writing each pair's manifold to `out` at the
+        /// pair's index; [`Manifold::EMPTY`] when the table has no tester
+        /// for it.
         fn dispatch<L: LanePod, S: PairSource>(
             ka: ShapeKind,
             kb: ShapeKind,
             job: &Job<'_, S>,
             task: &[u32],
-            out: &mut [Manifold],
+            out: &mut TaskOut<'_>,
         ) {
             // every pair with a hull (the last kind) goes to the hull testers
             if kb == ShapeKind::Hull {
@@ -327,7 +329,9 @@ macro_rules! contact_testers {
                     return run_task::<$name, L, S>(job, task, out);
                 }
             )*
-            out.fill(Manifold::EMPTY);
+            for &pi in task {
+                out.write(pi, Manifold::EMPTY);
+            }
         }
     };
 }
@@ -369,22 +373,43 @@ contact_testers! {
 /// ```
 pub fn swap_roles(m: &Manifold) -> Manifold {
     let mut r = *m;
-    let n = m.contacts().len();
-    if n == 0 {
-        return r;
-    }
-    // 0 - n rather than -n: a zero component stays +0, as a tester computing
-    // the swapped pair directly would give it
-    r.normal = Vec3::ZERO - m.normal;
-    for p in &mut r.points[..n] {
-        p.position += m.normal * p.depth;
-    }
+    swap_roles_in_place(&mut r);
     r
 }
 
-/// Pairs per rayon task: enough work (≥ 64 bundles of 16) to amortise the
-/// task, small enough to balance two threads on a few thousand pairs.
+/// [`swap_roles`] in place.
+#[inline(always)]
+fn swap_roles_in_place(m: &mut Manifold) {
+    let n = m.contacts().len();
+    if n == 0 {
+        return;
+    }
+    let normal = m.normal;
+    // 0 - n rather than -n: a zero component stays +0, as a tester computing
+    // the swapped pair directly would give it
+    m.normal = Vec3::ZERO - normal;
+    for p in &mut m.points[..n] {
+        p.position += normal * p.depth;
+    }
+}
+
+/// Pairs per rayon task of [`par_test_packs`]: enough work (≥ 64 bundles of
+/// 16) to amortise the task, small enough to balance two threads on a few
+/// thousand pairs.
 pub const PAIRS_PER_TASK: usize = 1024;
+
+/// Pairs per task of the pipeline, at most: a task is a contiguous range of
+/// the batch, bucketed by pair type inside the task, so each bucket ends on
+/// a partial bundle; ranges of 4096 pairs cost one thread 50–51 ns per pair
+/// on the bench scene, of 1024 pairs 56–57 (`examples`-style probe, 7631
+/// pairs, alternated). A batch is cut into one range per thread, within
+/// [`MIN_PAIRS_PER_RANGE`] and this.
+pub const MAX_PAIRS_PER_RANGE: usize = 4096;
+
+/// Pairs per task of the pipeline, at least (so a small batch, such as the
+/// recomputed pairs of a [`NarrowPhase`](super::NarrowPhase) frame, still
+/// runs on two threads).
+pub const MIN_PAIRS_PER_RANGE: usize = 512;
 
 /// A batch of pairs for the bucketed testers: [`contacts`] reads them from
 /// the broad phase's index pairs, [`mesh_contacts`](super::mesh_contacts)
@@ -457,7 +482,7 @@ const BLOCK_BUNDLES: usize = 8;
 fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     job: &Job<'_, S>,
     task: &[u32],
-    out: &mut [Manifold],
+    out: &mut TaskOut<'_>,
 ) {
     let w = L::WIDTH;
     let mut pa: [<T::A as Packable>::Lanes<L>; BLOCK_BUNDLES] =
@@ -468,7 +493,8 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
     // lane widths are at most 16 (f32x16)
     let mut swapped = [false; 16 * BLOCK_BUNDLES];
-    for (block, out) in task.chunks(w * BLOCK_BUNDLES).zip(out.chunks_mut(w * BLOCK_BUNDLES)) {
+    let mut lanes = [Manifold::EMPTY; 16];
+    for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
         for (i, &pi) in block.iter().enumerate() {
             let (c0, c1) = job.src.pair(pi as usize);
@@ -486,9 +512,15 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
         // the block at once (a batched tester compacts across bundles)
         let (a, b, m) = (&pa[..nb], &pb[..nb], &mut m[..nb]);
         SliceTask::<T, L> { a, b, margin: job.margin, out: m }.run(job.isa);
-        for (i, o) in out.iter_mut().enumerate() {
-            let mj = extract::<Manifold, L>(&m[i / w], i % w);
-            *o = if swapped[i] { swap_roles(&mj) } else { mj };
+        for (c, block) in block.chunks(w).enumerate() {
+            let lanes = &mut lanes[..block.len()];
+            extract_lanes::<Manifold, L>(&m[c], lanes);
+            for ((&pi, o), &swap) in block.iter().zip(lanes.iter_mut()).zip(&swapped[c * w..]) {
+                if swap {
+                    swap_roles_in_place(o);
+                }
+                out.write(pi, *o);
+            }
         }
     }
 }
@@ -496,15 +528,16 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
 /// The pairs `task` of `job.src` that hold a hull, by the scalar hull
 /// testers ([`hull_partner`], the hull as A; a pair given with the hull
 /// second is swapped back by [`swap_roles`]), in task order.
-fn run_hull_task<S: PairSource>(job: &Job<'_, S>, task: &[u32], out: &mut [Manifold]) {
+fn run_hull_task<S: PairSource>(job: &Job<'_, S>, task: &[u32], out: &mut TaskOut<'_>) {
     let hulls = job.src.hulls();
-    for (o, &pi) in out.iter_mut().zip(task) {
+    for &pi in task {
         let (c0, c1) = job.src.pair(pi as usize);
-        *o = match (c0, c1) {
+        let m = match (c0, c1) {
             (Collider::Hull(h), other) => hull_against(hulls, &h, &other, job.margin),
             (other, Collider::Hull(h)) => swap_roles(&hull_against(hulls, &h, &other, job.margin)),
             _ => Manifold::EMPTY,
         };
+        out.write(pi, m);
     }
 }
 
@@ -587,47 +620,62 @@ pub fn contacts_with_hulls_at<L: LanePod>(
     run_pairs::<L, _>(&IndexPairs { colliders, hulls, pairs }, margin)
 }
 
-/// The pipeline's scratch, kept per calling thread between calls (the
-/// bucket order, each pair's slot in it, the manifolds in bucket order), so
-/// a frame allocates nothing but its output.
-#[derive(Default)]
-struct Scratch {
-    order: Vec<u32>,
-    slot: Vec<u32>,
-    sorted: Vec<Manifold>,
+/// The manifolds of one task's range of pairs while it runs: pair `pi`
+/// (an index into the whole batch) goes to `out[pi - base]`.
+struct TaskOut<'a> {
+    out: &'a mut [MaybeUninit<Manifold>],
+    base: usize,
 }
 
-thread_local! {
-    static SCRATCH: core::cell::RefCell<Scratch> = core::cell::RefCell::default();
+impl TaskOut<'_> {
+    /// Writes the manifold of pair `pi` (inside the task's range).
+    #[inline(always)]
+    fn write(&mut self, pi: u32, m: Manifold) {
+        self.out[pi as usize - self.base] = MaybeUninit::new(m);
+    }
 }
 
 /// The pipeline proper: one manifold per pair of `src`, in its order.
 ///
 /// ```text
-/// bucket:   counting sort of the pair indices by canonical kind pair  (serial, 1 pass + 1 pass)
-/// test:     tasks of <= PAIRS_PER_TASK pairs of one bucket, in parallel, each
-///           writing its manifolds to its own range of `sorted` (bucket order)
-/// gather:   out[i] = sorted[slot[i]], in parallel
+/// tasks:    contiguous ranges of the batch (one per thread, within
+///           MIN/MAX_PAIRS_PER_RANGE pairs), in parallel; each
+/// bucket:   counting-sorts its pair indices by canonical kind pair,
+/// test:     runs every bucket in bundles (`run_task`), and writes the
+///           manifolds into its own range of the output
 /// ```
 ///
 /// Every manifold depends only on its own pair, so the output does not
-/// depend on the thread count or the task cut.
+/// depend on the thread count or the task cut. Why ranges and not global
+/// buckets (simd-notes, "Contact pipeline"): a serial sort of the whole
+/// batch, and on two threads either a gather of what the other core had
+/// written or writes of both cores into the same output lines, kept two
+/// threads at 1.3–1.4× one.
 pub(super) fn run_pairs<L: LanePod, S: PairSource>(src: &S, margin: f32) -> Vec<Manifold> {
-    let mut out = Vec::new();
-    // a nested call on this thread (from inside a rayon task) gets fresh scratch
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut s) => run_pairs_into::<L, S>(src, margin, &mut s, &mut out),
-        Err(_) => run_pairs_into::<L, S>(src, margin, &mut Scratch::default(), &mut out),
-    });
+    let n = src.len();
+    let job = Job { src, margin, isa: simd::current() };
+    let per =
+        n.div_ceil(rayon::current_num_threads()).clamp(MIN_PAIRS_PER_RANGE, MAX_PAIRS_PER_RANGE);
+    let mut out = Vec::with_capacity(n);
+    out.spare_capacity_mut()[..n]
+        .par_chunks_mut(per)
+        .enumerate()
+        .for_each(|(t, out)| run_range::<L, S>(&job, &mut TaskOut { out, base: t * per }));
+    // SAFETY: the chunks cover the `n` slots and `run_range` writes every
+    // slot of its chunk (each pair of the range is in exactly one bucket,
+    // and every bucket's task writes each of its pairs); a task that panics
+    // never gets here.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(n)
+    };
     out
 }
 
-fn run_pairs_into<L: LanePod, S: PairSource>(
-    src: &S,
-    margin: f32,
-    scratch: &mut Scratch,
-    out: &mut Vec<Manifold>,
-) {
+/// The pairs `out.base..out.base + out.out.len()` of `job.src`: bucketed by
+/// canonical kind pair (a counting sort on the stack), each bucket tested by
+/// [`dispatch`].
+fn run_range<L: LanePod, S: PairSource>(job: &Job<'_, S>, out: &mut TaskOut<'_>) {
     const NK: usize = ShapeKind::COUNT * ShapeKind::COUNT;
     const KINDS: [ShapeKind; ShapeKind::COUNT] = [
         ShapeKind::Sphere,
@@ -636,50 +684,29 @@ fn run_pairs_into<L: LanePod, S: PairSource>(
         ShapeKind::Triangle,
         ShapeKind::Hull,
     ];
-    let n = src.len();
-    let Scratch { order, slot, sorted } = scratch;
-    // counting sort by canonical kind pair: slot[i] = bucket key, then count
-    slot.clear();
+    let (base, len) = (out.base, out.out.len());
+    let mut key = [0u8; MAX_PAIRS_PER_RANGE];
     let mut count = [0usize; NK];
-    slot.extend((0..n).map(|i| {
-        let (ka, kb) = src.kinds(i);
+    for (i, k) in key[..len].iter_mut().enumerate() {
+        let (ka, kb) = job.src.kinds(base + i);
         let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
-        let key = lo as usize * ShapeKind::COUNT + hi as usize;
-        count[key] += 1;
-        key as u32
-    }));
+        *k = (lo as usize * ShapeKind::COUNT + hi as usize) as u8;
+        count[*k as usize] += 1;
+    }
     let mut start = [0usize; NK + 1];
     for k in 0..NK {
         start[k + 1] = start[k] + count[k];
     }
-    order.clear();
-    order.resize(n, 0);
+    let mut order = [0u32; MAX_PAIRS_PER_RANGE];
     let mut next = start;
-    for (i, s) in slot.iter_mut().enumerate() {
-        let k = *s as usize;
-        order[next[k]] = i as u32;
-        *s = next[k] as u32;
-        next[k] += 1;
+    for (i, &k) in key[..len].iter().enumerate() {
+        order[next[k as usize]] = (base + i) as u32;
+        next[k as usize] += 1;
     }
-    // every bucket's tasks in one parallel pass (a pass per bucket left
-    // threads idle at the end of each small bucket), each with its own range
-    // of `sorted`
-    sorted.clear();
-    sorted.resize(n, Manifold::EMPTY);
-    let mut tasks: Vec<(ShapeKind, ShapeKind, &[u32], &mut [Manifold])> = Vec::new();
-    let mut rest: &mut [Manifold] = sorted;
-    for key in 0..NK {
-        let (ka, kb) = (KINDS[key / ShapeKind::COUNT], KINDS[key % ShapeKind::COUNT]);
-        for task in order[start[key]..start[key + 1]].chunks(PAIRS_PER_TASK) {
-            let (here, tail) = core::mem::take(&mut rest).split_at_mut(task.len());
-            tasks.push((ka, kb, task, here));
-            rest = tail;
-        }
+    for k in (0..NK).filter(|&k| count[k] > 0) {
+        let (ka, kb) = (KINDS[k / ShapeKind::COUNT], KINDS[k % ShapeKind::COUNT]);
+        dispatch::<L, S>(ka, kb, job, &order[start[k]..start[k + 1]], out);
     }
-    let job = Job { src, margin, isa: simd::current() };
-    tasks.par_iter_mut().for_each(|(ka, kb, task, o)| dispatch::<L, S>(*ka, *kb, &job, task, o));
-    let sorted: &[Manifold] = sorted;
-    slot.par_iter().map(|&s| sorted[s as usize]).collect_into_vec(out);
 }
 
 /// `out[c] = T(as_[c], bs[c])` for every bundle `c` of two equal-length packs
