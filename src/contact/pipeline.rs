@@ -400,9 +400,9 @@ pub const PAIRS_PER_TASK: usize = 1024;
 
 /// Pairs per task of the pipeline, at most: a task is a contiguous range of
 /// the batch, bucketed by pair type inside the task, so each bucket ends on
-/// a partial bundle; ranges of 4096 pairs cost one thread 50–51 ns per pair
-/// on the bench scene, of 1024 pairs 56–57 (`examples`-style probe, 7631
-/// pairs, alternated). A batch is cut into one range per thread, within
+/// a partial bundle: ranges of 4096 pairs cost one thread 50–51 ns per pair
+/// on the bench scene (7631 pairs), of 1024 pairs 56–57 (simd-notes,
+/// "Contact pipeline"). A batch is cut into one range per thread, within
 /// [`MIN_PAIRS_PER_RANGE`] and this.
 pub const MAX_PAIRS_PER_RANGE: usize = 4096;
 
