@@ -103,24 +103,6 @@ pub fn extract<S: Packable, L: LanePod>(chunk: &S::Lanes<L>, j: usize) -> S {
     out
 }
 
-/// The first `out.len()` (at most `L::WIDTH`) lanes of a chunk into `out`:
-/// [`extract`] of every lane, written field row by field row (contiguous
-/// loads of each row, each value stored once in place; extracting a lane at
-/// a time gathered strided loads into a temporary copied out again).
-#[inline(always)]
-pub fn extract_lanes<S: Packable, L: LanePod>(chunk: &S::Lanes<L>, out: &mut [S]) {
-    let w = L::WIDTH;
-    let n = core::mem::size_of::<S>() / 4;
-    let lanes = out.len().min(w);
-    let dst: &mut [f32] = bytemuck::cast_slice_mut(out);
-    let src: &[f32] = bytemuck::cast_slice(core::slice::from_ref(chunk));
-    for (f, row) in src.chunks_exact(w).enumerate() {
-        for (j, &x) in row[..lanes].iter().enumerate() {
-            dst[j * n + f] = x;
-        }
-    }
-}
-
 /// Writes `item` into lane `j` of `chunk` (the inverse of [`extract`]).
 #[inline(always)]
 pub fn set_lane<S: Packable, L: LanePod>(chunk: &mut S::Lanes<L>, j: usize, item: &S) {

@@ -35,7 +35,7 @@ use super::{
 };
 use super::{sphere_triangle, Manifold};
 use crate::math::Vec3;
-use crate::pack::{extract_lanes, set_lane, LanePod, Pack, Packable};
+use crate::pack::{set_lane, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use crate::simd::{self, recast, recast_mut, Isa, WidthFn};
 use core::mem::MaybeUninit;
@@ -493,7 +493,6 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
     // lane widths are at most 16 (f32x16)
     let mut swapped = [false; 16 * BLOCK_BUNDLES];
-    let mut lanes = [Manifold::EMPTY; 16];
     for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
         for (i, &pi) in block.iter().enumerate() {
@@ -513,14 +512,7 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
         let (a, b, m) = (&pa[..nb], &pb[..nb], &mut m[..nb]);
         SliceTask::<T, L> { a, b, margin: job.margin, out: m }.run(job.isa);
         for (c, block) in block.chunks(w).enumerate() {
-            let lanes = &mut lanes[..block.len()];
-            extract_lanes::<Manifold, L>(&m[c], lanes);
-            for ((&pi, o), &swap) in block.iter().zip(lanes.iter_mut()).zip(&swapped[c * w..]) {
-                if swap {
-                    swap_roles_in_place(o);
-                }
-                out.write(pi, *o);
-            }
+            out.write_lanes(&m[c], block, &swapped[c * w..]);
         }
     }
 }
@@ -632,6 +624,44 @@ impl TaskOut<'_> {
     #[inline(always)]
     fn write(&mut self, pi: u32, m: Manifold) {
         self.out[pi as usize - self.base] = MaybeUninit::new(m);
+    }
+
+    /// Writes lane `j` of the bundle `m` as the manifold of pair `pis[j]`
+    /// (inside the task's range), converted by [`swap_roles`] where
+    /// `swapped[j]`, for every lane `j < pis.len()`. The bundle is read one
+    /// field row at a time and each value stored once, in its slot: lanes
+    /// extracted into a buffer first were read back by wide loads right
+    /// after their narrow stores (a store-forwarding stall per manifold).
+    #[inline(always)]
+    fn write_lanes<L: LanePod>(&mut self, m: &Manifold<L>, pis: &[u32], swapped: &[bool]) {
+        const FIELDS: usize = core::mem::size_of::<Manifold>() / 4;
+        let (w, n) = (L::WIDTH, pis.len().min(L::WIDTH));
+        let mut slot = [0usize; 16];
+        for (s, &pi) in slot.iter_mut().zip(&pis[..n]) {
+            *s = pi as usize - self.base;
+            assert!(*s < self.out.len(), "pair inside the task's range");
+        }
+        let src: &[f32] = bytemuck::cast_slice(core::slice::from_ref(m));
+        let dst = self.out.as_mut_ptr().cast::<f32>();
+        for (f, row) in src.chunks_exact(w).enumerate() {
+            for (&s, &x) in slot[..n].iter().zip(row) {
+                // SAFETY: `s < self.out.len()` (asserted above) and
+                // `f < FIELDS`, so the word is inside slot `s`; a
+                // `Manifold` is `repr(C)` words (`Pod`), any of which may
+                // be written as an `f32`.
+                #[allow(unsafe_code)]
+                unsafe {
+                    dst.add(s * FIELDS + f).write(x)
+                };
+            }
+        }
+        for (&s, &swap) in slot[..n].iter().zip(swapped) {
+            if swap {
+                // SAFETY: every word of slot `s` was written just above.
+                #[allow(unsafe_code)]
+                swap_roles_in_place(unsafe { self.out[s].assume_init_mut() });
+            }
+        }
     }
 }
 
