@@ -642,11 +642,14 @@ impl TaskOut<'_> {
             assert!(*s < self.out.len(), "pair inside the task's range");
         }
         let src: &[f32] = bytemuck::cast_slice(core::slice::from_ref(m));
+        // field-major lanes: `FIELDS` rows of `w`, so the rows below write
+        // every word of each slot and no word past it
+        assert_eq!(src.len(), FIELDS * w, "field-major manifold lanes");
         let dst = self.out.as_mut_ptr().cast::<f32>();
         for (f, row) in src.chunks_exact(w).enumerate() {
             for (&s, &x) in slot[..n].iter().zip(row) {
-                // SAFETY: `s < self.out.len()` (asserted above) and
-                // `f < FIELDS`, so the word is inside slot `s`; a
+                // SAFETY: `s < self.out.len()` and `f < FIELDS` (both
+                // asserted above), so the word is inside slot `s`; a
                 // `Manifold` is `repr(C)` words (`Pod`), any of which may
                 // be written as an `f32`.
                 #[allow(unsafe_code)]
