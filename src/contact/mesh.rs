@@ -321,7 +321,7 @@ impl PairSource for SubPairs<'_> {
     fn len(&self) -> usize {
         self.sub.len()
     }
-    #[inline]
+    #[inline(always)]
     fn pair(&self, i: usize) -> (Collider, Collider) {
         let (p, t) = self.sub[i];
         let (c, m) = self.pairs[p as usize];

@@ -72,6 +72,7 @@ use super::pipeline::contacts_with_hulls_at;
 use super::{Collider, Manifold, MAX_CONTACTS};
 use crate::math::Vec3;
 use crate::pack::LanePod;
+use crate::simd::{self, Simd, SimdFn};
 use wide::f32x16;
 
 /// What happened to one contact point between two frames.
@@ -255,6 +256,24 @@ impl NarrowPhase {
         hulls: &[ConvexHull],
         pairs: &[(u32, u32)],
     ) {
+        // The per-body and per-pair loops around the testers are copies of
+        // colliders and manifolds and word compares: each runs inside the
+        // dispatched entry of the current path, as the kernels do, or a
+        // plain x86-64 build would run them as SSE2 copies (simd-notes,
+        // "Run-time dispatch").
+        let isa = simd::current();
+        let mut stats = simd::dispatch(isa, FrameStep::Decide { np: self, colliders, pairs });
+        stats.recomputed = self.todo.len();
+        let fresh = contacts_with_hulls_at::<L>(colliders, hulls, &self.todo, self.margin);
+        let store = FrameStep::Store { np: self, colliders, pairs, fresh: &fresh, stats };
+        self.stats = simd::dispatch(isa, store);
+    }
+
+    /// The frame's steps before the testers: checks `pairs` (the panics of
+    /// [`NarrowPhase::update`]), stamps changed bodies, aligns the per-pair
+    /// arrays to `pairs` and decides every pair.
+    #[inline(always)]
+    fn begin_frame(&mut self, colliders: &[Collider], pairs: &[(u32, u32)]) -> FrameStats {
         check_pairs(pairs, colliders.len());
         self.frame += 1;
         self.note_changed_bodies(colliders);
@@ -265,10 +284,20 @@ impl NarrowPhase {
         } else {
             self.align_to(pairs);
         }
-        let mut stats = self.decide(colliders, pairs);
-        stats.recomputed = self.todo.len();
-        let fresh = contacts_with_hulls_at::<L>(colliders, hulls, &self.todo, self.margin);
-        for (i, m) in fresh.into_iter().enumerate() {
+        self.decide(colliders, pairs)
+    }
+
+    /// Stores the recomputed manifolds `fresh` (one per queued pair, in
+    /// queue order) with their changes, and returns the frame's counters.
+    #[inline(always)]
+    fn store_fresh(
+        &mut self,
+        colliders: &[Collider],
+        pairs: &[(u32, u32)],
+        fresh: &[Manifold],
+        mut stats: FrameStats,
+    ) -> FrameStats {
+        for (i, &m) in fresh.iter().enumerate() {
             let k = self.todo_at[i] as usize;
             let (a, b) = self.todo[i];
             let old = self.todo_old[i];
@@ -286,12 +315,13 @@ impl NarrowPhase {
             self.reuse_changes[k] = match_features(&m, Some(&m));
         }
         stats.gone = self.gone.len();
-        self.stats = stats;
+        stats
     }
 
     /// Reuses or queues every pair of the (aligned) list: a reused pair
     /// takes its stored changes, a queued one goes to `todo` with its old
     /// manifold. Returns the frame's counters so far.
+    #[inline(always)]
     fn decide(&mut self, colliders: &[Collider], pairs: &[(u32, u32)]) -> FrameStats {
         let n = pairs.len();
         let Self {
@@ -357,6 +387,7 @@ impl NarrowPhase {
     /// Stamps `changed_at` of every body whose collider is not bit-identical
     /// to the one it had at the last update (bodies past last frame's count
     /// are new).
+    #[inline(always)]
     fn note_changed_bodies(&mut self, colliders: &[Collider]) {
         let (frame, n) = (self.frame, colliders.len());
         let mut regroup = n != self.seen.len();
@@ -386,6 +417,7 @@ impl NarrowPhase {
     /// last frame brings its manifold, colliders and check frame; a new one
     /// starts empty (it is recomputed); the points of vanished pairs are
     /// noted gone, in pair order.
+    #[inline(always)]
     fn align_to(&mut self, pairs: &[(u32, u32)]) {
         std::mem::swap(&mut self.pairs, &mut self.old_pairs);
         std::mem::swap(&mut self.manifolds, &mut self.old_manifolds);
@@ -433,6 +465,7 @@ impl NarrowPhase {
 
     /// Records `old`'s points whose feature id is not in `new` (all of them
     /// when the pair is gone).
+    #[inline]
     fn note_gone(&mut self, pair: (u32, u32), old: &Manifold, new: Option<&Manifold>) {
         for p in old.contacts() {
             let still =
@@ -484,6 +517,35 @@ impl NarrowPhase {
 
 /// Panics unless `pairs` is strictly ascending and indexes only the `n`
 /// colliders (one pass).
+/// A step of [`NarrowPhase::update_with_hulls_at`] as a dispatched body
+/// ([`simd::dispatch`]; it uses no lane type, only the path's instructions).
+enum FrameStep<'a> {
+    /// [`NarrowPhase::begin_frame`].
+    Decide { np: &'a mut NarrowPhase, colliders: &'a [Collider], pairs: &'a [(u32, u32)] },
+    /// [`NarrowPhase::store_fresh`].
+    Store {
+        np: &'a mut NarrowPhase,
+        colliders: &'a [Collider],
+        pairs: &'a [(u32, u32)],
+        fresh: &'a [Manifold],
+        stats: FrameStats,
+    },
+}
+
+impl SimdFn for FrameStep<'_> {
+    type Out = FrameStats;
+    #[inline(always)]
+    fn call<S: Simd>(self) -> FrameStats {
+        match self {
+            FrameStep::Decide { np, colliders, pairs } => np.begin_frame(colliders, pairs),
+            FrameStep::Store { np, colliders, pairs, fresh, stats } => {
+                np.store_fresh(colliders, pairs, fresh, stats)
+            }
+        }
+    }
+}
+
+#[inline(always)]
 fn check_pairs(pairs: &[(u32, u32)], n: usize) {
     let (mut sorted, mut top) = (true, 0);
     for (k, &(a, b)) in pairs.iter().enumerate() {
@@ -560,7 +622,7 @@ fn words<T: bytemuck::Pod, const N: usize>(t: &T) -> &[u32; N] {
 }
 
 /// Whether two colliders are the same bit for bit.
-#[inline]
+#[inline(always)]
 fn same_bits(a: &Collider, b: &Collider) -> bool {
     match (a, b) {
         (Collider::Sphere(a), Collider::Sphere(b)) => words::<_, 4>(a) == words(b),

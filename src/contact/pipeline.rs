@@ -136,6 +136,7 @@ impl ShapeKind {
 
 impl Collider {
     /// The collider's kind.
+    #[inline(always)]
     pub fn kind(&self) -> ShapeKind {
         match self {
             Collider::Sphere(_) => ShapeKind::Sphere,
@@ -228,7 +229,7 @@ macro_rules! collider_shape {
     ($($t:ident => $v:ident),*) => {$(
         impl ColliderShape for $t {
             const KIND: ShapeKind = ShapeKind::$v;
-            #[inline]
+            #[inline(always)]
             fn of(c: &Collider) -> Option<&Self> {
                 match c {
                     Collider::$v(s) => Some(s),
@@ -440,7 +441,7 @@ impl PairSource for IndexPairs<'_> {
     fn len(&self) -> usize {
         self.pairs.len()
     }
-    #[inline]
+    #[inline(always)]
     fn pair(&self, i: usize) -> (Collider, Collider) {
         let (a, b) = self.pairs[i];
         (self.colliders[a as usize], self.colliders[b as usize])
@@ -479,17 +480,48 @@ const BLOCK_BUNDLES: usize = 8;
 /// SoA output to `out`: the pipeline's own cost per pair is one pair fetch,
 /// two lane writes, one extract and one copy (simd-notes, "Contact
 /// pipeline").
+///
+/// The whole task runs inside one dispatched entry ([`BucketTask`]): the
+/// packing and the slot writes get the path's instructions too, not only
+/// the tester (on a plain x86-64 build they otherwise run as SSE2 copies).
 fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     job: &Job<'_, S>,
     task: &[u32],
     out: &mut TaskOut<'_>,
 ) {
-    let w = L::WIDTH;
-    let mut pa: [<T::A as Packable>::Lanes<L>; BLOCK_BUNDLES] =
+    let body = BucketTask::<T, L, S> { job, task, out, lanes: core::marker::PhantomData };
+    simd::dispatch_width::<L, _>(job.isa, body)
+}
+
+/// [`run_task`]'s body as a [`WidthFn`].
+struct BucketTask<'a, 'o, T, L, S> {
+    job: &'a Job<'a, S>,
+    task: &'a [u32],
+    out: &'a mut TaskOut<'o>,
+    lanes: core::marker::PhantomData<(T, L)>,
+}
+
+impl<T: ContactTester, L: LanePod, S: PairSource> WidthFn<L> for BucketTask<'_, '_, T, L, S> {
+    type Out = ();
+    #[inline(always)]
+    fn call<M: LanePod>(self) {
+        run_bucket::<T, M, S>(self.job, self.task, self.out)
+    }
+}
+
+/// [`run_task`] at the dispatched lane type `M`.
+#[inline(always)]
+fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
+    job: &Job<'_, S>,
+    task: &[u32],
+    out: &mut TaskOut<'_>,
+) {
+    let w = M::WIDTH;
+    let mut pa: [<T::A as Packable>::Lanes<M>; BLOCK_BUNDLES] =
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
-    let mut pb: [<T::B as Packable>::Lanes<L>; BLOCK_BUNDLES] =
+    let mut pb: [<T::B as Packable>::Lanes<M>; BLOCK_BUNDLES] =
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
-    let mut m: [Manifold<L>; BLOCK_BUNDLES] =
+    let mut m: [Manifold<M>; BLOCK_BUNDLES] =
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
     // lane widths are at most 16 (f32x16)
     let mut swapped = [false; 16 * BLOCK_BUNDLES];
@@ -500,17 +532,16 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
             // canonical: A's kind first; equal kinds keep the given order
             let swap = c0.kind() > c1.kind();
             let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
-            set_lane::<T::A, L>(&mut pa[i / w], i % w, T::A::of(a).expect("bucketed by kind"));
-            set_lane::<T::B, L>(&mut pb[i / w], i % w, T::B::of(b).expect("bucketed by kind"));
+            set_lane::<T::A, M>(&mut pa[i / w], i % w, T::A::of(a).expect("bucketed by kind"));
+            set_lane::<T::B, M>(&mut pb[i / w], i % w, T::B::of(b).expect("bucketed by kind"));
             swapped[i] = swap;
         }
         for j in block.len() % w..if block.len() % w == 0 { 0 } else { w } {
-            set_lane::<T::A, L>(&mut pa[nb - 1], j, &<T::A as Packable>::PADDING);
-            set_lane::<T::B, L>(&mut pb[nb - 1], j, &<T::B as Packable>::PADDING);
+            set_lane::<T::A, M>(&mut pa[nb - 1], j, &<T::A as Packable>::PADDING);
+            set_lane::<T::B, M>(&mut pb[nb - 1], j, &<T::B as Packable>::PADDING);
         }
         // the block at once (a batched tester compacts across bundles)
-        let (a, b, m) = (&pa[..nb], &pb[..nb], &mut m[..nb]);
-        SliceTask::<T, L> { a, b, margin: job.margin, out: m }.run(job.isa);
+        T::test_slice::<M>(&pa[..nb], &pb[..nb], M::splat(job.margin), &mut m[..nb]);
         for (c, block) in block.chunks(w).enumerate() {
             out.write_lanes(&m[c], block, &swapped[c * w..]);
         }
