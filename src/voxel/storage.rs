@@ -317,20 +317,21 @@ impl VoxelSet {
 
 impl DenseBits {
     /// [`VoxelSet::indices_flat`] of the rows `rows` (row `j + ny·k`) only.
+    ///
+    /// Both passes (counting each block's voxels, then writing them) run as
+    /// dispatched bodies ([`crate::simd::dispatch`], once per block): on a
+    /// plain x86-64 build `count_ones` is otherwise a bit-twiddling sequence
+    /// (no `popcnt`) and the scan SSE2 (`.indices()` 1.35–1.4× the native
+    /// time; simd-notes, "Python package").
     pub(crate) fn indices_flat_rows(&self, rows: std::ops::Range<usize>) -> Vec<u32> {
         use rayon::prelude::*;
-        use std::mem::MaybeUninit;
-        const BLOCK_ROWS: usize = 1024;
-        // (staged values before a copy out, and voxels written per word
-        // without a branch: see the writer below)
-        const STAGE: usize = 3 * 1024;
-        const UNROLL: usize = 4;
+        let isa = crate::simd::current();
         let (wpr, ny) = (self.words_per_row.max(1), self.dims[1] as usize);
         let words = &self.words[rows.start * wpr..rows.end * wpr];
-        let block = BLOCK_ROWS * wpr;
+        let block = INDEX_BLOCK_ROWS * wpr;
         let counts: Vec<usize> = words
             .par_chunks(block)
-            .map(|c| c.iter().map(|w| w.count_ones() as usize).sum())
+            .map(|c| crate::simd::dispatch(isa, IndexPass::Count(c)))
             .collect();
         let len = 3 * counts.iter().sum::<usize>();
         // Fresh output memory, advised onto huge pages and written once
@@ -345,65 +346,13 @@ impl DenseBits {
             parts.push(part);
             rest = tail;
         }
-        // Rows are walked with their `(j, k)` carried along: dividing each
-        // non-empty word's index into row, `j` and `k` cost three integer
-        // divisions per word, ~30 % of this loop's samples on bunny 512³.
-        // A word's first `UNROLL` voxels are written unconditionally (lanes
-        // past its last bit are garbage, overwritten next) into a staging
-        // buffer with room for a whole word, copied out when full: the exit
-        // of a per-bit loop mispredicted on most words (3.5 voxels per
-        // non-empty word there). Both together: 1.45 → 1.32 ms per call
-        // (`examples/voxel_indices.rs`, alternated with the per-word
-        // division loop).
-        let copy_out = |part: &mut [MaybeUninit<u32>], stage: &[u32]| {
-            for (d, &v) in part.iter_mut().zip(stage) {
-                *d = MaybeUninit::new(v);
-            }
-        };
         words.par_chunks(block).zip(parts).enumerate().for_each(|(b, (words, part))| {
-            let mut at = 0;
-            let row0 = rows.start + b * BLOCK_ROWS;
-            let (mut j, mut k) = ((row0 % ny) as u32, (row0 / ny) as u32);
-            let mut stage = [0u32; STAGE + 3 * 64];
-            let mut n = 0;
-            for row in words.chunks_exact(wpr) {
-                for (w, &word) in row.iter().enumerate() {
-                    if word == 0 {
-                        continue;
-                    }
-                    let base = (w * 64) as u32;
-                    let mut bits = word;
-                    let cnt = bits.count_ones() as usize;
-                    for u in 0..UNROLL {
-                        stage[n + 3 * u] = base + bits.trailing_zeros();
-                        stage[n + 3 * u + 1] = j;
-                        stage[n + 3 * u + 2] = k;
-                        bits &= bits.wrapping_sub(1);
-                    }
-                    let mut m = n + 3 * UNROLL;
-                    while bits != 0 {
-                        stage[m] = base + bits.trailing_zeros();
-                        stage[m + 1] = j;
-                        stage[m + 2] = k;
-                        bits &= bits - 1;
-                        m += 3;
-                    }
-                    n += 3 * cnt;
-                    if n >= STAGE {
-                        copy_out(&mut part[at..at + n], &stage[..n]);
-                        at += n;
-                        n = 0;
-                    }
-                }
-                j += 1;
-                if j as usize == ny {
-                    (j, k) = (0, k + 1);
-                }
-            }
-            copy_out(&mut part[at..at + n], &stage[..n]);
-            at += n;
+            let row0 = rows.start + b * INDEX_BLOCK_ROWS;
+            let jk = ((row0 % ny) as u32, (row0 / ny) as u32);
+            let want = part.len();
+            let at = crate::simd::dispatch(isa, IndexPass::Write { words, wpr, ny, jk, part });
             // every block writes exactly the 3·count values it counted
-            assert_eq!(at, part.len());
+            assert_eq!(at, want);
         });
         // SAFETY: the parts tile `out`'s first `len` elements, and each was
         // written in full (the assertion above; a panic propagates before
@@ -414,6 +363,107 @@ impl DenseBits {
         };
         out
     }
+}
+
+/// Rows per block of [`DenseBits::indices_flat_rows`] (a rayon task each).
+const INDEX_BLOCK_ROWS: usize = 1024;
+
+/// A pass of [`DenseBits::indices_flat_rows`] over one block of rows, as a
+/// dispatched body (it uses no lane type, only the path's instructions).
+enum IndexPass<'a> {
+    /// The block's voxel count.
+    Count(&'a [u64]),
+    /// Writes the block's voxels as `i, j, k` into `part` (exactly its
+    /// count's worth) and returns how many values it wrote; the block's
+    /// first row is `(j, k) = jk`.
+    Write {
+        words: &'a [u64],
+        wpr: usize,
+        ny: usize,
+        jk: (u32, u32),
+        part: &'a mut [std::mem::MaybeUninit<u32>],
+    },
+}
+
+impl crate::simd::SimdFn for IndexPass<'_> {
+    type Out = usize;
+    #[inline(always)]
+    fn call<S: crate::simd::Simd>(self) -> usize {
+        match self {
+            IndexPass::Count(words) => words.iter().map(|w| w.count_ones() as usize).sum(),
+            IndexPass::Write { words, wpr, ny, jk, part } => {
+                write_indices(words, wpr, ny, jk, part)
+            }
+        }
+    }
+}
+
+/// [`IndexPass::Write`].
+///
+/// Rows are walked with their `(j, k)` carried along: dividing each
+/// non-empty word's index into row, `j` and `k` cost three integer divisions
+/// per word, ~30 % of this loop's samples on bunny 512³. A word's first
+/// `UNROLL` voxels are written unconditionally (lanes past its last bit are
+/// garbage, overwritten next) into a staging buffer with room for a whole
+/// word, copied out when full: the exit of a per-bit loop mispredicted on
+/// most words (3.5 voxels per non-empty word there). Both together: 1.45 →
+/// 1.32 ms per call (`examples/voxel_indices.rs`, alternated with the
+/// per-word division loop).
+#[inline(always)]
+fn write_indices(
+    words: &[u64],
+    wpr: usize,
+    ny: usize,
+    (mut j, mut k): (u32, u32),
+    part: &mut [std::mem::MaybeUninit<u32>],
+) -> usize {
+    const STAGE: usize = 3 * 1024;
+    const UNROLL: usize = 4;
+    #[inline(always)]
+    fn copy_out(part: &mut [std::mem::MaybeUninit<u32>], stage: &[u32]) {
+        for (d, &v) in part.iter_mut().zip(stage) {
+            *d = std::mem::MaybeUninit::new(v);
+        }
+    }
+    let mut at = 0;
+    let mut stage = [0u32; STAGE + 3 * 64];
+    let mut n = 0;
+    for row in words.chunks_exact(wpr) {
+        for (w, &word) in row.iter().enumerate() {
+            if word == 0 {
+                continue;
+            }
+            let base = (w * 64) as u32;
+            let mut bits = word;
+            let cnt = bits.count_ones() as usize;
+            for u in 0..UNROLL {
+                stage[n + 3 * u] = base + bits.trailing_zeros();
+                stage[n + 3 * u + 1] = j;
+                stage[n + 3 * u + 2] = k;
+                bits &= bits.wrapping_sub(1);
+            }
+            let mut m = n + 3 * UNROLL;
+            while bits != 0 {
+                stage[m] = base + bits.trailing_zeros();
+                stage[m + 1] = j;
+                stage[m + 2] = k;
+                bits &= bits - 1;
+                m += 3;
+            }
+            n += 3 * cnt;
+            if n >= STAGE {
+                copy_out(&mut part[at..at + n], &stage[..n]);
+                at += n;
+                n = 0;
+            }
+        }
+        j += 1;
+        if j as usize == ny {
+            (j, k) = (0, k + 1);
+        }
+    }
+    copy_out(&mut part[at..at + n], &stage[..n]);
+    at + n
 }
 
 impl VoxelSet {
