@@ -260,7 +260,7 @@ impl NarrowPhase {
         // colliders and manifolds and word compares: each runs inside the
         // dispatched entry of the current path, as the kernels do, or a
         // plain x86-64 build would run them as SSE2 copies (simd-notes,
-        // "Run-time dispatch").
+        // "Run-time SIMD dispatch").
         let isa = simd::current();
         let mut stats = simd::dispatch(isa, FrameStep::Decide { np: self, colliders, pairs });
         stats.recomputed = self.todo.len();
@@ -515,8 +515,6 @@ impl NarrowPhase {
     }
 }
 
-/// Panics unless `pairs` is strictly ascending and indexes only the `n`
-/// colliders (one pass).
 /// A step of [`NarrowPhase::update_with_hulls_at`] as a dispatched body
 /// ([`simd::dispatch`]; it uses no lane type, only the path's instructions).
 enum FrameStep<'a> {
@@ -545,6 +543,8 @@ impl SimdFn for FrameStep<'_> {
     }
 }
 
+/// Panics unless `pairs` is strictly ascending and indexes only the `n`
+/// colliders (one pass).
 #[inline(always)]
 fn check_pairs(pairs: &[(u32, u32)], n: usize) {
     let (mut sorted, mut top) = (true, 0);

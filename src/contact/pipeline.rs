@@ -478,8 +478,8 @@ const BLOCK_BUNDLES: usize = 8;
 /// written lane by lane in place (stack arrays reused from block to block,
 /// no allocation), tested, and the manifolds go straight from the tester's
 /// SoA output to `out`: the pipeline's own cost per pair is one pair fetch,
-/// two lane writes, one extract and one copy (simd-notes, "Contact
-/// pipeline").
+/// two lane writes and the manifold's words stored in its slot
+/// ([`TaskOut::write_lanes`]; simd-notes, "Contact pipeline").
 ///
 /// The whole task runs inside one dispatched entry ([`BucketTask`]): the
 /// packing and the slot writes get the path's instructions too, not only
