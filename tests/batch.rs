@@ -1,7 +1,7 @@
 //! The batched drivers against the scalar functions: every table case at every
 //! width, lane position and pack offset; lane shuffles; thread counts.
 
-mod common;
+use crate::common;
 
 use common::cases::boxes::{aabb_aabb_cases, sphere_aabb_cases, triangle_aabb_cases};
 use common::rng;

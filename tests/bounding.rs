@@ -1,7 +1,7 @@
 //! Tests for `widephase::bounding`: every builder's volume contains every input
 //! point under exact rational arithmetic; tightness; Welzl against brute force.
 
-mod common;
+use crate::common;
 
 use common::cases::dynamic::point_set_cases;
 use common::exact::{Q, QV3};

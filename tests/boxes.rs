@@ -1,7 +1,7 @@
 //! The box family — triangle–AABB, sphere–AABB, AABB–AABB — against exact
 //! rational arithmetic, at every lane width and lane position.
 
-mod common;
+use crate::common;
 
 use common::cases::boxes::*;
 use common::exact::hulls_intersect;

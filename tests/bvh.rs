@@ -3,7 +3,7 @@
 //! inputs); closest hits agree with the exact ray–triangle reference; rays
 //! through shared edges and vertices never leak; refit equals rebuild; any
 //! thread count gives the same tree and answers; the raycast CLI validates input.
-mod common;
+use crate::common;
 
 use common::exact::Q;
 use common::reference::rays as reference;

@@ -6,7 +6,7 @@
 //! in `simd-notes.md` (functions `*_bound` below; the comparison itself is
 //! exact, the bound is evaluated in f64 with a 1 + 2^-40 margin). Predicates
 //! may disagree with exact only when `|D - r²|` is inside the band.
-mod common;
+use crate::common;
 
 use common::cases::closest::*;
 use common::exact::{hulls_intersect, Q, QV3};

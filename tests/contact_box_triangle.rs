@@ -19,8 +19,7 @@ use widephase::pack::{transpose, LanePod};
 use widephase::workload::SplitMix;
 use widephase::{Obb, Triangle, Vec3};
 
-#[path = "common/contact64.rs"]
-mod contact64;
+use crate::common::contact64;
 use contact64::*;
 
 // ------------------------------------------------------------ helpers

@@ -23,8 +23,7 @@ use widephase::overlap::OBB_EDGE_AXIS_BIAS;
 use widephase::workload::{hull_box_pairs, hull_pairs, random_hull, HullPairs, HullPose, SplitMix};
 use widephase::{Capsule, Obb, Sphere, Triangle, Vec3};
 
-#[path = "common/contact64.rs"]
-mod contact64;
+use crate::common::contact64;
 use contact64::*;
 
 // ------------------------------------------------------------ f64 polytopes

@@ -17,9 +17,7 @@
 //! growth of the query box reaches (a query forgetting the margin drops
 //! them), and the comparator is checked to fail when one contact is removed.
 
-#[path = "common/rng.rs"]
-#[allow(dead_code)]
-mod rng;
+use crate::common::rng;
 
 use wide::{f32x16, f32x4, f32x8};
 use widephase::contact::mesh::{mesh_contacts_with, MeshContact, MeshManifolds};

@@ -8,9 +8,7 @@
 //! normals: a box resting on a ridge, a sphere on a convex edge; in a
 //! concave groove only the two face normals appear.
 
-#[path = "common/rng.rs"]
-#[allow(dead_code)]
-mod rng;
+use crate::common::rng;
 
 use widephase::contact::{
     mesh_contacts, mesh_contacts_with_hulls, Collider, ConvexHull, HullCollider, MeshManifolds,

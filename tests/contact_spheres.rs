@@ -11,9 +11,7 @@
 //! - Pipeline = scalar testers pair by pair (swapped pairs included), for 1 and
 //!   2 threads and every lane width.
 
-#[path = "common/rng.rs"]
-#[allow(dead_code)]
-mod rng;
+use crate::common::rng;
 
 use wide::{f32x16, f32x4, f32x8};
 use widephase::closest::{

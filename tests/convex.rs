@@ -7,7 +7,7 @@
 //!   axis-free `exact::hulls_intersect`/`origin_in_hull`.
 //! - Property runs of `rng::cases()` pairs per predicate (uniform, grid,
 //!   near-contact, power-of-two scaled), tallied against the exact reference.
-mod common;
+use crate::common;
 
 use common::cases::convex::{self as cases, Expect};
 use common::exact::{Q, QV3};
@@ -744,7 +744,7 @@ fn obb_obb_reference_matches_hull_reference() {
 }
 
 #[test]
-#[ignore = "slow (64-point hulls): cargo test --release --test convex -- --ignored"]
+#[ignore = "slow (64-point hulls): cargo test --release --test kernels convex:: -- --ignored"]
 fn obb_obb_reference_matches_hull_reference_solid_boxes() {
     obb_hull_cross_check(0x0bb1, 24, false);
 }

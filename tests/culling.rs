@@ -2,7 +2,7 @@
 //! classification and frustum extraction. Case tables replayed by the scalar
 //! functions and every lane width/position, exact-reference property runs, and
 //! analytic frustum-extraction checks.
-mod common;
+use crate::common;
 
 use common::cases::culling as cases;
 use common::reference::culling as reference;

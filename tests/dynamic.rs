@@ -1,7 +1,7 @@
 //! Property and table tests for `widephase::dynamic`, against exact rational
 //! references (`common::reference::dynamic`). Run with `--release`.
 
-mod common;
+use crate::common;
 
 use common::cases::dynamic::*;
 use common::exact::{Q, QV3};

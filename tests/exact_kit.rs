@@ -1,5 +1,5 @@
 //! Self-tests of the exact-arithmetic kit the other tests rely on.
-mod common;
+use crate::common;
 use common::exact::{hulls_intersect, Q};
 use widephase::Vec3;
 

@@ -5,11 +5,10 @@
 //! wrong (byte-order mark, unknown statements, concave polygons, STL
 //! non-finite numbers without a line).
 
-mod loaders {
-    pub mod oracle;
-}
+#[path = "loaders/oracle.rs"]
+mod oracle;
 
-use loaders::oracle::{old_parse_obj, old_parse_ply, old_parse_stl};
+use oracle::{old_parse_obj, old_parse_ply, old_parse_stl};
 use std::path::PathBuf;
 use widephase::voxel::load::{parse_obj_chunked, parse_obj_with_report};
 use widephase::voxel::mesh::{parse_obj, parse_ply, parse_stl};

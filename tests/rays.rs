@@ -1,7 +1,7 @@
 //! Tests of the ray family: case tables (scalar and every lane width in every
 //! lane position), exact-reference property tests with near-contact inputs,
 //! the watertightness of ray–triangle on meshes, and the scalar catalogue.
-mod common;
+use crate::common;
 
 use common::cases::rays::*;
 use common::exact::{hulls_intersect, origin_in_hull, Q, QV3};

@@ -1,9 +1,9 @@
 //! Voxelizer tests against an exact rational reference.
 //!
-//! `cargo test --release --test voxel -- --nocapture` prints one `VOXEL` line
+//! `cargo test --release --test scenes voxel:: -- --nocapture` prints one `VOXEL` line
 //! per mesh with the counts (misses must be 0; extras are classified).
 
-mod common;
+use crate::common;
 
 use common::exact::{Q, QV3};
 use std::collections::{HashMap, HashSet};
@@ -1539,7 +1539,7 @@ fn cli_builtin_json_and_errors() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Timing probe (not a timed test): `cargo test --release --test voxel -- --ignored --nocapture timing`.
+/// Timing probe (not a timed test): `cargo test --release --test scenes voxel::timing -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn timing_probe() {

@@ -4,7 +4,8 @@
 //! of outputs and its JSON.
 //!
 //! Every test name starts with `voxel_`, so the filter of
-//! `cargo test --release --test voxel_io --bins --lib voxel` keeps them all.
+//! `cargo test --release --test io --bins --lib voxel` keeps them all (with
+//! the CLI tests whose names mention voxels).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

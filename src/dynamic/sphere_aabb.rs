@@ -35,8 +35,8 @@ use crate::shapes::{Aabb, Sphere};
 /// not a rigorous bound, and the band the tests enforce. Measured: the largest
 /// in-band disagreement is `1.14u·S²` (4.4e-3 of the band; 1 676 in-band
 /// disagreements, none outside, in 100 000 exact-reference cases at scales
-/// `2^-60 … 2^36`, `WIDEPHASE_CASES=400000 cargo test --release --test dynamic
-/// sphere_aabb`); larger in-band errors (reported up to about 18 ulps of the
+/// `2^-60 … 2^36`, `WIDEPHASE_CASES=400000 cargo test --release --test kernels
+/// dynamic::sphere_aabb`); larger in-band errors (reported up to about 18 ulps of the
 /// contact quantity) are possible and are not excluded by any derivation.
 ///
 /// ```

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod contact64;
 pub mod exact;
 pub mod lanes;
 pub mod reference;
