@@ -379,10 +379,12 @@ fn incremental_equals_rebuild() {
 
 // ---- the `widephase pairs` command ----
 
+#[cfg(feature = "cli")]
 fn widephase() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_widephase"))
 }
 
+#[cfg(feature = "cli")]
 fn npy_f32(shape: &str, descr: &str, data: &[f32]) -> Vec<u8> {
     let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     while (10 + h.len() + 1) % 64 != 0 {
@@ -398,6 +400,7 @@ fn npy_f32(shape: &str, descr: &str, data: &[f32]) -> Vec<u8> {
     v
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn cli_pairs_file_and_random() {
     let dir = std::env::temp_dir().join(format!("wp_pairs_{}", std::process::id()));

@@ -557,10 +557,12 @@ fn bunny_rays_equal_brute_force() {
 
 // ------------------------------------------------------------ CLI
 
+#[cfg(feature = "cli")]
 fn cli(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_widephase")).args(args).output().unwrap()
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn raycast_cli_validates_input_and_reports() {
     let out = cli(&["raycast", "/nonexistent/mesh.obj", "--rays", "10"]);

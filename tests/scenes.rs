@@ -5,11 +5,10 @@
 
 mod common;
 
-#[cfg(feature = "cli")]
 mod broad;
-#[cfg(feature = "cli")]
+#[cfg(feature = "loaders")]
 mod bvh;
-#[cfg(feature = "cli")]
+#[cfg(feature = "loaders")]
 mod voxel;
 mod voxel_edges;
 mod voxel_pad;

@@ -1328,12 +1328,15 @@ fn formats_round_trip() {
     formats::write_atomic(&p, |w| formats::write_vox(w, &s3)).unwrap();
     let d = formats::read_vox(&std::fs::read(&p).unwrap()).unwrap();
     assert_eq!(d.voxels, s3.indices());
-    // png: decodes, three panels
-    let p = dir.join("a.png");
-    formats::write_atomic(&p, |w| formats::write_png(w, &s3)).unwrap();
-    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
-    let r = dec.read_info().unwrap();
-    assert!(r.info().width > 600 && r.info().height > 200);
+    // png (the `preview` feature): decodes, three panels
+    #[cfg(feature = "preview")]
+    {
+        let p = dir.join("a.png");
+        formats::write_atomic(&p, |w| formats::write_png(w, &s3)).unwrap();
+        let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
+        let r = dec.read_info().unwrap();
+        assert!(r.info().width > 600 && r.info().height > 200);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -1474,10 +1477,12 @@ fn mesh_errors_name_the_problem() {
 // ---------------------------------------------------------------------------
 // CLI
 
+#[cfg(feature = "cli")]
 fn cli(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_widephase")).args(args).output().unwrap()
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn cli_builtin_json_and_errors() {
     let dir = std::env::temp_dir().join(format!("widephase-voxel-cli-{}", std::process::id()));
