@@ -2,6 +2,7 @@
 //! tested against a ray with the watertight lane-generic [`ray_triangle`].
 
 use super::order::{KeyFrame, SortScratch, MIN_SORTED};
+use super::packet::{packet_tests, PacketLeaves, PacketStack, PACKET};
 use super::{better, Bvh, LeafVisitor, Probe, Stack, TraversalStats, EMPTY_BOX, MAX_LEAF, W};
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
@@ -488,8 +489,18 @@ impl RaySource for RayColumns<'_> {
 
 /// What a batch of rays asks of each ray, traced at lane type `M`.
 trait BatchQuery {
-    type Item;
+    type Item: Copy;
     fn trace<M: LanePod>(mesh: &MeshBvh, ray: &Ray, stack: &mut Stack) -> Self::Item;
+    /// The answers of a coherent packet ([`super::packet`]), or `None` when
+    /// the query has no packet traversal or the rays do not form a packet.
+    #[inline(always)]
+    fn trace_packet<M: LanePod>(
+        _mesh: &MeshBvh,
+        _rays: &[Ray; PACKET],
+        _stack: &mut PacketStack,
+    ) -> Option<[Self::Item; PACKET]> {
+        None
+    }
 }
 
 /// The closest hit.
@@ -504,6 +515,14 @@ impl BatchQuery for Closest {
     #[inline(always)]
     fn trace<M: LanePod>(mesh: &MeshBvh, ray: &Ray, stack: &mut Stack) -> Self::Item {
         mesh.closest_hit_counted::<false, M>(ray, stack, &mut TraversalStats::default())
+    }
+    #[inline(always)]
+    fn trace_packet<M: LanePod>(
+        mesh: &MeshBvh,
+        rays: &[Ray; PACKET],
+        stack: &mut PacketStack,
+    ) -> Option<[Self::Item; PACKET]> {
+        mesh.closest_hits_packet::<M>(rays, stack)
     }
 }
 
@@ -520,6 +539,19 @@ impl BatchQuery for Hits {
     #[inline(always)]
     fn trace<M: LanePod>(mesh: &MeshBvh, ray: &Ray, stack: &mut Stack) -> bool {
         Closest::trace::<M>(mesh, ray, stack).is_some()
+    }
+    #[inline(always)]
+    fn trace_packet<M: LanePod>(
+        mesh: &MeshBvh,
+        rays: &[Ray; PACKET],
+        stack: &mut PacketStack,
+    ) -> Option<[bool; PACKET]> {
+        let hits = Closest::trace_packet::<M>(mesh, rays, stack)?;
+        let mut out = [false; PACKET];
+        for (o, h) in out.iter_mut().zip(hits) {
+            *o = h.is_some();
+        }
+        Some(out)
     }
 }
 
@@ -545,7 +577,32 @@ where
     type Out = ();
     #[inline(always)]
     fn call<M: LanePod>(self) {
-        for (k, i) in self.range.enumerate() {
+        let start = self.range.start;
+        let mut k = 0;
+        if self.at.is_none() {
+            // In input order, `PACKET` rays at a time: a coherent packet
+            // (a camera's neighbouring pixels) is traced as one, any other
+            // group ray by ray.
+            let mut packet_stack = PacketStack::new();
+            while k + PACKET <= self.range.len() {
+                let i = start + k;
+                let mut rays = [self.rays.ray(i); PACKET];
+                for (j, ray) in rays.iter_mut().enumerate().skip(1) {
+                    *ray = self.rays.ray(i + j);
+                }
+                if let Some(items) = Q::trace_packet::<M>(self.mesh, &rays, &mut packet_stack) {
+                    for (j, item) in items.into_iter().enumerate() {
+                        self.out.put(k + j, item);
+                    }
+                } else {
+                    for (j, ray) in rays.iter().enumerate() {
+                        self.out.put(k + j, Q::trace::<M>(self.mesh, ray, self.stack));
+                    }
+                }
+                k += PACKET;
+            }
+        }
+        for (k, i) in self.range.enumerate().skip(k) {
             let at = match self.at {
                 Some(at) => at[k] as usize,
                 None => k,
@@ -681,30 +738,81 @@ impl<M: LanePod> LeafVisitor for ClosestLeaf<'_, M> {
 
     #[inline(always)]
     fn visit(&mut self, leaf: u32, best_t: &mut f32) -> bool {
+        self.mesh.closest_in_leaf(self.ray, &mut self.rw, leaf, best_t, &mut self.best);
+        false
+    }
+}
+
+impl MeshBvh {
+    /// The closest-hit leaf test of one ray: the leaf's pack against the ray
+    /// (its shear `rw` computed at its first leaf: many rays reach none),
+    /// keeping the nearest hit in `best` (ties: the smallest id).
+    #[inline(always)]
+    fn closest_in_leaf<M: LanePod>(
+        &self,
+        ray: &Ray,
+        rw: &mut Option<RayTrianglePrecomp<M>>,
+        leaf: u32,
+        best_t: &mut f32,
+        best: &mut Option<RayHit>,
+    ) {
         // (no `get_or_insert_with`: its closure would compile outside a
         // dispatched path's featured entry, see `crate::simd`)
-        if self.rw.is_none() {
-            self.rw = Some(splat_ray::<M>(self.ray));
+        if rw.is_none() {
+            *rw = Some(splat_ray::<M>(ray));
         }
-        let Some(rw) = self.rw.as_ref() else { return false };
-        let h = self.mesh.packs[leaf as usize].hit::<M>(rw);
+        let Some(rw) = rw.as_ref() else { return };
+        let h = self.packs[leaf as usize].hit::<M>(rw);
         let mut m = h.hit.bits();
         if m != 0 {
             let (mut ts, mut us, mut vs) = ([0f32; MAX_LEAF], [0f32; MAX_LEAF], [0f32; MAX_LEAF]);
             h.t.store(&mut ts);
             h.u.store(&mut us);
             h.v.store(&mut vs);
-            let ids = &self.mesh.ids[leaf as usize];
+            let ids = &self.ids[leaf as usize];
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                if better(ts[i], ids[i], *best_t, self.best.map(|b| (b.id, b.t))) {
-                    self.best = Some(RayHit { id: ids[i], t: ts[i], u: us[i], v: vs[i] });
+                if better(ts[i], ids[i], *best_t, best.map(|b| (b.id, b.t))) {
+                    *best = Some(RayHit { id: ids[i], t: ts[i], u: us[i], v: vs[i] });
                     *best_t = ts[i];
                 }
             }
         }
-        false
+    }
+
+    /// The closest hits of a coherent packet ([`super::packet`]), or `None`
+    /// when the rays do not form one (they are then traced one by one).
+    #[inline(always)]
+    pub(super) fn closest_hits_packet<M: LanePod>(
+        &self,
+        rays: &[Ray; PACKET],
+        stack: &mut PacketStack,
+    ) -> Option<[Option<RayHit>; PACKET]> {
+        let tests = packet_tests::<M>(rays)?;
+        let mut leaves =
+            ClosestPacket::<M> { mesh: self, rays, rw: [None; PACKET], best: [None; PACKET] };
+        let mut best_t = [0f32; PACKET];
+        for (t, r) in best_t.iter_mut().zip(rays) {
+            *t = r.t_max;
+        }
+        self.bvh.ray_visit_packet::<M>(&tests, (1 << PACKET) - 1, &mut best_t, stack, &mut leaves);
+        Some(leaves.best)
+    }
+}
+
+/// The closest-hit leaf tests of a packet: [`ClosestLeaf`] per ray.
+struct ClosestPacket<'a, M: LanePod> {
+    mesh: &'a MeshBvh,
+    rays: &'a [Ray; PACKET],
+    rw: [Option<RayTrianglePrecomp<M>>; PACKET],
+    best: [Option<RayHit>; PACKET],
+}
+
+impl<M: LanePod> PacketLeaves for ClosestPacket<'_, M> {
+    #[inline(always)]
+    fn visit(&mut self, r: usize, leaf: u32, best_t: &mut f32) {
+        self.mesh.closest_in_leaf(&self.rays[r], &mut self.rw[r], leaf, best_t, &mut self.best[r]);
     }
 }
 

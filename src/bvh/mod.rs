@@ -51,6 +51,7 @@ mod build;
 mod camera;
 mod mesh;
 mod order;
+mod packet;
 
 pub use camera::{Pinhole, MAX_PIXELS};
 pub use mesh::{HitColumns, MeshBvh, RayColumns, RayHit, RaySource};
@@ -812,11 +813,6 @@ impl<M: LanePod> NodeTest<M> for NodeRay<M> {
         // The six plane lanes of the node, `min.x .. max.z` (`Aabb` is
         // `repr(C)`: two `V3`, each three lanes).
         let planes: &[M; 6] = bytemuck::cast_ref(b);
-        // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
-        // here (finite non-zero `inv`, finite or infinite box coordinates), so
-        // wide's NaN-checking inherent `f32x8::max` would only cost a compare
-        // and a blend per call.
-        let (max, min) = (<M as Lane>::max, <M as Lane>::min);
         // Near and far plane times per axis, the planes picked by the sign of
         // `inv` (an indexed load, no min/max).
         // (a function, not a closure: see `crate::simd`)
@@ -827,26 +823,40 @@ impl<M: LanePod> NodeTest<M> for NodeRay<M> {
         let (p, nr, fr) = (planes, self.near, self.far);
         let near = [slab(self, p, 0, nr[0]), slab(self, p, 1, nr[1]), slab(self, p, 2, nr[2])];
         let far = [slab(self, p, 0, fr[0]), slab(self, p, 1, fr[1]), slab(self, p, 2, fr[2])];
-        let n = max(max(near[0], near[1]), near[2]);
-        let f = min(min(far[0], far[1]), far[2]);
-        let c = M::splat(RAY_AABB_WIDEN_REL);
-        let eta = M::splat(RAY_AABB_WIDEN_ABS);
-        // near -= c·|near| + eta; far += c·|far| + eta, after clamping the
-        // entry below +∞ and the exit above −∞ (see the type's docs: the
-        // result is never tighter than the kernel's, and never NaN).
-        let n = min(n, M::splat(f32::MAX));
-        let f = max(f, M::splat(f32::MIN));
-        let n = n - (c * n.abs() + eta);
-        let f = f + (c * f.abs() + eta);
-        // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
-        let enter = max(self.t_min, n);
-        let exit = min(M::splat(best_t), f);
-        // An empty slot (`+∞..−∞` on every axis) has near time `+∞` and far
-        // time `−∞` on every axis whatever the sign of `inv`: entry ≈ f32::MAX
-        // after the clamp, exit ≈ −f32::MAX, so it is rejected here (the
-        // entries are returned for every lane; only hit lanes are read).
-        (enter.le(exit).bits(), enter)
+        slab_entry(near, far, self.t_min, best_t)
     }
+}
+
+/// The end of [`NodeRay`]'s test from the near and far plane times of each
+/// axis: the hit mask of the lanes whose widened entry is `<= ` the widened
+/// exit and `best_t`, and the entries. Shared with the packet traversal
+/// ([`packet`]), which forms the plane times differently but identically.
+#[inline(always)]
+fn slab_entry<M: LanePod>(near: [M; 3], far: [M; 3], t_min: M, best_t: f32) -> (u64, M) {
+    // The crate's `Lane` min/max (plain `maxps`/`minps`): no operand is NaN
+    // here (finite non-zero `inv`, finite or infinite box coordinates), so
+    // wide's NaN-checking inherent `f32x8::max` would only cost a compare
+    // and a blend per call.
+    let (max, min) = (<M as Lane>::max, <M as Lane>::min);
+    let n = max(max(near[0], near[1]), near[2]);
+    let f = min(min(far[0], far[1]), far[2]);
+    let c = M::splat(RAY_AABB_WIDEN_REL);
+    let eta = M::splat(RAY_AABB_WIDEN_ABS);
+    // near -= c·|near| + eta; far += c·|far| + eta, after clamping the
+    // entry below +∞ and the exit above −∞ (see the type's docs: the
+    // result is never tighter than the kernel's, and never NaN).
+    let n = min(n, M::splat(f32::MAX));
+    let f = max(f, M::splat(f32::MIN));
+    let n = n - (c * n.abs() + eta);
+    let f = f + (c * f.abs() + eta);
+    // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
+    let enter = max(t_min, n);
+    let exit = min(M::splat(best_t), f);
+    // An empty slot (`+∞..−∞` on every axis) has near time `+∞` and far
+    // time `−∞` on every axis whatever the sign of `inv`: entry ≈ f32::MAX
+    // after the clamp, exit ≈ −f32::MAX, so it is rejected here (the
+    // entries are returned for every lane; only hit lanes are read).
+    (enter.le(exit).bits(), enter)
 }
 
 /// The ray-casting benchmark's ray set (used by `widephase raycast` and
