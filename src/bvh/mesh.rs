@@ -306,6 +306,9 @@ impl MeshBvh {
     /// thread count. Traced in input order: with a result of 20 bytes per ray
     /// the coherent order of [`count_hits`](Self::count_hits) costs more in
     /// scattered writes than it saves (simd-notes.md, "BVH and ray casting").
+    /// Eight consecutive rays from one origin with the same direction signs
+    /// (a camera's neighbouring pixels) are traced together as a packet
+    /// (`bvh/packet.rs`), with the same answers.
     pub fn closest_hits(&self, rays: &[Ray]) -> Vec<Option<RayHit>> {
         let mut out = vec![None; rays.len()];
         self.map_rays_in_order::<Closest, _, _>(rays, out.as_mut_slice());
@@ -350,7 +353,9 @@ impl MeshBvh {
 
     /// [`count_hits`](Self::count_hits) traced in input order, for rays that
     /// are already coherent (a camera's pixels, row by row): no sort and no
-    /// gather. The same count (answers depend on no order).
+    /// gather; coherent groups of eight traced as packets, as in
+    /// [`closest_hits`](Self::closest_hits). The same count (answers depend
+    /// on no order).
     pub fn count_hits_in_order(&self, rays: &[Ray]) -> usize {
         let mut hit = vec![false; rays.len()];
         self.map_rays_in_order::<Hits, _, _>(rays, hit.as_mut_slice());
