@@ -572,24 +572,18 @@ impl Bvh {
                         cur = node.child[near];
                         continue;
                     }
-                    // Three or more: each hit child's rank r in the
-                    // `(t, slot)` order is the number of hit children
-                    // nearer than it (smaller t, or equal t and a smaller
-                    // slot), counted by two lane compares; it is written
-                    // to `stack[sp + n - 1 - r]`, so the pushed ones lie
-                    // farthest first and the nearest (r = 0) lands just
-                    // above them, where it is taken as `cur`. No
-                    // data-dependent branch; the same order as a sort
-                    // (`t` compared as floats, so +0 and −0 tie).
+                    // Three or more: each hit child's rank r ([`rank`])
+                    // is written to `stack[sp + n - 1 - r]`, so the
+                    // pushed ones lie farthest first and the nearest
+                    // (r = 0) lands just above them, where it is taken as
+                    // `cur`. No data-dependent branch; the same order as
+                    // a sort.
                     let n = m.count_ones() as usize;
                     let mut mm = m;
                     while mm != 0 {
                         let i = mm.trailing_zeros() as usize;
                         mm &= mm - 1;
-                        let ti = M::splat(ts[i]);
-                        let below = (1u64 << i) - 1;
-                        let nearer = (tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m;
-                        stack[sp + n - 1 - nearer.count_ones() as usize] = (node.child[i], ts[i]);
+                        stack[sp + n - 1 - rank(tv, ts[i], i, m)] = (node.child[i], ts[i]);
                         self.prefetch_child(node.child[i], leaf);
                     }
                     sp += n - 1;
@@ -611,6 +605,17 @@ impl Bvh {
             }
         }
     }
+}
+
+/// The rank of hit child `i` (entry `t_i`) in the `(entry t, slot)` order
+/// of the hit children `m` (entries `tv`): how many of them are nearer, with
+/// a smaller `t`, or an equal `t` and a smaller slot. Two lane compares; `t`
+/// compared as floats, so +0 and −0 tie.
+#[inline(always)]
+fn rank<M: LanePod>(tv: M, t_i: f32, i: usize, m: u64) -> usize {
+    let ti = M::splat(t_i);
+    let below = (1u64 << i) - 1;
+    ((tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m).count_ones() as usize
 }
 
 /// The node test of a box query ([`Bvh::query`]).

@@ -21,8 +21,7 @@
 //! ray's closest hit is tested for that ray, and extra leaf tests can only
 //! find hits that are not better.
 
-use super::{slab_entry, Bvh, NodeRay, BRANCH, LEAF_BIT, W};
-use crate::lane::LaneMask;
+use super::{rank, slab_entry, Bvh, NodeRay, BRANCH, LEAF_BIT, W};
 use crate::pack::LanePod;
 use crate::shapes::{Aabb, Ray};
 use crate::simd::recast_one;
@@ -188,12 +187,8 @@ impl Bvh {
                     while mm != 0 {
                         let i = mm.trailing_zeros() as usize;
                         mm &= mm - 1;
-                        let ti = M::splat(ts[i]);
-                        let below = (1u64 << i) - 1;
-                        let nearer = (tv.lt(ti).bits() | (tv.eq(ti).bits() & below)) & m;
                         let child_rays = (by_child >> (8 * i) & 0xff) as u32;
-                        stack[sp + n - 1 - nearer.count_ones() as usize] =
-                            (node.child[i], child_rays);
+                        stack[sp + n - 1 - rank(tv, ts[i], i, m)] = (node.child[i], child_rays);
                     }
                     sp += n - 1;
                     (cur, rays) = stack[sp];
