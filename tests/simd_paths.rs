@@ -45,6 +45,38 @@ fn knot_scene() -> (Vec<Triangle>, Vec<Ray>) {
     (tris, rays)
 }
 
+/// Camera rays (one origin, neighbouring directions) are traced in packets
+/// of eight by the in-order batches: on every path they equal the
+/// single-ray answers of the baseline path.
+#[test]
+fn camera_packets_are_identical_on_every_path() {
+    let (tris, _) = knot_scene();
+    let bvh = MeshBvh::new(&tris);
+    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for t in &tris {
+        for p in [t.a, t.b, t.c] {
+            (lo, hi) = (lo.min(p), hi.max(p));
+        }
+    }
+    let cam = widephase::bvh::Pinhole::framing((lo, hi), 96, 64, 50.0, None, None, [0.0, 1.0, 0.0]);
+    let rays = cam.rays();
+    let (_, want) =
+        with_isa(Isa::Baseline, || rays.iter().map(|r| bvh.closest_hit(r)).collect::<Vec<_>>());
+    let hits = want.iter().filter(|h| h.is_some()).count();
+    assert!(hits > 500 && hits < rays.len() - 500, "{hits} hits");
+    let bits = |h: &Option<widephase::bvh::RayHit>| {
+        h.map(|h| (h.id, h.t.to_bits(), h.u.to_bits(), h.v.to_bits()))
+    };
+    for isa in Isa::ALL {
+        let (_, got) = with_isa(isa, || bvh.closest_hits(&rays));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(bits(g), bits(w), "{isa:?} camera ray {i}");
+        }
+        let (_, count) = with_isa(isa, || bvh.count_hits_in_order(&rays));
+        assert_eq!(count, hits, "{isa:?} count_hits_in_order");
+    }
+}
+
 #[test]
 fn mesh_rays_are_identical_on_every_path() {
     let (tris, rays) = knot_scene();

@@ -833,8 +833,8 @@ impl<M: LanePod> NodeTest<M> for NodeRay<M> {
 }
 
 /// The end of [`NodeRay`]'s test from the near and far plane times of each
-/// axis: the hit mask of the lanes whose widened entry is `<= ` the widened
-/// exit and `best_t`, and the entries. Shared with the packet traversal
+/// axis: the hit mask of the lanes whose widened entry is at most the
+/// widened exit and `best_t`, and the entries. Shared with the packet traversal
 /// ([`packet`]), which forms the plane times differently but identically.
 #[inline(always)]
 fn slab_entry<M: LanePod>(near: [M; 3], far: [M; 3], t_min: M, best_t: f32) -> (u64, M) {

@@ -80,32 +80,27 @@ impl<M: LanePod> PacketTests<M> {
 /// The node tests of a packet, or `None` when the packet is not traced as
 /// one: some ray is invalid or has a zero or tiny direction component (those
 /// take [`super::GeneralNodeRay`] one by one), or the rays do not share their
-/// origin and direction signs (not coherent).
+/// origin and near planes, i.e. their direction signs (not coherent).
 #[inline(always)]
 pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTests<M>> {
     let o = rays[0].origin.to_array().map(f32::to_bits);
-    let octant = |r: &Ray| r.dir.to_array().map(|d| d.is_sign_negative());
-    let oct0 = octant(&rays[0]);
-    for r in rays {
-        if !crate::ray::ray_valid(r)
-            || r.origin.to_array().map(f32::to_bits) != o
-            || octant(r) != oct0
-        {
+    if !rays.iter().all(|r| crate::ray::ray_valid(r) && r.origin.to_array().map(f32::to_bits) == o)
+    {
+        return None;
+    }
+    let first = NodeRay::<M>::new(&rays[0])?;
+    let mut tests = PacketTests {
+        origin: first.origin,
+        near: first.near,
+        far: first.far,
+        inv: [first.inv; PACKET],
+        t_min: [first.t_min; PACKET],
+    };
+    for (j, r) in rays.iter().enumerate().skip(1) {
+        let t = NodeRay::<M>::new(r)?;
+        if t.near != tests.near {
             return None;
         }
-    }
-    let mut tests = PacketTests {
-        origin: [M::splat(0.0); 3],
-        near: [0; 3],
-        far: [0; 3],
-        inv: [[M::splat(0.0); 3]; PACKET],
-        t_min: [M::splat(0.0); PACKET],
-    };
-    for (j, r) in rays.iter().enumerate() {
-        let t = NodeRay::<M>::new(r)?;
-        // same signs of `inv` (the signs of the directions): same planes
-        debug_assert!(j == 0 || t.near == tests.near);
-        (tests.origin, tests.near, tests.far) = (t.origin, t.near, t.far);
         tests.inv[j] = t.inv;
         tests.t_min[j] = t.t_min;
     }
