@@ -821,11 +821,12 @@ fn batch_queries_in_coherent_order_equal_single_queries() {
 }
 
 /// `closest_hits_into` writes `closest_hits` as columns (inf, -1, [0, 0] for
-/// a miss), bit for bit, from a ray slice and from `RayColumns`, on any
-/// thread count; it refuses columns of the wrong length.
+/// a miss), bit for bit, from a ray slice, `RayColumns` and `RayRows`, on
+/// any thread count, with or without the uv column; it refuses columns of
+/// the wrong length.
 #[test]
 fn closest_hits_into_columns_equal_closest_hits() {
-    use widephase::bvh::{HitColumns, RayColumns};
+    use widephase::bvh::{HitColumns, RayColumns, RayRows};
     let mut r = rng::rng(0xC01);
     let tris = gen_tris(&mut r, 3000);
     let bvh = MeshBvh::new(&tris);
@@ -834,6 +835,13 @@ fn closest_hits_into_columns_equal_closest_hits() {
     assert!(want.iter().filter(|h| h.is_some()).count() > 500);
     let origins: Vec<[f32; 3]> = rays.iter().map(|r| r.origin.to_array()).collect();
     let directions: Vec<[f32; 3]> = rays.iter().map(|r| r.dir.to_array()).collect();
+    let rows: Vec<[f32; 6]> = rays
+        .iter()
+        .map(|r| {
+            let (o, d) = (r.origin, r.dir);
+            [o.x, o.y, o.z, d.x, d.y, d.z]
+        })
+        .collect();
     let n = rays.len();
     for threads in [1, 3] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -842,15 +850,17 @@ fn closest_hits_into_columns_equal_closest_hits() {
             let same: Vec<Ray> = rays.iter().map(|r| Ray { t_min, t_max, ..*r }).collect();
             let want = bvh.closest_hits(&same);
             let cols = RayColumns { origins: &origins, directions: &directions, t_min, t_max };
-            for from_columns in [false, true] {
+            let rows = RayRows { rows: &rows, t_min, t_max };
+            for (source, with_uv) in
+                [("slice", true), ("columns", true), ("rows", true), ("rows", false)]
+            {
                 let (mut t, mut id, mut uv) = (vec![7.0; n], vec![7; n], vec![[7.0; 2]; n]);
-                let out = HitColumns { t: &mut t, id: &mut id, uv: &mut uv };
-                pool.install(|| {
-                    if from_columns {
-                        bvh.closest_hits_into(&cols, out)
-                    } else {
-                        bvh.closest_hits_into(same.as_slice(), out)
-                    }
+                let uv_out = with_uv.then_some(uv.as_mut_slice());
+                let out = HitColumns { t: &mut t, id: &mut id, uv: uv_out };
+                pool.install(|| match source {
+                    "slice" => bvh.closest_hits_into(same.as_slice(), out),
+                    "columns" => bvh.closest_hits_into(&cols, out),
+                    _ => bvh.closest_hits_into(&rows, out),
                 });
                 for i in 0..n {
                     let got = (t[i].to_bits(), id[i], uv[i].map(f32::to_bits));
@@ -858,16 +868,29 @@ fn closest_hits_into_columns_equal_closest_hits() {
                         Some(h) => (h.t.to_bits(), h.id as i32, [h.u.to_bits(), h.v.to_bits()]),
                         None => (f32::INFINITY.to_bits(), -1, [0; 2]),
                     };
-                    assert_eq!(got, exp, "ray {i}, {threads} threads, columns {from_columns}");
+                    // (without a uv column the 7s stay: it is not written)
+                    let exp = if with_uv { exp } else { (exp.0, exp.1, [7.0f32.to_bits(); 2]) };
+                    assert_eq!(got, exp, "ray {i}, {threads} threads, {source}, uv {with_uv}");
                 }
             }
         }
     }
     let (mut t, mut id, mut uv) = (vec![0.0; n], vec![0; n - 1], vec![[0.0; 2]; n]);
     let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        bvh.closest_hits_into(rays.as_slice(), HitColumns { t: &mut t, id: &mut id, uv: &mut uv })
+        bvh.closest_hits_into(
+            rays.as_slice(),
+            HitColumns { t: &mut t, id: &mut id, uv: Some(&mut uv) },
+        )
     }));
     assert!(short.is_err(), "a short id column is refused");
+    let (mut t, mut id, mut uv) = (vec![0.0; n], vec![0; n], vec![[0.0; 2]; n + 1]);
+    let long = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        bvh.closest_hits_into(
+            rays.as_slice(),
+            HitColumns { t: &mut t, id: &mut id, uv: Some(&mut uv) },
+        )
+    }));
+    assert!(long.is_err(), "a long uv column is refused");
 }
 
 /// The pinhole rays follow Open3D's `create_rays_pinhole` (values from

@@ -97,7 +97,7 @@ fn mesh_rays_are_identical_on_every_path() {
         assert_eq!(any, want_any, "{isa:?} any-hit");
         let n = rays.len();
         let (mut t, mut id, mut uv) = (vec![0.0; n], vec![0; n], vec![[0.0; 2]; n]);
-        let out = widephase::bvh::HitColumns { t: &mut t, id: &mut id, uv: &mut uv };
+        let out = widephase::bvh::HitColumns { t: &mut t, id: &mut id, uv: Some(&mut uv) };
         with_isa(isa, || bvh.closest_hits_into(rays.as_slice(), out));
         for (i, w) in want.iter().enumerate() {
             let w = w.map_or((-1, f32::INFINITY.to_bits()), |h| (h.id as i32, h.t.to_bits()));

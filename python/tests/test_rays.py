@@ -61,6 +61,33 @@ def test_t_range_and_rays_layout():
     assert scene.cast([[np.nan, 0, 0]], [[0, 0, -1]])[1][0] == -1
 
 
+def test_rows_read_in_place_equal_columns():
+    """One (N, 6) array (read in place by the library) gives the columns'
+    answers bit for bit: as float32 C rows, as float64, as a strided view,
+    as an (H, W, 6) image; with and without uv; for every query."""
+    m = widephase.builtin_mesh("knot")
+    scene = widephase.RayScene(m)
+    rng = np.random.default_rng(11)
+    o = (rng.normal(size=(3000, 3)) * 3).astype(np.float32)
+    d = (rng.normal(size=(3000, 3)) * 0.3 - o).astype(np.float32)
+    o[7] = np.nan  # the NaN rule holds in rows too
+    rows = np.concatenate([o, d], 1)
+    t, tri, uv = scene.cast(o, d, t_min=0.25, t_max=50.0, return_uv=True)
+    assert (tri >= 0).sum() > 500 and tri[7] == -1
+    wide = np.zeros((3000, 9), np.float32)
+    wide[:, 2:8] = rows
+    for form in (rows, rows.astype(np.float64), wide[:, 2:8], rows.reshape(30, 100, 6)):
+        for threads in (1, 2):
+            got = scene.cast(form, t_min=0.25, t_max=50.0, return_uv=True, threads=threads)
+            for a, b in zip(got, (t, tri, uv)):
+                np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
+        t2, tri2 = scene.cast(form, t_min=0.25, t_max=50.0)
+        np.testing.assert_array_equal(tri2, tri)
+        np.testing.assert_array_equal(t2, t)
+        np.testing.assert_array_equal(scene.occluded(form, t_min=0.25, t_max=50.0), tri >= 0)
+        assert scene.count_hits(form) == (scene.cast(o, d)[1] >= 0).sum()
+
+
 def test_same_hits_as_cli(cli, tmp_path):
     rays, hits = tmp_path / "r.npy", tmp_path / "h.npy"
     r = run_cli(cli, "raycast", "builtin:knot", "--rays", 20000, "--seed", 5,

@@ -338,13 +338,13 @@ class RayScene:
         return self._scene.triangle_count
 
     @staticmethod
-    def _rays(origins: Any, directions: Any) -> Tuple[np.ndarray, np.ndarray]:
+    def _rays(origins: Any, directions: Any) -> Tuple[np.ndarray, Optional[np.ndarray]]:
         if directions is None:
+            # one (..., 6) array of rays: passed on whole, read in place
             rays = np.asarray(origins)
             if rays.ndim < 1 or rays.shape[-1] != 6:
                 raise ValueError(f"rays: expected an (N, 6) array, got shape {rays.shape}")
-            rays = _rows(rays.reshape(-1, 6), 6, "rays", np.float32)
-            return np.ascontiguousarray(rays[:, :3]), np.ascontiguousarray(rays[:, 3:])
+            return _rows(rays.reshape(-1, 6), 6, "rays", np.float32), None
         return (
             _rows(origins, 3, "origins", np.float32),
             _rows(directions, 3, "directions", np.float32),
@@ -369,7 +369,9 @@ class RayScene:
         ``return_uv=True``). Rays with NaN or infinite components never hit.
         """
         o, d = self._rays(origins, directions)
-        t, tri, uv = self._scene.cast(o, d, float(t_min), float(t_max), _threads(threads))
+        t, tri, uv = self._scene.cast(
+            o, d, float(t_min), float(t_max), _threads(threads), bool(return_uv)
+        )
         return (t, tri, uv) if return_uv else (t, tri)
 
     def occluded(

@@ -133,15 +133,18 @@ class RayScene:
     def cast(
         self,
         origins: F32Rows,
-        directions: F32Rows,
+        directions: Optional[F32Rows] = None,
         t_min: float = 0.0,
         t_max: float = ...,
         threads: Optional[int] = None,
-    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.int32], npt.NDArray[np.float32]]: ...
+        uv: bool = True,
+    ) -> Tuple[
+        npt.NDArray[np.float32], npt.NDArray[np.int32], Optional[npt.NDArray[np.float32]]
+    ]: ...
     def occluded(
         self,
         origins: F32Rows,
-        directions: F32Rows,
+        directions: Optional[F32Rows] = None,
         t_min: float = 0.0,
         t_max: float = ...,
         threads: Optional[int] = None,
@@ -149,7 +152,7 @@ class RayScene:
     def count_hits(
         self,
         origins: F32Rows,
-        directions: F32Rows,
+        directions: Optional[F32Rows] = None,
         t_min: float = 0.0,
         t_max: float = ...,
         threads: Optional[int] = None,

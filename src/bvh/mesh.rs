@@ -316,7 +316,7 @@ impl MeshBvh {
     }
 
     /// [`closest_hits`](Self::closest_hits) of any [`RaySource`] (a `[Ray]`
-    /// slice or [`RayColumns`]) written straight into `out`'s columns: no
+    /// slice, [`RayColumns`] or [`RayRows`]) written straight into `out`'s columns: no
     /// per-ray `Option` and no ray array in between, each output row written
     /// once. Every column must hold `rays.len()` rows.
     ///
@@ -324,12 +324,12 @@ impl MeshBvh {
     /// When a column's length differs from `rays.len()`.
     pub fn closest_hits_into<R: RaySource + ?Sized>(&self, rays: &R, out: HitColumns<'_>) {
         let n = rays.len();
+        let uv_rows = out.uv.as_deref().map_or(n, <[_]>::len);
         assert!(
-            out.t.len() == n && out.id.len() == n && out.uv.len() == n,
-            "closest_hits_into: columns of {}, {} and {} rows for {n} rays",
+            out.t.len() == n && out.id.len() == n && uv_rows == n,
+            "closest_hits_into: columns of {}, {} and {uv_rows} rows for {n} rays",
             out.t.len(),
             out.id.len(),
-            out.uv.len()
         );
         self.map_rays_in_order::<Closest, _, _>(rays, out);
     }
@@ -438,9 +438,9 @@ impl MeshBvh {
     }
 }
 
-/// Rays a batch query reads by index: a `[Ray]` slice, or [`RayColumns`]
-/// (origins and directions as they arrive from NumPy), which builds each ray
-/// when it is traced instead of materializing an array of them.
+/// Rays a batch query reads by index: a `[Ray]` slice, or [`RayColumns`] and
+/// [`RayRows`] (rays as they arrive from NumPy), which build each ray when it
+/// is traced instead of materializing an array of them.
 pub trait RaySource: Sync {
     /// Number of rays.
     fn len(&self) -> usize;
@@ -486,6 +486,35 @@ impl RaySource for RayColumns<'_> {
         Ray {
             origin: v(self.origins[i]),
             dir: v(self.directions[i]),
+            t_min: self.t_min,
+            t_max: self.t_max,
+        }
+    }
+}
+
+/// Rays given as one `(N, 6)` array of `origin, direction` rows (Open3D's
+/// `cast_rays` layout, and `pinhole_rays`'), over one interval
+/// `[t_min, t_max]`: read in place, with no split into columns first.
+#[derive(Clone, Copy, Debug)]
+pub struct RayRows<'a> {
+    /// `[ox, oy, oz, dx, dy, dz]` per ray.
+    pub rows: &'a [[f32; 6]],
+    /// Start of every ray's parameter interval.
+    pub t_min: f32,
+    /// End of every ray's parameter interval.
+    pub t_max: f32,
+}
+
+impl RaySource for RayRows<'_> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+    #[inline(always)]
+    fn ray(&self, i: usize) -> Ray {
+        let r = self.rows[i];
+        Ray {
+            origin: Vec3::new(r[0], r[1], r[2]),
+            dir: Vec3::new(r[3], r[4], r[5]),
             t_min: self.t_min,
             t_max: self.t_max,
         }
@@ -664,8 +693,8 @@ pub struct HitColumns<'a> {
     pub t: &'a mut [f32],
     /// Triangle index of the closest hit.
     pub id: &'a mut [i32],
-    /// Barycentric weights of vertices `b` and `c`.
-    pub uv: &'a mut [[f32; 2]],
+    /// Barycentric weights of vertices `b` and `c`, when wanted.
+    pub uv: Option<&'a mut [[f32; 2]]>,
 }
 
 impl RaySink for HitColumns<'_> {
@@ -676,7 +705,13 @@ impl RaySink for HitColumns<'_> {
     fn split_at(self, mid: usize) -> (Self, Self) {
         let (t0, t1) = self.t.split_at_mut(mid);
         let (i0, i1) = self.id.split_at_mut(mid);
-        let (u0, u1) = self.uv.split_at_mut(mid);
+        let (u0, u1) = match self.uv {
+            Some(uv) => {
+                let (u0, u1) = uv.split_at_mut(mid);
+                (Some(u0), Some(u1))
+            }
+            None => (None, None),
+        };
         (HitColumns { t: t0, id: i0, uv: u0 }, HitColumns { t: t1, id: i1, uv: u1 })
     }
     #[inline(always)]
@@ -687,7 +722,9 @@ impl RaySink for HitColumns<'_> {
         };
         self.t[i] = t;
         self.id[i] = id;
-        self.uv[i] = uv;
+        if let Some(out) = self.uv.as_deref_mut() {
+            out[i] = uv;
+        }
     }
 }
 

@@ -54,7 +54,7 @@ mod order;
 mod packet;
 
 pub use camera::{Pinhole, MAX_PIXELS};
-pub use mesh::{HitColumns, MeshBvh, RayColumns, RayHit, RaySource};
+pub use mesh::{HitColumns, MeshBvh, RayColumns, RayHit, RayRows, RaySource};
 
 use crate::lane::{Lane, LaneMask};
 use crate::math::{Vec3, V3};
