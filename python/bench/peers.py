@@ -12,7 +12,9 @@ one process, side by side.
   right after the Python timing.
 - Rays: RAYS rays on bunny (the set `widephase raycast --dump-rays` writes),
   `RayScene.cast` against Open3D's `RaycastingScene.cast_rays` (Embree) at 1
-  and 2 threads, alternated, best of 3; closest-hit t compared.
+  and 2 threads, alternated, best of 3; closest-hit t compared. Then a
+  CAMERA pinhole image framing bunny: `pinhole_rays` and Open3D's
+  `create_rays_pinhole` (the same rays), each `(H, W, 6)` array cast whole.
 - Broad phase: BOXES random boxes, `widephase.pairs` against python-fcl's
   `DynamicAABBTreeCollisionManager` (register, setup and collide, the way its
   users call it; one run, it takes seconds); pair counts compared.
@@ -45,6 +47,7 @@ quick = "--quick" in sys.argv
 REPEATS = 30  # (best of 30: this shared machine varies ±5 % between runs of 10)
 RAYS = 200_000 if quick else 1_000_000
 BOXES = 20_000 if quick else 100_000
+CAMERA, CAMERA_FOV = (1280, 960), 60.0  # pinhole image (width, height), horizontal fov
 VOXEL_CASES = [("bunny.obj", 128), ("bunny.obj", 512)]
 TRIMESH_MAX_RES = 128 if quick else 256
 
@@ -131,22 +134,42 @@ def ray_rows(path):
     o3d_scene.add_triangles(o3d.t.geometry.TriangleMesh.from_legacy(o3d.io.read_triangle_mesh(path)))
     o3d_scene.cast_rays(o3d.core.Tensor(rays[:16]))  # commits the scene (Embree's build)
     rays_t = o3d.core.Tensor(rays)
+    # a camera image framing the mesh (scripts/raycast_peers.py's camera):
+    # one (H, W, 6) array, passed whole to both
+    v = widephase.load_mesh(path).vertices.astype(np.float64)
+    lo, hi = v.min(0), v.max(0)
+    c = 0.5 * (lo + hi)
+    half = np.radians(CAMERA_FOV / 2)
+    half = min(half, np.arctan(np.tan(half) * CAMERA[1] / CAMERA[0]))
+    eye = c + [0.0, 0.0, 0.5 * np.linalg.norm(hi - lo) / np.sin(half)]
+    cam = (CAMERA_FOV, c, eye, [0.0, 1.0, 0.0], *CAMERA)
+    cam_wp = widephase.pinhole_rays(*cam)
+    cam_o3d = o3d.t.geometry.RaycastingScene.create_rays_pinhole(*cam)
+    assert np.abs(cam_wp - cam_o3d.numpy()).max() < 1e-6, "pinhole rays differ from Open3D's"
+    name = os.path.basename(path)
     out, facts = [], {}
-    for threads in (1, 2):
-        best_wp = best_o3d = None
-        for _ in range(3):
-            ms, (t_wp, _) = best_of(1, lambda: scene.cast(o, d, threads=threads))
-            best_wp = ms if best_wp is None else min(best_wp, ms)
-            ms, ans = best_of(1, lambda: o3d_scene.cast_rays(rays_t, nthreads=threads))
-            best_o3d = ms if best_o3d is None else min(best_o3d, ms)
-        t_o3d = ans["t_hit"].numpy()
-        assert np.array_equal(t_wp, np.load(hits_npy)), "RayScene differs from the CLI's hits"
-        disagree = int((np.isfinite(t_wp) != np.isfinite(t_o3d)).sum())
-        rate = lambda ms: RAYS / (ms * 1e3)  # noqa: E731
-        name = os.path.basename(path)
-        out.append((name, threads, rate(best_wp), rate(best_o3d), rate(best_wp) / rate(best_o3d), disagree))
-        facts[f"threads_{threads}"] = {"widephase_mrays_s": rate(best_wp), "open3d_mrays_s": rate(best_o3d),
-                                       "ratio": rate(best_wp) / rate(best_o3d), "hit_miss_disagreements": disagree}
+    for kind, cast_wp, cast_o3d, n in [
+        (f"{RAYS // 1000}k random", lambda th: scene.cast(o, d, threads=th), rays_t, RAYS),
+        (f"{CAMERA[0]}x{CAMERA[1]} camera", lambda th: scene.cast(cam_wp, threads=th), cam_o3d,
+         CAMERA[0] * CAMERA[1]),
+    ]:
+        for threads in (1, 2):
+            best_wp = best_o3d = None
+            for _ in range(3):
+                ms, (t_wp, _) = best_of(1, lambda: cast_wp(threads))
+                best_wp = ms if best_wp is None else min(best_wp, ms)
+                ms, ans = best_of(1, lambda: o3d_scene.cast_rays(cast_o3d, nthreads=threads))
+                best_o3d = ms if best_o3d is None else min(best_o3d, ms)
+            t_o3d = ans["t_hit"].numpy().reshape(-1)
+            if n == RAYS:
+                assert np.array_equal(t_wp, np.load(hits_npy)), "RayScene differs from the CLI's hits"
+            disagree = int((np.isfinite(t_wp) != np.isfinite(t_o3d)).sum())
+            rate = lambda ms: n / (ms * 1e3)  # noqa: E731
+            out.append((name, kind, threads, rate(best_wp), rate(best_o3d), rate(best_wp) / rate(best_o3d),
+                        disagree))
+            facts[f"{kind} threads_{threads}"] = {
+                "widephase_mrays_s": rate(best_wp), "open3d_mrays_s": rate(best_o3d),
+                "ratio": rate(best_wp) / rate(best_o3d), "hit_miss_disagreements": disagree}
     return out, facts
 
 
@@ -225,10 +248,10 @@ def main():
     bunny = os.path.join(MESHES, "bunny.obj")
     if os.path.exists(bunny):
         rows, facts["rays"] = ray_rows(bunny)
-        lines += ["", "| mesh | threads | widephase RayScene Mrays/s | Open3D RaycastingScene Mrays/s | ratio | "
-                  "hit/miss disagreements |", "|---|---:|---:|---:|---:|---:|"]
+        lines += ["", "| mesh | rays | threads | widephase RayScene Mrays/s | Open3D RaycastingScene Mrays/s | "
+                  "ratio | hit/miss disagreements |", "|---|---|---:|---:|---:|---:|---:|"]
         for r in rows:
-            lines.append(f"| {r[0]} | {r[1]} | {r[2]:.2f} | {r[3]:.2f} | {r[4]:.2f}× | {r[5]} |")
+            lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} | {r[4]:.2f} | {r[5]:.2f}× | {r[6]} |")
             print(lines[-1], file=sys.stderr, flush=True)
     row, facts["boxes"] = box_rows()
     lines += ["", "| boxes | widephase.pairs ms | pairs | python-fcl setup ms | python-fcl collide ms | "
