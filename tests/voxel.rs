@@ -1744,7 +1744,7 @@ fn small_triangle_shortcuts_equal_kernel() {
 }
 
 #[test]
-fn flat_indices_equal_sorted_indices_for_any_thread_count() {
+fn flat_indices_and_count_equal_sorted_indices_for_any_thread_count() {
     // a grid whose rows span several words and whose row blocks split
     // mid-slab, dense and sparse, on pools of 1 to 3 threads; solid mode
     // fills whole words (64 voxels a word, past the writer's unrolled
@@ -1766,6 +1766,13 @@ fn flat_indices_equal_sorted_indices_for_any_thread_count() {
                 pool.install(|| set.indices_flat()),
                 want,
                 "{storage:?} {mode:?}, {threads} threads"
+            );
+            // (150³ bits: several of `count`'s blocks)
+            let count = pool.install(|| set.count());
+            assert_eq!(
+                count,
+                want.len() as u64 / 3,
+                "count, {storage:?} {mode:?}, {threads} threads"
             );
         }
     }

@@ -43,12 +43,18 @@ fn same_on_every_path(name: &str, m: &Mesh, g: &Grid) -> usize {
         let run = |isa: Isa| with_isa(isa, || voxelize(m.as_ref(), g, &opts).unwrap().set);
         let (_, want): (Isa, VoxelSet) = run(Isa::Baseline);
         marked += want.count() as usize;
-        // the flat index list (dispatched count and write passes) on every
-        // path equals the sorted voxel walk
+        // the flat index list (dispatched count and write passes) and the
+        // count on every path equal the sorted voxel walk
         let walk: Vec<u32> = want.indices().into_iter().flatten().collect();
         for isa in Isa::ALL {
             let (used, flat) = with_isa(isa, || want.indices_flat());
             assert!(flat == walk, "{name}: {mode:?} {storage:?}: indices_flat on {used:?} differs");
+            let (used, count) = with_isa(isa, || want.count());
+            assert_eq!(
+                count as usize,
+                walk.len() / 3,
+                "{name}: {mode:?} {storage:?}: count on {used:?}"
+            );
         }
         for isa in [Isa::Avx2, Isa::Avx512] {
             let (used, got) = run(isa);
