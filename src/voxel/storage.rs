@@ -227,7 +227,7 @@ impl VoxelSet {
 
     /// Number of voxels in the set. Dense bits are counted in blocks over
     /// the current rayon pool, each block a dispatched body (`popcnt` on a
-    /// plain x86-64 build too; see [`DenseBits::indices_flat_rows`]).
+    /// plain x86-64 build too, as in [`indices_flat`](Self::indices_flat)).
     pub fn count(&self) -> u64 {
         use rayon::prelude::*;
         match self {
