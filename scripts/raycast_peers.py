@@ -23,6 +23,8 @@ import argparse, json, os, subprocess, sys, tempfile, time
 import numpy as np
 import open3d as o3d
 
+from camera import camera_of  # (scripts/camera.py, shared with python/bench/peers.py)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESHES = os.path.join(ROOT, "..", "shared", "meshes")
 WP = os.path.join(ROOT, "target", "release", "widephase")
@@ -43,18 +45,6 @@ def wp(path, threads, extra=(), source=None):
     r = subprocess.run([WP, "raycast", path, *source, "--threads", str(threads), "--json", *extra],
                        check=True, capture_output=True, text=True)
     return json.loads(r.stdout)
-
-
-def camera_of(verts, w, h, fov=60.0):
-    """Eye on the +z side of the bounding box's centre, the bounding sphere
-    filling the narrower field of view (the CLI's default framing)."""
-    lo, hi = verts.min(0).astype(np.float64), verts.max(0).astype(np.float64)
-    c = 0.5 * (lo + hi)
-    r = 0.5 * np.linalg.norm(hi - lo)
-    half_h = np.radians(fov / 2)
-    half_v = np.arctan(np.tan(half_h) * h / w)
-    eye = c + np.array([0.0, 0.0, r / np.sin(min(half_h, half_v))])
-    return fov, c, eye, np.array([0.0, 1.0, 0.0])
 
 
 def vec(v):

@@ -39,6 +39,7 @@ import widephase
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from voxel_peers import ExactOracle, exact_errors  # noqa: E402  (the exact oracle, shared)
+from camera import camera_of  # noqa: E402  (the camera of scripts/raycast_peers.py)
 
 MESHES = os.path.join(ROOT, "..", "shared", "meshes")
 WP = os.path.join(ROOT, "target", "release", "widephase")
@@ -136,13 +137,7 @@ def ray_rows(path):
     rays_t = o3d.core.Tensor(rays)
     # a camera image framing the mesh (scripts/raycast_peers.py's camera):
     # one (H, W, 6) array, passed whole to both
-    v = widephase.load_mesh(path).vertices.astype(np.float64)
-    lo, hi = v.min(0), v.max(0)
-    c = 0.5 * (lo + hi)
-    half = np.radians(CAMERA_FOV / 2)
-    half = min(half, np.arctan(np.tan(half) * CAMERA[1] / CAMERA[0]))
-    eye = c + [0.0, 0.0, 0.5 * np.linalg.norm(hi - lo) / np.sin(half)]
-    cam = (CAMERA_FOV, c, eye, [0.0, 1.0, 0.0], *CAMERA)
+    cam = (*camera_of(widephase.load_mesh(path).vertices, *CAMERA, CAMERA_FOV), *CAMERA)
     cam_wp = widephase.pinhole_rays(*cam)
     cam_o3d = o3d.t.geometry.RaycastingScene.create_rays_pinhole(*cam)
     assert np.abs(cam_wp - cam_o3d.numpy()).max() < 1e-6, "pinhole rays differ from Open3D's"

@@ -316,9 +316,10 @@ impl MeshBvh {
     }
 
     /// [`closest_hits`](Self::closest_hits) of any [`RaySource`] (a `[Ray]`
-    /// slice, [`RayColumns`] or [`RayRows`]) written straight into `out`'s columns: no
-    /// per-ray `Option` and no ray array in between, each output row written
-    /// once. Every column must hold `rays.len()` rows.
+    /// slice, [`RayColumns`] or [`RayRows`]) written straight into `out`'s
+    /// columns: no per-ray `Option` and no ray array in between, each output
+    /// row written once (`uv` only when given). Every column must hold
+    /// `rays.len()` rows.
     ///
     /// # Panics
     /// When a column's length differs from `rays.len()`.
