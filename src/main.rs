@@ -102,7 +102,8 @@ struct RaycastArgs {
     /// Worker threads: 0 or absent = all cores; at most 4× the cores (at least 64).
     #[arg(long)]
     threads: Option<usize>,
-    /// Print one JSON object (n, triangles, rays, hits, ms, build_ms, mrays_per_s, threads).
+    /// Print one JSON object (n, triangles, rays, hits, ms, build_ms, mrays_per_s,
+    /// repeat, best_ms, threads).
     #[arg(long)]
     json: bool,
     /// Write the rays as an N×6 float32 .npy (origin xyz, direction xyz).
@@ -132,6 +133,11 @@ struct RaycastArgs {
     /// leaves and triangles tested per ray (untimed), and print the averages.
     #[arg(long)]
     stats: bool,
+    /// Trace the rays N times in this process (a benchmark: the outputs come
+    /// from the first run; the summary and JSON add the best time of the N,
+    /// as libraries are timed in one process).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize), String> {
@@ -200,6 +206,7 @@ impl RaycastArgs {
             depth: self.depth,
             depth_png: self.depth_png,
             stats: self.stats,
+            repeat: self.repeat,
         })
     }
 }
@@ -436,7 +443,7 @@ mod fuzz {
         "voxelize builtin:torus --res 64 --max-memory 2G --repeat 2",
         "pairs --random 100 --seed 3 --out p.npy --threads 0",
         "pairs a.npy b.npy --json",
-        "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1",
+        "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1 --repeat 2",
         "raycast builtin:knot --camera 8x6 --eye 0,-1,3 --fov 50 --depth d.npy --dump-ids i.npy",
         "raycast builtin:cube --rays-file r.npy --dump-bary b.npy --dump-normals n.npy",
         "bench --quick --filter sphere --json --threads 1",

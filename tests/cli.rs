@@ -408,6 +408,48 @@ fn raycast_hit_distances_lie_in_a_third_to_three() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `raycast --repeat N` traces the same rays N times in one process: the
+/// JSON gives the first and the best time, the hits and outputs are the
+/// first run's, for random rays (sorted order), a camera (pixel order) and
+/// per-ray outputs (closest hits); `--repeat 0` is refused.
+#[test]
+fn raycast_repeat_reports_the_best_of_n_and_the_same_hits() {
+    let dir = scratch("raycast-repeat");
+    let json = |o: &std::process::Output| -> serde_json::Value {
+        assert!(o.status.success(), "{}", err(o));
+        serde_json::from_slice(&o.stdout).expect("raycast --json output")
+    };
+    let (h1, h3) = (dir.join("h1.npy"), dir.join("h3.npy"));
+    let sources: [&[&str]; 3] = [
+        &["--rays", "20000"],
+        &["--camera", "64x48", "--eye", "0,-1,3"],
+        &["--rays", "5000", "--seed", "7", "--dump-hits"],
+    ];
+    for (k, src) in sources.iter().enumerate() {
+        let run = |repeat: &str, hits: &Path| {
+            let mut a = vec!["raycast", "builtin:knot", "--json", "--repeat", repeat];
+            a.extend_from_slice(src);
+            if k == 2 {
+                a.push(s(hits));
+            }
+            json(&cli(&a))
+        };
+        let (once, thrice) = (run("1", &h1), run("3", &h3));
+        assert_eq!(once["repeat"], 1);
+        assert_eq!(once["best_ms"], once["ms"]);
+        assert_eq!(thrice["repeat"], 3);
+        assert_eq!(thrice["hits"], once["hits"], "{src:?}");
+        assert!(thrice["hits"].as_u64().unwrap() > 0, "{src:?}: no hits");
+        assert!(thrice["best_ms"].as_f64().unwrap() <= thrice["ms"].as_f64().unwrap());
+        if k == 2 {
+            assert_eq!(std::fs::read(&h1).unwrap(), std::fs::read(&h3).unwrap());
+        }
+    }
+    let e = fails(&["raycast", "builtin:knot", "--rays", "10", "--repeat", "0"]);
+    assert!(e.contains("--repeat"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A huge `--pad` with `--voxel-size` is refused at once (found by the
 /// argument fuzzer: `n + pad` overflowed u32 in the covering count, whose
 /// loop then ran for billions of steps).
