@@ -2,7 +2,7 @@
 //! needs nightly): seeded mutations (bit flips, interesting bytes, truncation,
 //! splicing, deleted and repeated ranges, replaced numbers, huge header counts)
 //! of the small files in `tests/fuzz_corpus`, each fed to every reader
-//! (OBJ, STL, PLY) in process. Checked per input:
+//! (OBJ, STL, PLY, glTF) in process. Checked per input:
 //! - no panic (`catch_unwind`);
 //! - no hang: a watchdog aborts (after saving the input) when one input runs
 //!   for more than 10 s, and inputs over 1 s count as failures;
@@ -26,7 +26,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use widephase::voxel::load::parse_obj_chunked;
-use widephase::voxel::mesh::{parse_ply, parse_stl};
+use widephase::voxel::mesh::{parse_gltf, parse_ply, parse_stl};
 use widephase::voxel::{Mesh, VoxelError};
 
 struct Counting;
@@ -226,6 +226,8 @@ fn check(d: &[u8], peak: &mut f64) -> Result<(), String> {
     let chunked: Vec<_> = [3, 17, 64].map(|c| (c, parse_obj_chunked(d, "f.obj", c))).into();
     let stl = parse_stl(d, "f.stl");
     let ply = parse_ply(d, "f.ply");
+    // (no previous glTF reader: checked for panics, hangs and memory only)
+    let _ = std::hint::black_box(parse_gltf(d, "f.glb", None));
     *peak = (PEAK.load(Relaxed) - base).max(0) as f64;
     for (chunk, r) in &chunked {
         let same = match (&seq, r) {

@@ -6,6 +6,8 @@
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "loaders")]
+mod gltf;
+#[cfg(feature = "loaders")]
 mod loaders;
 #[cfg(feature = "cli")]
 mod voxel_io;

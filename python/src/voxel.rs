@@ -278,7 +278,7 @@ fn mesh_arrays(py: Python<'_>, mesh: Mesh) -> PyResult<MeshArrays<'_>> {
     Ok((v.into_pyarray(py).reshape([nv, 3])?, f.into_pyarray(py).reshape([nf, 3])?))
 }
 
-/// Reads an OBJ, STL or PLY file with the crate's loaders.
+/// Reads an OBJ, STL, PLY or glTF file with the crate's loaders.
 #[pyfunction]
 fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
     let mesh = py.detach(|| Mesh::load(&path)).map_err(voxel_err)?;

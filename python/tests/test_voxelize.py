@@ -249,6 +249,48 @@ def test_arrays_of_huge_sparse_grids_are_sized_by_their_voxels():
         g.dense()
 
 
+def _oriented_triangles(tris):
+    """Triangles (T, 3, 3) rotated to start at their smallest corner (the
+    winding kept), sorted: comparable whatever the order of the file."""
+    tris = np.asarray(tris, dtype=np.float64)
+    first = np.array([min(range(3), key=lambda k: tuple(t[k])) for t in tris])
+    rolled = np.stack([np.roll(t, -k, axis=0) for t, k in zip(tris, first)]).reshape(len(tris), 9)
+    return rolled[np.lexsort(np.round(rolled, 4).T[::-1])]
+
+
+@pytest.mark.parametrize("file_type", ["glb", "gltf"])
+def test_gltf_scene_written_by_trimesh_loads_in_world_space(tmp_path, file_type):
+    """An independent writer: trimesh exports a scene with a rotated box, a
+    mirrored sphere and a translated second box instance; load_mesh gives
+    its world-space triangles (trimesh's own dump) with their winding (the
+    mirrored instance keeps a positive volume)."""
+    trimesh = pytest.importorskip("trimesh")
+    box = trimesh.creation.box(extents=[1.0, 2.0, 3.0])
+    ico = trimesh.creation.icosphere(subdivisions=2)
+    scene = trimesh.Scene()
+    scene.add_geometry(box, node_name="a", transform=trimesh.transformations.rotation_matrix(0.7, [1, 2, 3], [0.5, 0, 0]))
+    mirror = np.diag([-1.0, 1.0, 1.0, 1.0])
+    mirror[:3, 3] = [5.0, 0.0, 0.0]
+    scene.add_geometry(ico, node_name="b", transform=mirror)
+    scene.add_geometry(box, node_name="c", transform=trimesh.transformations.translation_matrix([0, 0, 9]))
+    exported = scene.export(file_type=file_type)
+    if isinstance(exported, dict):  # .gltf: the JSON and its buffer files
+        for name, data in exported.items():
+            (tmp_path / name).write_bytes(data)
+        path = tmp_path / "model.gltf"
+    else:
+        path = tmp_path / "scene.glb"
+        path.write_bytes(exported)
+    v, f = widephase.load_mesh(path)
+    want = scene.to_geometry() if hasattr(scene, "to_geometry") else scene.dump(concatenate=True)
+    assert len(f) == len(want.faces) == 12 + 320 + 12
+    ours, theirs = _oriented_triangles(v[f]), _oriented_triangles(want.vertices[want.faces])
+    np.testing.assert_allclose(ours, theirs, atol=2e-5)
+    a, b, c = (v[f][:, k].astype(np.float64) for k in range(3))
+    volume = np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0
+    assert volume == pytest.approx(2 * 6.0 + ico.volume, rel=1e-5)
+
+
 def test_malformed_mesh_file_names_the_line(tmp_path):
     p = tmp_path / "bad.obj"
     p.write_text("v 0 0 0\nv 1 0 0\nv 0 1 x\nf 1 2 3\n")

@@ -69,7 +69,7 @@ class Mesh(NamedTuple):
 
 
 def load_mesh(path: Union[str, os.PathLike]) -> Mesh:
-    """Reads an OBJ, STL (ASCII or binary) or PLY file with widephase's loaders.
+    """Reads an OBJ, STL (ASCII or binary), PLY or glTF (.gltf, .glb) file with widephase's loaders.
 
     Errors name the file and the line or element, as the command line does.
 

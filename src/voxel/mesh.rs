@@ -1,6 +1,6 @@
 //! Triangle meshes: owned meshes, zero-copy views of caller buffers, and
 //! validation with errors that name the file, line or element and the
-//! problem. The file readers (OBJ, STL ASCII/binary, PLY) are in
+//! problem. The file readers (OBJ, STL ASCII/binary, PLY, glTF) are in
 //! [`super::load`]; their parsers are re-exported here.
 
 use super::VoxelError;
@@ -10,7 +10,7 @@ use crate::shapes::Triangle;
 use std::path::Path;
 
 #[cfg(feature = "loaders")]
-pub use super::load::{parse_obj, parse_ply, parse_stl, LoadReport};
+pub use super::load::{parse_gltf, parse_obj, parse_ply, parse_stl, LoadReport};
 
 /// An indexed triangle mesh that owns its buffers.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -161,7 +161,7 @@ impl Mesh {
         MeshRef { vertices: &self.vertices, indices: &self.indices }
     }
 
-    /// Loads a mesh by file extension (`.obj`, `.stl`, `.ply`, case-insensitive)
+    /// Loads a mesh by file extension (`.obj`, `.stl`, `.ply`, `.gltf`, `.glb`, case-insensitive)
     /// and validates it. Errors name the file and, where known, the line or
     /// element. [`Mesh::load_with_report`] also says what the reader skipped.
     #[cfg(feature = "loaders")]

@@ -1,14 +1,16 @@
-//! Mesh file readers: Wavefront OBJ, STL (ASCII and binary) and PLY (ASCII
-//! and binary), chosen by file extension. Each returns the vertices and
+//! Mesh file readers: Wavefront OBJ, STL (ASCII and binary), PLY (ASCII
+//! and binary) and glTF 2.0 (`.gltf`, `.glb`), chosen by file extension. Each returns the vertices and
 //! triangles in file order and a [`LoadReport`] of what it skipped; errors
 //! name the file and the line (text) or element (binary).
 
+mod gltf;
 mod obj;
 mod ply;
 mod polygon;
 mod stl;
 
 #[doc(hidden)]
+pub use self::gltf::parse_gltf;
 pub use obj::parse_obj_chunked;
 pub use obj::{parse_obj, parse_obj_with_report};
 pub use ply::parse_ply;
@@ -22,14 +24,14 @@ use std::path::Path;
 /// What a reader skipped or changed while loading a file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadReport {
-    /// `"OBJ"`, `"STL"` or `"PLY"`.
+    /// `"OBJ"`, `"STL"`, `"PLY"`, `"glTF"` or `"GLB"`.
     pub format: &'static str,
     /// OBJ statements that the OBJ specification does not define (skipped).
     pub unknown_statements: usize,
     /// The first of them: its line and keyword.
     pub first_unknown: Option<(usize, String)>,
-    /// OBJ points, lines and free-form curves or surfaces (skipped: only
-    /// faces are read).
+    /// OBJ points, lines and free-form curves or surfaces, glTF point and
+    /// line primitives (skipped: only faces are read).
     pub unsupported_elements: usize,
     /// Concave OBJ polygons, ear-clipped instead of fanned.
     pub concave_polygons: usize,
@@ -70,16 +72,17 @@ impl LoadReport {
 pub(crate) fn load_file(path: &Path) -> Result<(Mesh, LoadReport), VoxelError> {
     let name = path.display().to_string();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let known = matches!(ext.as_str(), "obj" | "stl" | "ply");
+    let known = matches!(ext.as_str(), "obj" | "stl" | "ply" | "gltf" | "glb");
     if !known {
         return Err(VoxelError::Mesh(format!(
-            "{name}: unknown mesh extension {ext:?} (expected .obj, .stl or .ply)"
+            "{name}: unknown mesh extension {ext:?} (expected .obj, .stl, .ply, .gltf or .glb)"
         )));
     }
     let bytes = read_file(path).map_err(|e| VoxelError::Io(format!("{name}: {e}")))?;
     Ok(match ext.as_str() {
         "obj" => parse_obj_with_report(&bytes, &name)?,
         "stl" => (parse_stl(&bytes, &name)?, LoadReport { format: "STL", ..Default::default() }),
+        "gltf" | "glb" => parse_gltf(&bytes, &name, Some(path.parent().unwrap_or(Path::new("."))))?,
         _ => (parse_ply(&bytes, &name)?, LoadReport { format: "PLY", ..Default::default() }),
     })
 }
