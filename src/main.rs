@@ -259,6 +259,14 @@ fn parse_res(s: &str) -> Result<u32, String> {
     }
 }
 
+/// `--weld`: a finite distance ≥ 0.
+fn parse_weld(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("{s:?}: expected a finite distance ≥ 0, e.g. 0 or 1e-5")),
+    }
+}
+
 /// `--max-memory`: a size such as 512M, 2G, 1.5G or a byte count.
 fn parse_memory(s: &str) -> Result<u64, String> {
     widephase::voxel::budget::parse_size(s)
@@ -266,7 +274,7 @@ fn parse_memory(s: &str) -> Result<u64, String> {
 
 #[derive(clap::Args)]
 struct VoxelizeArgs {
-    /// Mesh file (.obj, .stl, .ply) or builtin:NAME (torus, knot, cube).
+    /// Mesh file (.obj, .stl, .ply, .gltf, .glb) or builtin:NAME (torus, knot, cube).
     mesh: Option<String>,
     /// Use a builtin mesh instead of a file (torus, knot, cube).
     #[arg(long)]
@@ -321,6 +329,11 @@ struct VoxelizeArgs {
     /// libraries are timed in one process).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
+    /// Merge vertices within this distance after loading (0: equal
+    /// positions), e.g. the split vertices of a glTF or OBJ export; the
+    /// earliest vertex of each group is kept.
+    #[arg(long, value_name = "TOL", value_parser = parse_weld, allow_hyphen_values = true)]
+    weld: Option<f32>,
     /// Refuse the job when its estimated peak memory is above this (e.g.
     /// 512M, 2G; default: the memory available now).
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
@@ -417,6 +430,7 @@ fn voxelize_options(a: VoxelizeArgs) -> cli::voxelize::VoxelizeOptions {
         json: a.json,
         repeat: a.repeat,
         max_memory: a.max_memory,
+        weld: a.weld,
         tile: a.tile,
     }
 }
@@ -440,7 +454,7 @@ mod fuzz {
         "voxelize builtin:knot --voxel-size 0.1 --origin -1,-1,-1 --dims 8,8,8 --out a.binvox",
         "voxelize builtin:cube --voxel-size 0.25 --pad 2 --storage sparse --out a.vox --json",
         "voxelize --builtin torus --res 32 --mode thin --npy-dense --out d.npy --threads 2",
-        "voxelize builtin:torus --res 64 --max-memory 2G --repeat 2",
+        "voxelize builtin:torus --res 64 --max-memory 2G --repeat 2 --weld 1e-4",
         "pairs --random 100 --seed 3 --out p.npy --threads 0",
         "pairs a.npy b.npy --json",
         "raycast builtin:torus --rays 100 --dump-rays r.npy --dump-hits h.npy --threads 1 --repeat 2",

@@ -603,6 +603,46 @@ fn voxel_cli_json_is_valid() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--weld TOL` merges the 24 split corners of a cube written face by face
+/// (as exporters write it) into 8 and reports it in the JSON; the voxels do
+/// not change (exact duplicates); a negative or non-finite tolerance is
+/// refused naming the flag.
+#[test]
+fn voxel_cli_weld_merges_split_vertices() {
+    let dir = scratch("weld");
+    let p = dir.join("split_cube.obj");
+    let mut obj = String::new();
+    let mut k = 0;
+    for axis in 0..3 {
+        for side in [0.0f32, 1.0] {
+            for (u, w) in [(0.0f32, 0.0f32), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+                let mut c = [0.0f32; 3];
+                c[axis] = side;
+                c[(axis + 1) % 3] = u;
+                c[(axis + 2) % 3] = w;
+                obj += &format!("v {} {} {}\n", c[0], c[1], c[2]);
+            }
+            obj += &format!("f {} {} {} {}\n", k + 1, k + 2, k + 3, k + 4);
+            k += 4;
+        }
+    }
+    std::fs::write(&p, obj).unwrap();
+    let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+    let plain = json(&cli(&["voxelize", s(&p), "--res", "8", "--json", "--out", s(&a)]));
+    assert_eq!(plain["welded_vertices"], 0);
+    let welded =
+        json(&cli(&["voxelize", s(&p), "--res", "8", "--json", "--weld", "0", "--out", s(&b)]));
+    assert_eq!(welded["welded_vertices"], 16);
+    assert_eq!(welded["voxels"], plain["voxels"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    for bad in ["-1", "nan", "inf", "x"] {
+        let o = cli(&["voxelize", s(&p), "--res", "8", "--weld", bad]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && e.contains("--weld"), "{bad}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// binvox bytes written the slow way: every voxel of the `n³` cube in x-z-y
 /// order, maximal runs split at 255.
 fn binvox_body_by_voxel(n: usize, set: &VoxelSet) -> Vec<u8> {

@@ -35,6 +35,8 @@ pub struct VoxelizeOptions {
     pub tile: Option<([u32; 3], [u32; 3])>,
     /// `--max-memory` in bytes (default: the memory available).
     pub max_memory: Option<u64>,
+    /// `--weld TOL`: vertices within TOL merged after loading (`Mesh::weld`).
+    pub weld: Option<f32>,
 }
 
 fn peak_rss_mb() -> f64 {
@@ -63,12 +65,12 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         (Some(_), Some(_)) => return Err("give either MESH or --builtin, not both".into()),
         (None, None) => {
             return Err(
-                "no mesh: give MESH (a .obj/.stl/.ply file or builtin:torus) or --builtin NAME"
+                "no mesh: give MESH (a .obj/.stl/.ply/.gltf/.glb file or builtin:torus) or --builtin NAME"
                     .into(),
             )
         }
     };
-    let mesh = match src.strip_prefix("builtin:") {
+    let mut mesh = match src.strip_prefix("builtin:") {
         Some(b) => builtin::by_name(b)
             .ok_or_else(|| format!("unknown builtin mesh {b:?} (try torus, knot, cube)"))?,
         None => {
@@ -80,6 +82,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
             mesh
         }
     };
+    let welded = o.weld.map_or(0, |tol| mesh.weld(tol));
     let name = src;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let m = mesh.as_ref();
@@ -184,7 +187,7 @@ pub fn run(o: VoxelizeOptions) -> CliResult {
         // (f32 Display: the shortest form that reads back as the same f32)
         let g = |x: f32| if x.is_finite() { format!("{x}") } else { "null".to_string() };
         println!(
-            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"unknown_statements\":{unknown},\"files\":[{}]}}",
+            "{{\"mesh\":{},\"mode\":\"{}\",\"dims\":[{nx},{ny},{nz}],\"voxel_size\":{},\"origin\":[{},{},{}],\"storage\":\"{storage}\",\"triangles\":{tris},\"voxels\":{count},\"load_ms\":{},\"voxelize_ms\":{},\"write_ms\":{},\"peak_rss_mb\":{},\"estimated_peak_mb\":{},\"threads\":{},\"repeat\":{},\"voxelize_best_ms\":{},\"unknown_statements\":{unknown},\"welded_vertices\":{welded},\"files\":[{}]}}",
             json_str(&name),
             format!("{:?}", o.mode).to_ascii_lowercase(),
             g(grid.voxel),

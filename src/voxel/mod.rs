@@ -48,6 +48,7 @@ pub mod solid;
 pub mod storage;
 pub mod surface;
 pub mod tile;
+mod weld;
 
 pub use grid::{Grid, MAX_RES};
 #[cfg(feature = "loaders")]

@@ -10,6 +10,7 @@
 
 use crate::math::Vec3;
 use crate::voxel::mesh::Mesh;
+use crate::voxel::weld::BuildBitsHasher;
 use crate::voxel::VoxelError;
 
 /// Parses binary or ASCII STL; equal vertices are merged. Errors name the
@@ -155,42 +156,6 @@ fn merge(tris: impl Iterator<Item = [[f32; 3]; 3]>) -> Mesh {
         m.indices.push(tri);
     }
     m
-}
-
-/// A multiply–rotate hash of three `u32` (the FxHash scheme of rustc): the
-/// keys are coordinates from the file, and a vertex map of a large STL is
-/// otherwise dominated by SipHash.
-#[derive(Default, Clone, Copy)]
-struct BuildBitsHasher;
-
-#[derive(Default)]
-struct BitsHasher(u64);
-
-impl std::hash::BuildHasher for BuildBitsHasher {
-    type Hasher = BitsHasher;
-    fn build_hasher(&self) -> BitsHasher {
-        BitsHasher(0)
-    }
-}
-
-impl std::hash::Hasher for BitsHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
 }
 
 /// The facets of an ASCII STL in one pass over its lines, in `stl_io`'s
