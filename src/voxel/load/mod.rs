@@ -1,7 +1,8 @@
 //! Mesh file readers: Wavefront OBJ, STL (ASCII and binary), PLY (ASCII
-//! and binary) and glTF 2.0 (`.gltf`, `.glb`), chosen by file extension. Each returns the vertices and
-//! triangles in file order and a [`LoadReport`] of what it skipped; errors
-//! name the file and the line (text) or element (binary).
+//! and binary) and glTF 2.0 (`.gltf`, `.glb`), chosen by file extension.
+//! Each returns the vertices and triangles in file order and a
+//! [`LoadReport`] of what it skipped; errors name the file and the line
+//! (text), element (binary) or glTF object.
 
 mod gltf;
 mod obj;
@@ -9,8 +10,8 @@ mod ply;
 mod polygon;
 mod stl;
 
-#[doc(hidden)]
 pub use self::gltf::parse_gltf;
+#[doc(hidden)]
 pub use obj::parse_obj_chunked;
 pub use obj::{parse_obj, parse_obj_with_report};
 pub use ply::parse_ply;
