@@ -280,8 +280,24 @@ fn mesh_arrays(py: Python<'_>, mesh: Mesh) -> PyResult<MeshArrays<'_>> {
 
 /// Reads an OBJ, STL, PLY or glTF file with the crate's loaders.
 #[pyfunction]
-fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
-    let mesh = py.detach(|| Mesh::load(&path)).map_err(voxel_err)?;
+#[pyo3(signature = (path, weld=None))]
+fn load_mesh(py: Python<'_>, path: PathBuf, weld: Option<f32>) -> PyResult<MeshArrays<'_>> {
+    if let Some(tol) = weld {
+        if !(tol.is_finite() && tol >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "weld={tol}: expected a finite distance ≥ 0, e.g. 0 or 1e-5"
+            )));
+        }
+    }
+    let mesh = py
+        .detach(|| {
+            let mut mesh = Mesh::load(&path)?;
+            if let Some(tol) = weld {
+                mesh.weld(tol);
+            }
+            Ok(mesh)
+        })
+        .map_err(voxel_err)?;
     mesh_arrays(py, mesh)
 }
 

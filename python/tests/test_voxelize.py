@@ -2,6 +2,7 @@
 kind of bad input."""
 
 import gc
+import json
 import os
 import sys
 import threading
@@ -289,6 +290,49 @@ def test_gltf_scene_written_by_trimesh_loads_in_world_space(tmp_path, file_type)
     a, b, c = (v[f][:, k].astype(np.float64) for k in range(3))
     volume = np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0
     assert volume == pytest.approx(2 * 6.0 + ico.volume, rel=1e-5)
+
+
+def _weld_reference(v, tol):
+    """The documented rule by brute force: each vertex joins the earliest
+    kept vertex within tol (f64 distance), else it is kept."""
+    kept, remap = [], []
+    for p in v.astype(np.float64):
+        d = [np.linalg.norm(p - v[k].astype(np.float64)) for k in kept]
+        hit = next((j for j, dj in enumerate(d) if dj <= tol), None)
+        if hit is None:
+            kept.append(len(remap))
+            hit = len(kept) - 1
+        remap.append(hit)
+    return v[kept], np.asarray(remap, dtype=np.int32)
+
+
+def test_load_mesh_weld_matches_the_rule_and_the_cli(cli, tmp_path):
+    """A cube whose triangles each carry their own corners, jittered by up to
+    3e-6: weld=1e-5 joins them into the 8 corners, weld=0 keeps the jittered
+    copies apart, and the CLI's --weld removes the same number of vertices."""
+    rng = np.random.default_rng(7)
+    v, f = widephase.builtin_mesh("cube")
+    soup = v[f.reshape(-1)] + rng.uniform(-3e-6, 3e-6, (f.size, 3)).astype(np.float32)
+    soup[::5] = v[f.reshape(-1)][::5]  # some corners exact, so weld=0 merges them
+    p = tmp_path / "soup.obj"
+    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in soup.tolist()]
+    lines += [f"f {3 * i + 1} {3 * i + 2} {3 * i + 3}" for i in range(len(f))]
+    p.write_text("\n".join(lines) + "\n")
+    raw_v, raw_f = widephase.load_mesh(p)
+    assert len(raw_v) == f.size
+    for tol in [0.0, 1e-5]:
+        wv, wf = widephase.load_mesh(p, weld=tol)
+        ref_v, remap = _weld_reference(raw_v, tol)
+        np.testing.assert_array_equal(wv, ref_v)
+        np.testing.assert_array_equal(wf, remap[raw_f])
+        r = run_cli(cli, "voxelize", p, "--res", 16, "--weld", tol, "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["welded_vertices"] == len(raw_v) - len(wv)
+    assert len(widephase.load_mesh(p, weld=1e-5).vertices) == 8
+    assert 8 < len(widephase.load_mesh(p, weld=0).vertices) < f.size
+    for bad in [-1e-3, float("nan"), float("inf")]:
+        with pytest.raises(ValueError, match="weld"):
+            widephase.load_mesh(p, weld=bad)
 
 
 def test_malformed_mesh_file_names_the_line(tmp_path):

@@ -68,10 +68,14 @@ class Mesh(NamedTuple):
     faces: np.ndarray
 
 
-def load_mesh(path: Union[str, os.PathLike]) -> Mesh:
+def load_mesh(path: Union[str, os.PathLike], *, weld: Optional[float] = None) -> Mesh:
     """Reads an OBJ, STL (ASCII or binary), PLY or glTF (.gltf, .glb) file with widephase's loaders.
 
     Errors name the file and the line or element, as the command line does.
+    ``weld=TOL`` merges every vertex into the earliest kept vertex within
+    ``TOL`` (Euclidean distance; ``0`` merges equal positions) and renumbers
+    the faces, as ``widephase voxelize --weld TOL`` does; kept vertices keep
+    their order and coordinates.
 
     >>> import widephase, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "t.obj")
@@ -79,7 +83,12 @@ def load_mesh(path: Union[str, os.PathLike]) -> Mesh:
     >>> widephase.load_mesh(p).faces.tolist()
     [[0, 1, 2]]
     """
-    v, f = _native.load_mesh(os.fspath(path))
+    if weld is not None:
+        tol = float(weld)
+        if not (math.isfinite(tol) and tol >= 0.0):
+            raise ValueError(f"weld={weld!r}: expected a finite distance ≥ 0, e.g. 0 or 1e-5")
+        weld = tol
+    v, f = _native.load_mesh(os.fspath(path), weld)
     return Mesh(v, f)
 
 
