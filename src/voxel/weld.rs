@@ -85,25 +85,27 @@ impl Mesh {
             }
         } else {
             let cell = 4.0 * tol;
-            let cell_of = |c: f64| (c / cell).floor() as i64;
-            let mut grid: HashMap<[i64; 3], Vec<u32>, BuildBitsHasher> = HashMap::default();
+            let mut grid: HashMap<[u64; 3], Vec<u32>, BuildBitsHasher> = HashMap::default();
             for &p in &self.vertices {
                 if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
                     new_index.push(keep(p, &mut kept));
                     continue;
                 }
                 let q = [p.x, p.y, p.z].map(f64::from);
-                let c = q.map(cell_of);
+                let c = q.map(|x| cell_of(x, cell).to_bits());
                 // the cells that [q − 1.5 tol, q + 1.5 tol] touches: one or
                 // two per axis (the interval is shorter than a cell)
-                let span = q.map(|x| (cell_of(x - 1.5 * tol), cell_of(x + 1.5 * tol)));
+                let span = q.map(|x| (cell_of(x - 1.5 * tol, cell), cell_of(x + 1.5 * tol, cell)));
                 let mut best: Option<u32> = None;
-                for z in span[2].0..=span[2].1 {
-                    for y in span[1].0..=span[1].1 {
-                        for x in span[0].0..=span[0].1 {
+                for z in cells(span[2]) {
+                    for y in cells(span[1]) {
+                        for x in cells(span[0]) {
                             // (each list ascends: its first match is its earliest)
-                            let hit = grid.get(&[x, y, z]).and_then(|list| {
-                                list.iter().copied().find(|&j| within(kept[j as usize], p, tol))
+                            let hit = grid.get(&[x, y, z].map(f64::to_bits)).and_then(|list| {
+                                list.iter().copied().find(|&j| {
+                                    tests::count_comparison();
+                                    within(kept[j as usize], p, tol)
+                                })
                             });
                             best = match (best, hit) {
                                 (Some(b), Some(h)) => Some(b.min(h)),
@@ -132,6 +134,28 @@ impl Mesh {
     }
 }
 
+/// The cell of coordinate `x`: `⌊x / cell⌋` as an integer-valued `f64`
+/// (`-0.0` as `0.0`). Not converted to an integer: below ~2⁻⁶⁰ of the
+/// coordinates a tolerance's cells number more than `i64` holds, and
+/// saturated indices put every vertex in the same few cells, each searched
+/// whole (`--weld 1e-30` on bunny took 0.22 s, quadratic in the vertices).
+/// Rounding is monotone, so a kept vertex within the tolerance still has its
+/// cell between the cells of `x ∓ 1.5·tol` when the quotients round.
+fn cell_of(x: f64, cell: f64) -> f64 {
+    (x / cell).floor() + 0.0
+}
+
+/// Every cell value from `lo` to `hi` (integer-valued; above 2⁵³, where
+/// `v + 1` rounds back to `v`, the next representable value): at most
+/// three, since `hi − lo` covers 3 tolerances of a 4-tolerance cell.
+fn cells((lo, hi): (f64, f64)) -> impl Iterator<Item = f64> {
+    std::iter::successors(Some(lo), move |&v| {
+        let next = v + 1.0;
+        let next = if next > v { next } else { v.next_up() };
+        (next <= hi).then_some(next)
+    })
+}
+
 /// Appends a kept vertex; its new index.
 fn keep(p: Vec3, kept: &mut Vec<Vec3>) -> u32 {
     kept.push(p);
@@ -145,9 +169,25 @@ fn within(a: Vec3, b: Vec3, tol: f64) -> bool {
     dx * dx + dy * dy + dz * dz <= tol * tol
 }
 
+#[cfg(not(test))]
+mod tests {
+    #[inline(always)]
+    pub(super) fn count_comparison() {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Vertex comparisons of the grid search on this thread.
+        static COMPARISONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count_comparison() {
+        COMPARISONS.with(|c| c.set(c.get() + 1));
+    }
 
     /// The rule as written: each finite vertex against every kept one.
     fn brute(m: &Mesh, tol: f32) -> Mesh {
@@ -261,5 +301,39 @@ mod tests {
             m.indices[..12].iter().map(|t| t.map(|v| m.vertices[v as usize])).collect();
         assert_eq!(before, after);
         assert!(m.indices[12][2] as usize >= m.vertices.len());
+    }
+
+    /// Tolerances far below the coordinates' spacing: cells that `i64`
+    /// indices cannot number (they saturated, and every vertex of a sign
+    /// octant shared one cell, searched whole) still give the brute-force
+    /// answer, with a few comparisons per vertex; and huge coordinates and
+    /// tolerances.
+    #[test]
+    fn tiny_tolerances_keep_cells_small() {
+        let mut s = 11u64;
+        let mut v: Vec<Vec3> = (0..20_000)
+            .map(|_| Vec3::new(lcg(&mut s) - 0.5, lcg(&mut s) - 0.5, lcg(&mut s) - 0.5))
+            .collect();
+        // exact duplicates and one-ulp neighbours, which a tiny tolerance
+        // must tell apart
+        for i in 0..2000 {
+            let p = v[i * 7];
+            v.push(p);
+            v.push(Vec3::new(p.x.next_up(), p.y, p.z));
+        }
+        v.extend([Vec3::new(3e38, -3e38, 1.0), Vec3::new(3e38, -3e38, 1.0)]);
+        let mesh = Mesh { indices: vec![[0, 1, 2], [20_000, 20_001, 20_002]], vertices: v };
+        for tol in [1e-30f32, f32::from_bits(1), 1e-12, 1e37, 3e38] {
+            let mut m = mesh.clone();
+            COMPARISONS.with(|c| c.set(0));
+            m.weld(tol);
+            let per_vertex = COMPARISONS.with(|c| c.get()) as f64 / mesh.vertices.len() as f64;
+            let b = brute(&mesh, tol);
+            assert_eq!(m.vertices, b.vertices, "tol {tol:e}");
+            assert_eq!(m.indices, b.indices, "tol {tol:e}");
+            if tol < 1e-3 {
+                assert!(per_vertex < 4.0, "tol {tol:e}: {per_vertex} comparisons per vertex");
+            }
+        }
     }
 }
