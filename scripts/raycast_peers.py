@@ -26,6 +26,7 @@ import numpy as np
 import open3d as o3d
 
 from camera import camera_of  # (scripts/camera.py, shared with python/bench/peers.py)
+from figures import machine_description
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESHES = os.path.join(ROOT, "..", "shared", "meshes")
@@ -183,7 +184,7 @@ if args.json_out:
         "kind": "table",
         "title": "Rays against Embree (Open3D), incoherent and camera",
         "command": " ".join([".venv/bin/python", "scripts/raycast_peers.py", *sys.argv[1:]]),
-        "machine": "2-core AMD EPYC (Zen 4) VM, AVX-512, shared with other builders",
+        "machine": machine_description(),
         "date": datetime.date.today().isoformat(),
         "commit": commit,
         "provenance": f"load average at the end of the run: {' '.join(load)}",
