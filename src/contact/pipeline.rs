@@ -659,10 +659,16 @@ impl TaskOut<'_> {
 
     /// Writes lane `j` of the bundle `m` as the manifold of pair `pis[j]`
     /// (inside the task's range), converted by [`swap_roles`] where
-    /// `swapped[j]`, for every lane `j < pis.len()`. The bundle is read one
-    /// field row at a time and each value stored once, in its slot: lanes
-    /// extracted into a buffer first were read back by wide loads right
-    /// after their narrow stores (a store-forwarding stall per manifold).
+    /// `swapped[j]`, for every lane `j < pis.len()`.
+    ///
+    /// Most candidate pairs of a frame do not touch, and a lane without
+    /// contact is all zero bits (the testers' [`Manifold::EMPTY`]): those
+    /// lanes, found by OR-ing the bundle's rows in lanes, are stored as one
+    /// whole `EMPTY` (three wide stores) and need no swap (it leaves a
+    /// manifold without points unchanged). The other lanes are stored word
+    /// by word in their slots: lanes extracted into a buffer first were read
+    /// back by wide loads right after their narrow stores (a
+    /// store-forwarding stall per manifold).
     #[inline(always)]
     fn write_lanes<L: LanePod>(&mut self, m: &Manifold<L>, pis: &[u32], swapped: &[bool]) {
         const FIELDS: usize = core::mem::size_of::<Manifold>() / 4;
@@ -676,21 +682,33 @@ impl TaskOut<'_> {
         // field-major lanes: `FIELDS` rows of `w`, so the rows below write
         // every word of each slot and no word past it
         assert_eq!(src.len(), FIELDS * w, "field-major manifold lanes");
+        let mut bits = [0u32; 16];
+        for row in src.chunks_exact(w) {
+            for (b, &x) in bits[..w].iter_mut().zip(row) {
+                *b |= x.to_bits();
+            }
+        }
         let dst = self.out.as_mut_ptr().cast::<f32>();
-        for (f, row) in src.chunks_exact(w).enumerate() {
-            for (&s, &x) in slot[..n].iter().zip(row) {
+        for (j, &s) in slot[..n].iter().enumerate() {
+            if bits[j] == 0 {
+                self.out[s] = MaybeUninit::new(Manifold::EMPTY);
+                continue;
+            }
+            for (f, row) in src.chunks_exact(w).enumerate() {
                 // SAFETY: `s < self.out.len()` and `f < FIELDS` (both
                 // asserted above), so the word is inside slot `s`; a
                 // `Manifold` is `repr(C)` words (`Pod`), any of which may
                 // be written as an `f32`.
                 #[allow(unsafe_code)]
                 unsafe {
-                    dst.add(s * FIELDS + f).write(x)
+                    dst.add(s * FIELDS + f).write(row[j])
                 };
             }
         }
-        for (&s, &swap) in slot[..n].iter().zip(swapped) {
-            if swap {
+        // (after every slot is stored, so its words have left the store
+        // buffer before the swap reads them back)
+        for (j, &s) in slot[..n].iter().enumerate() {
+            if swapped[j] && bits[j] != 0 {
                 // SAFETY: every word of slot `s` was written just above.
                 #[allow(unsafe_code)]
                 swap_roles_in_place(unsafe { self.out[s].assume_init_mut() });
