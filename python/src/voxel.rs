@@ -278,17 +278,22 @@ fn mesh_arrays(py: Python<'_>, mesh: Mesh) -> PyResult<MeshArrays<'_>> {
     Ok((v.into_pyarray(py).reshape([nv, 3])?, f.into_pyarray(py).reshape([nf, 3])?))
 }
 
-/// Reads an OBJ, STL, PLY or glTF file with the crate's loaders.
+/// Reads an OBJ, STL, PLY or glTF file with the crate's loaders, welded
+/// within `weld` when given. The tolerance is checked here, as the CLI's
+/// `--weld` parser checks it: a distance ≥ 0 that is finite as an `f32`
+/// (taken as `f64`, so `1e300` is refused by its own value, not as `inf`).
 #[pyfunction]
 #[pyo3(signature = (path, weld=None))]
-fn load_mesh(py: Python<'_>, path: PathBuf, weld: Option<f32>) -> PyResult<MeshArrays<'_>> {
-    if let Some(tol) = weld {
-        if !(tol.is_finite() && tol >= 0.0) {
+fn load_mesh(py: Python<'_>, path: PathBuf, weld: Option<f64>) -> PyResult<MeshArrays<'_>> {
+    let weld = match weld {
+        Some(tol) if (tol as f32).is_finite() && tol >= 0.0 => Some(tol as f32),
+        Some(tol) => {
             return Err(PyValueError::new_err(format!(
-                "weld={tol}: expected a finite distance ≥ 0, e.g. 0 or 1e-5"
-            )));
+                "weld={tol:?}: expected a finite distance ≥ 0, e.g. 0 or 1e-5"
+            )))
         }
-    }
+        None => None,
+    };
     let mesh = py
         .detach(|| {
             let mut mesh = Mesh::load(&path)?;

@@ -330,7 +330,7 @@ def test_load_mesh_weld_matches_the_rule_and_the_cli(cli, tmp_path):
         assert json.loads(r.stdout)["welded_vertices"] == len(raw_v) - len(wv)
     assert len(widephase.load_mesh(p, weld=1e-5).vertices) == 8
     assert 8 < len(widephase.load_mesh(p, weld=0).vertices) < f.size
-    for bad in [-1e-3, float("nan"), float("inf")]:
+    for bad in [-1e-3, float("nan"), float("inf"), 1e300]:
         with pytest.raises(ValueError, match="weld"):
             widephase.load_mesh(p, weld=bad)
 

@@ -83,11 +83,6 @@ def load_mesh(path: Union[str, os.PathLike], *, weld: Optional[float] = None) ->
     >>> widephase.load_mesh(p).faces.tolist()
     [[0, 1, 2]]
     """
-    if weld is not None:
-        tol = float(weld)
-        if not (math.isfinite(tol) and tol >= 0.0):
-            raise ValueError(f"weld={weld!r}: expected a finite distance ≥ 0, e.g. 0 or 1e-5")
-        weld = tol
     v, f = _native.load_mesh(os.fspath(path), weld)
     return Mesh(v, f)
 

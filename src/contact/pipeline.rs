@@ -664,7 +664,7 @@ impl TaskOut<'_> {
     /// Most candidate pairs of a frame do not touch, and a lane without
     /// contact is all zero bits (the testers' [`Manifold::EMPTY`]): those
     /// lanes, found by OR-ing the bundle's rows in lanes, are stored as one
-    /// whole `EMPTY` (three wide stores) and need no swap (it leaves a
+    /// whole `EMPTY` instead of word by word and need no swap (it leaves a
     /// manifold without points unchanged). The other lanes are stored word
     /// by word in their slots: lanes extracted into a buffer first were read
     /// back by wide loads right after their narrow stores (a

@@ -135,7 +135,7 @@ impl Mesh {
 }
 
 /// The cell of coordinate `x`: `⌊x / cell⌋` as an integer-valued `f64`
-/// (`-0.0` as `0.0`). Not converted to an integer: below ~2⁻⁶⁰ of the
+/// (`-0.0` as `0.0`). Not converted to an integer: below ~2⁻⁶⁵ of the
 /// coordinates a tolerance's cells number more than `i64` holds, and
 /// saturated indices put every vertex in the same few cells, each searched
 /// whole (`--weld 1e-30` on bunny took 0.22 s, quadratic in the vertices).
