@@ -77,7 +77,7 @@ fn with_bound_zero_every_frame_equals_a_non_persistent_run() {
 fn with_a_bound_every_recomputed_pair_equals_a_non_persistent_run() {
     let mut w = World::new(2048, 4);
     let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
-    let (mut reused, mut recomputed) = (0, 0);
+    let (mut reused, mut recomputed, mut reused_empty) = (0, 0, 0);
     for frame in 0..12 {
         // most bodies creep (some pairs stay within the bound for a few
         // frames), some jump
@@ -87,14 +87,20 @@ fn with_a_bound_every_recomputed_pair_equals_a_non_persistent_run() {
         for (k, w) in want.iter().enumerate() {
             if np.reused(k) {
                 reused += 1;
+                // a reused empty manifold never hides a contact
+                if np.manifolds()[k].count == 0.0 {
+                    reused_empty += 1;
+                    assert_eq!(w.count, 0.0, "frame {frame} pair {k}: empty reused, now touching");
+                }
             } else {
                 recomputed += 1;
                 assert_eq!(bits(&np.manifolds()[k]), bits(w), "frame {frame} pair {k}");
             }
         }
     }
-    println!("BOUND 1e-3: {reused} reused, {recomputed} recomputed");
+    println!("BOUND 1e-3: {reused} reused ({reused_empty} empty), {recomputed} recomputed");
     assert!(reused > 1000 && recomputed > 1000, "{reused} {recomputed}");
+    assert!(reused_empty > 1000, "{reused_empty}");
 }
 
 #[test]
@@ -106,16 +112,23 @@ fn small_motion_keeps_feature_ids_and_the_bound_decides_reuse() {
     let s = np.stats();
     assert_eq!((s.reused, s.kept, s.gone), (0, 0, 0));
     assert!(s.new > 1000, "{s:?}");
+    // (new pairs get no separation check)
+    assert_eq!(s.separation_tested, 0, "{s:?}");
     let first: Vec<Manifold> = np.manifolds().to_vec();
     // every body moves by at most 5e-4: the pair total is at most 1e-3,
     // within the bound: every contact pair reused, every point kept
     w.jitter(1.0, 5e-4);
     w.step(&mut np);
     let s = np.stats();
-    let mut continuing = 0;
+    let (mut continuing, mut slow_empty) = (0, 0);
+    let triangle = |i: u32| matches!(w.bodies[i as usize], Collider::Triangle(_));
     for k in 0..np.pairs().len() {
         let m = &np.manifolds()[k];
         let Some(j) = np.previous(k) else { continue };
+        // kept empty pairs (not two triangles) are recomputed and checked
+        // for separation: their bodies moved within the bound
+        let (a, b) = np.pairs()[k];
+        slow_empty += (m.count == 0.0 && !(triangle(a) && triangle(b))) as usize;
         if first[j].count > 0.0 {
             continuing += 1;
             assert_eq!(bits(m), bits(&first[j]), "reused as it was");
@@ -128,6 +141,8 @@ fn small_motion_keeps_feature_ids_and_the_bound_decides_reuse() {
     let in_contact = first.iter().filter(|m| m.count > 0.0).count();
     println!("SMALL MOTION reused: {s:?}, {continuing} of {in_contact} contact pairs continue");
     assert_eq!(s.reused, continuing, "{s:?}");
+    assert_eq!(s.separation_tested, slow_empty, "{s:?}");
+    assert!(s.separated > 1000, "{s:?}");
     assert!(continuing as f64 >= 0.99 * in_contact as f64);
     // the same small motion recomputed (bound 0): the ids stay, almost all
     // points are kept, and each kept point names the same feature
@@ -182,6 +197,87 @@ fn small_motion_keeps_feature_ids_and_the_bound_decides_reuse() {
         } else {
             // 2.4e-3: every pair of the mover recomputed
             assert_eq!(fresh, ks.len(), "round {round}");
+        }
+    }
+}
+
+/// The separation check decides which empty pairs may be reused: a pair
+/// farther apart than `margin + d` is reused while its bodies move less than
+/// `d` in total, one between `margin` and `margin + d` apart is recomputed
+/// whenever a body moves (it may have come within the margin). The check
+/// runs on a kept pair whose bodies moved within the bound, not on a new
+/// one.
+#[test]
+fn empty_pairs_are_reused_only_when_separated_by_more_than_the_bound() {
+    use widephase::shapes::Sphere;
+    const D: f32 = 1e-2;
+    let ball = |x: f32| Collider::Sphere(Sphere { center: Vec3::new(x, 0.0, 0.0), radius: 0.5 });
+    for (gap, reuse_until) in [(MARGIN + 0.5 * D, 0), (MARGIN + 2.0 * D, 5), (MARGIN + 1.2 * D, 5)]
+    {
+        let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(D);
+        let mut bodies = [ball(0.0), ball(1.0 + gap + 0.01 * D)];
+        np.update(&bodies, &[(0, 1)]);
+        assert_eq!((np.manifolds()[0].count, np.stats().separation_tested), (0.0, 0));
+        // a slow move: recomputed (the pair was not checked) and checked
+        bodies[1] = ball(1.0 + gap);
+        np.update(&bodies, &[(0, 1)]);
+        let s = np.stats();
+        assert!(!np.reused(0));
+        assert_eq!((s.separation_tested, s.separated), (1, (gap > MARGIN + D) as usize));
+        // body 1 creeps towards body 0 by 0.19·D per frame: the total from
+        // the computed pose passes D at the sixth frame, and the gap drops
+        // below the margin when the creep passes gap - MARGIN
+        for frame in 1..=8 {
+            bodies[1] = ball(1.0 + gap - 0.19 * D * frame as f32);
+            np.update(&bodies, &[(0, 1)]);
+            let want = contacts(&bodies, &[(0, 1)], MARGIN)[0];
+            let reused = np.reused(0);
+            if reused {
+                assert_eq!(want.count, 0.0, "gap {gap} frame {frame}: reused empty, now touching");
+            } else {
+                assert_eq!(bits(&np.manifolds()[0]), bits(&want), "gap {gap} frame {frame}");
+            }
+            // a pair the check cleared is reused until the creep passes D
+            // (after 5 × 0.19·D); one it did not clear is recomputed at
+            // once
+            assert_eq!(reused, frame as usize <= reuse_until, "gap {gap} frame {frame}");
+            if !reused {
+                break;
+            }
+        }
+    }
+}
+
+/// A one-sided triangle's empty manifold is reused by distance only when
+/// the pair is separated on both sides: a sphere just behind the triangle's
+/// plane (no contact, though it overlaps) that moves forward by far less
+/// than the bound touches it, so it is recomputed; spheres well behind and
+/// well in front are reused.
+#[test]
+fn empty_triangle_pairs_are_reused_only_when_apart_on_both_sides() {
+    use widephase::shapes::{Sphere, Triangle};
+    const D: f32 = 1e-2;
+    let tri = Collider::Triangle(Triangle {
+        a: Vec3::new(-2.0, -2.0, 0.0),
+        b: Vec3::new(2.0, -2.0, 0.0),
+        c: Vec3::new(0.0, 2.0, 0.0),
+    });
+    let ball = |z: f32| Collider::Sphere(Sphere { center: Vec3::new(0.0, 0.0, z), radius: 0.5 });
+    // (start, end of a move of 0.2·D towards the plane, separated)
+    for (from, to, apart) in [(-1e-3, 1e-3, false), (-0.7, -0.698, true), (0.7, 0.698, true)] {
+        for order in [false, true] {
+            let place = |z: f32| if order { [ball(z), tri] } else { [tri, ball(z)] };
+            let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(D);
+            // new, then moved slowly: checked
+            np.update(&place(from * 1.0001), &[(0, 1)]);
+            np.update(&place(from), &[(0, 1)]);
+            assert_eq!(np.manifolds()[0].count, 0.0, "{from}: behind the front side, or apart");
+            assert_eq!((np.stats().separation_tested, np.stats().separated), (1, apart as usize));
+            np.update(&place(to), &[(0, 1)]);
+            let want = contacts(&place(to), &[(0, 1)], MARGIN)[0];
+            assert_eq!(np.reused(0), apart, "{from} -> {to}");
+            assert_eq!(bits(&np.manifolds()[0]), bits(&want), "{from} -> {to}");
+            assert_eq!(want.count > 0.0, !apart, "{from} -> {to}");
         }
     }
 }

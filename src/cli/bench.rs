@@ -441,9 +441,9 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
 /// A resting-pile frame through [`NarrowPhase`](widephase::contact::NarrowPhase)
 /// on the `contact_pipeline` scene: the frames alternate between the scene
 /// and the scene with every tenth collider moved by `1e-4` (within the reuse
-/// bound `1e-3`), so each frame reuses the manifolds of the pairs in contact
-/// and of the pairs of unmoved colliders and recomputes the empty pairs of
-/// the moved ones. Rows `contact_persistent`: `x16` on one thread, `par`
+/// bound `1e-3`), so each frame reuses the manifolds of the pairs in contact,
+/// of the empty pairs the separation check cleared and of the pairs of
+/// unmoved colliders, and recomputes the moved ones' other empty pairs. Rows `contact_persistent`: `x16` on one thread, `par`
 /// on every rayon thread; items are candidate pairs. Row
 /// `contact_persistent_rest` (`x16`, one thread): every frame the scene
 /// itself, nothing moved (a pile at rest: every pair reused). Each run's

@@ -6,10 +6,12 @@
 //! update(colliders, pairs)        pairs: sorted (i, j), i < j (BroadPhase::pairs)
 //!   for each pair, merged with last frame's sorted pairs:
 //!     kept from last frame, and both colliders bit-identical to those its
-//!     manifold was computed from, or the manifold non-empty and both
-//!     colliders within the reuse bound of them
+//!     manifold was computed from, or the manifold non-empty (or empty and
+//!     separated by more than margin + bound) and both colliders within the
+//!     reuse bound of them
 //!         -> reuse the cached manifold (no tester call)
-//!     else -> recompute (the pipeline, `contacts_with::<L>`, on these pairs)
+//!     else -> recompute (the pipeline, `contacts_with::<L>`, on these pairs;
+//!             those without contact again at margin + bound: "separated")
 //!   per point: Kept (with its index in last frame's manifold of the pair)
 //!              when last frame's manifold had a point of the same feature id,
 //!              else New;   gone: last frame's points whose id is not there
@@ -42,9 +44,17 @@
 //!
 //! A pair's cached manifold is reused when both colliders are bit-identical
 //! to those it was computed from (a body at rest: any manifold, empty or
-//! not), or when it is non-empty and `δ_A + δ_B <= reuse_distance`
-//! ([`NarrowPhase::with_reuse_distance`], default `0`). `δ` is measured from the poses at the **last computation**,
-//! not from the previous frame, so reuse never drifts further than the bound.
+//! not), or when `δ_A + δ_B <= reuse_distance`
+//! ([`NarrowPhase::with_reuse_distance`], default `0`) and the manifold is
+//! non-empty or **separated**: when a recomputed pair has no contact and its
+//! bodies moved at most the bound since its last computation (a kept pair
+//! the bound would have let reuse; not a new pair, nor one moving faster),
+//! it is run through the testers a second time at `margin + reuse_distance`
+//! (rounded up), and it is separated when that finds no contact either. A
+//! triangle is one-sided, so a pair with one is also tested with the
+//! triangle's winding reversed; two triangles are never separated.
+//! `δ` is measured from the poses at the **last computation**, not from the
+//! previous frame, so reuse never drifts further than the bound.
 //!
 //! What it guarantees:
 //! - a bit-identical pair reuses exactly the manifold the testers would give
@@ -56,9 +66,15 @@
 //!   `δ_A`, so their current separation along the kept normal differs from
 //!   `-depth` by at most `δ_A + δ_B`: a solver sees an error of at most the
 //!   bound in penetration, as if the margin were that much off;
-//! - an empty manifold is reused only for bit-identical colliders (a pair
-//!   that moved may have come within the margin), so no pair within
-//!   `margin` is missed.
+//! - an empty manifold is reused for moved colliders only when separated:
+//!   the pair was farther apart than `margin + reuse_distance` (as the
+//!   testers decide presence: exactly up to their band, the conservative box
+//!   testers never closer), and the distance of two shapes whose points
+//!   moved at most `δ_A`, `δ_B` changes by at most `δ_A + δ_B`, so it is
+//!   still beyond `margin`: no pair within `margin` is missed. The check
+//!   costs one or two more tester calls for such a pair (none when the bound
+//!   is 0, none for new pairs); a jittering pile then stops recomputing its
+//!   near misses every frame.
 //!
 //! It does not bound the change of the *normal* or of the feature set a
 //! fresh computation would choose (a box tipping over an edge switches face
@@ -72,6 +88,7 @@ use super::pipeline::contacts_with_hulls_at;
 use super::{Collider, Manifold, MAX_CONTACTS};
 use crate::math::Vec3;
 use crate::pack::LanePod;
+use crate::shapes::Triangle;
 use crate::simd::{self, Simd, SimdFn};
 use wide::f32x16;
 
@@ -111,6 +128,11 @@ pub struct FrameStats {
     pub new: usize,
     /// Last frame's points without a match.
     pub gone: usize,
+    /// Recomputed pairs without contact tested again at `margin + d` (the
+    /// separation check of the reuse rule, see the [module docs](self)).
+    pub separation_tested: usize,
+    /// Of those, the pairs still without contact (marked separated).
+    pub separated: usize,
 }
 
 /// Persistent manifolds keyed by body pair and feature id (see the
@@ -163,6 +185,10 @@ pub struct NarrowPhase {
     /// resting pile costs two loads, not two collider comparisons.
     computed_at: Vec<(Collider, Collider)>,
     checked_at: Vec<u64>,
+    /// Per pair: its manifold is empty and the testers found no contact at
+    /// `margin + reuse_distance` either, when it was computed (so it stays
+    /// empty while the bodies move less than the bound in total).
+    separated: Vec<bool>,
     /// Per pair: the changes of its manifold matched against itself (what
     /// a reuse reports: a `Kept` per point), computed with the manifold, so
     /// a reused pair copies them instead of matching ids again (the match's
@@ -180,12 +206,17 @@ pub struct NarrowPhase {
     todo: Vec<(u32, u32)>,
     todo_at: Vec<u32>,
     todo_old: Vec<Option<Manifold>>,
+    /// Per queued pair: it is kept from last frame and its bodies moved at
+    /// most the bound since its computation (an empty manifold that was not
+    /// separated): the pairs the separation check runs on.
+    todo_slow: Vec<bool>,
     /// The previous frame's per-pair arrays while a changed pair list is
     /// merged (kept to reuse their allocations).
     old_pairs: Vec<(u32, u32)>,
     old_manifolds: Vec<Manifold>,
     old_at: Vec<(Collider, Collider)>,
     old_checked: Vec<u64>,
+    old_separated: Vec<bool>,
     old_reuse_changes: Vec<[ContactChange; MAX_CONTACTS]>,
 }
 
@@ -267,6 +298,58 @@ impl NarrowPhase {
         let fresh = contacts_with_hulls_at::<L>(colliders, hulls, &self.todo, self.margin);
         let store = FrameStep::Store { np: self, colliders, pairs, fresh: &fresh, stats };
         self.stats = simd::dispatch(isa, store);
+        self.test_separation::<L>(colliders, hulls, &fresh);
+    }
+
+    /// The separation check of the reuse rule: the recomputed pairs
+    /// without contact whose bodies moved at most the bound (those the
+    /// bound would have let reuse, had they been separated: not new pairs,
+    /// nor pairs moving faster) are run through the testers again at
+    /// `margin + reuse_distance` (rounded up), and those still without
+    /// contact are marked `separated`: their distance exceeded the margin by
+    /// more than the bound, so the manifold stays empty while the bodies
+    /// move less than the bound in total. A triangle is one-sided, so a
+    /// pair with one is also tested with the triangle's winding reversed:
+    /// no contact on either side means no contact for distance. Skipped when
+    /// the bound is 0 or the widened margin is not finite.
+    fn test_separation<L: LanePod>(
+        &mut self,
+        colliders: &[Collider],
+        hulls: &[ConvexHull],
+        fresh: &[Manifold],
+    ) {
+        let Some(wide) = widened_margin(self.margin, self.reuse_distance) else { return };
+        let (mut empty, mut at) = (Vec::new(), Vec::new());
+        let queue = self.todo.iter().zip(&self.todo_at).zip(&self.todo_slow);
+        for (m, ((&(a, b), &k), &slow)) in fresh.iter().zip(queue) {
+            if slow && m.count == 0.0 && separable(&colliders[a as usize], &colliders[b as usize]) {
+                empty.push((a, b));
+                at.push(k);
+            }
+        }
+        let again = contacts_with_hulls_at::<L>(colliders, hulls, &empty, wide);
+        // The pairs with a triangle still empty, as their own colliders with
+        // the triangle reversed, pair `j` at `(2j, 2j + 1)`.
+        let (mut reversed, mut reversed_of) = (Vec::new(), Vec::new());
+        for (i, (m, &(a, b))) in again.iter().zip(&empty).enumerate() {
+            let (ca, cb) = (&colliders[a as usize], &colliders[b as usize]);
+            if m.count == 0.0 && (is_triangle(ca) || is_triangle(cb)) {
+                reversed.extend([reverse_triangle(ca), reverse_triangle(cb)]);
+                reversed_of.push(i);
+            }
+        }
+        let reversed_pairs: Vec<(u32, u32)> =
+            (0..reversed_of.len() as u32).map(|j| (2 * j, 2 * j + 1)).collect();
+        let back = contacts_with_hulls_at::<L>(&reversed, hulls, &reversed_pairs, wide);
+        let mut clear: Vec<bool> = again.iter().map(|m| m.count == 0.0).collect();
+        for (m, &i) in back.iter().zip(&reversed_of) {
+            clear[i] &= m.count == 0.0;
+        }
+        for (&clear, &k) in clear.iter().zip(&at) {
+            self.separated[k as usize] = clear;
+            self.stats.separated += clear as usize;
+        }
+        self.stats.separation_tested = empty.len();
     }
 
     /// The frame's steps before the testers: checks `pairs` (the panics of
@@ -312,6 +395,7 @@ impl NarrowPhase {
             self.manifolds[k] = m;
             self.computed_at[k] = (colliders[a as usize], colliders[b as usize]);
             self.checked_at[k] = self.frame;
+            self.separated[k] = false;
             self.reuse_changes[k] = match_features(&m, Some(&m));
         }
         stats.gone = self.gone.len();
@@ -331,6 +415,7 @@ impl NarrowPhase {
             manifolds,
             computed_at,
             checked_at,
+            separated,
             reuse_changes,
             previous,
             reused,
@@ -338,6 +423,7 @@ impl NarrowPhase {
             todo,
             todo_at,
             todo_old,
+            todo_slow,
             ..
         } = self;
         reused.clear();
@@ -347,27 +433,32 @@ impl NarrowPhase {
         todo.clear();
         todo_at.clear();
         todo_old.clear();
+        todo_slow.clear();
         // (slices of one length: the loop runs without bounds checks)
         let (manifolds, computed_at, checked_at) =
             (&manifolds[..n], &computed_at[..n], &mut checked_at[..n]);
         let (reuse_changes, previous) = (&reuse_changes[..n], &previous[..n]);
+        let separated = &separated[..n];
         let mut stats = FrameStats::default();
         for (k, &(a, b)) in pairs.iter().enumerate() {
             let (ca, cb) = (changed_at[a as usize], changed_at[b as usize]);
             let unchanged = (ca <= checked_at[k], cb <= checked_at[k]);
+            let mut slow = false;
             let reuse = previous[k].is_some()
                 && (unchanged == (true, true) || {
                     let now = (&colliders[a as usize], &colliders[b as usize]);
-                    let (same, reuse) = reusable_moved(
+                    let (same, reuse, within) = reusable_moved(
                         &computed_at[k],
                         now,
                         unchanged,
                         &manifolds[k],
+                        separated[k],
                         *reuse_distance,
                     );
                     if same {
                         checked_at[k] = *frame;
                     }
+                    slow = within;
                     reuse
                 });
             if reuse {
@@ -379,6 +470,7 @@ impl NarrowPhase {
                 todo.push((a, b));
                 todo_at.push(k as u32);
                 todo_old.push(previous[k].map(|_| manifolds[k]));
+                todo_slow.push(slow);
             }
         }
         stats
@@ -423,12 +515,14 @@ impl NarrowPhase {
         std::mem::swap(&mut self.manifolds, &mut self.old_manifolds);
         std::mem::swap(&mut self.computed_at, &mut self.old_at);
         std::mem::swap(&mut self.checked_at, &mut self.old_checked);
+        std::mem::swap(&mut self.separated, &mut self.old_separated);
         std::mem::swap(&mut self.reuse_changes, &mut self.old_reuse_changes);
         self.pairs.clear();
         self.pairs.extend_from_slice(pairs);
         self.manifolds.clear();
         self.computed_at.clear();
         self.checked_at.clear();
+        self.separated.clear();
         self.reuse_changes.clear();
         self.previous.clear();
         let mut j = 0;
@@ -444,6 +538,7 @@ impl NarrowPhase {
                 self.manifolds.push(self.old_manifolds[j]);
                 self.computed_at.push(self.old_at[j]);
                 self.checked_at.push(self.old_checked[j]);
+                self.separated.push(self.old_separated[j]);
                 self.reuse_changes.push(self.old_reuse_changes[j]);
                 j += 1;
             } else {
@@ -453,6 +548,7 @@ impl NarrowPhase {
                 let none = Collider::Sphere(Default::default());
                 self.computed_at.push((none, none));
                 self.checked_at.push(0);
+                self.separated.push(false);
                 self.reuse_changes.push([ContactChange::New; MAX_CONTACTS]);
             }
         }
@@ -560,10 +656,11 @@ fn check_pairs(pairs: &[(u32, u32)], n: usize) {
 }
 
 /// Whether a pair whose manifold `m` was computed from `then` may keep it
-/// now that a body changed since it was last checked: `(same, reuse)` with
-/// `same` when both colliders are bit-identical to `then` again (a body
-/// that moved and came back: the pair is then stamped checked), `reuse`
-/// when the same or `m` is non-empty and `δ_A + δ_B <= d`. `unchanged`
+/// now that a body changed since it was last checked: `(same, reuse, slow)`
+/// with `same` when both colliders are bit-identical to `then` again (a body
+/// that moved and came back: the pair is then stamped checked), `slow` when
+/// `δ_A + δ_B <= d`, and `reuse` when the same, or slow and `m` non-empty or
+/// `separated`. `unchanged`
 /// says which bodies are known identical to `then` from their stamps: those
 /// are not compared again, and their `δ` is 0 (what `displacement` gives
 /// for identical finite colliders; a non-finite one has an empty manifold,
@@ -574,22 +671,60 @@ fn reusable_moved(
     now: (&Collider, &Collider),
     unchanged: (bool, bool),
     m: &Manifold,
+    separated: bool,
     d: f32,
-) -> (bool, bool) {
+) -> (bool, bool, bool) {
     let same_a = unchanged.0 || same_bits(&then.0, now.0);
     if same_a && (unchanged.1 || same_bits(&then.1, now.1)) {
-        return (true, true);
+        return (true, true, true);
     }
-    if m.count == 0.0 || d <= 0.0 {
-        return (false, false);
+    if d <= 0.0 {
+        return (false, false, false);
     }
     let moved =
         |unchanged: bool, then, now| if unchanged { Some(0.0) } else { displacement(then, now) };
-    let within = match (moved(same_a, &then.0, now.0), moved(unchanged.1, &then.1, now.1)) {
+    let slow = match (moved(same_a, &then.0, now.0), moved(unchanged.1, &then.1, now.1)) {
         (Some(da), Some(db)) => da + db <= d as f64,
         _ => false,
     };
-    (false, within)
+    (false, slow && (m.count > 0.0 || separated), slow)
+}
+
+/// Whether an empty manifold of `a` and `b` may be tested for separation:
+/// both finite (a non-finite collider counts as moved, whatever the testers
+/// say) and not two triangles (which have no tester).
+fn separable(a: &Collider, b: &Collider) -> bool {
+    let finite = |c: &Collider| displacement(c, c).is_some();
+    finite(a) && finite(b) && !(is_triangle(a) && is_triangle(b))
+}
+
+fn is_triangle(c: &Collider) -> bool {
+    matches!(c, Collider::Triangle(_))
+}
+
+/// `c` with a triangle's winding reversed (`a, c, b`: its front is the
+/// other side, the normal exactly negated), any other collider as it is.
+/// The triangle testers are one-sided (no contact while the other shape's
+/// centre, or its closest axis point, is behind the plane, at any
+/// distance); in every position one of the two windings has the shape on
+/// or in front of it, where presence is decided by distance alone.
+fn reverse_triangle(c: &Collider) -> Collider {
+    match *c {
+        Collider::Triangle(t) => Collider::Triangle(Triangle { a: t.a, b: t.c, c: t.b }),
+        other => other,
+    }
+}
+
+/// The margin of the separation check, `margin + d` rounded up (so a pair
+/// it clears was farther apart than `margin + d` in exact arithmetic, up to
+/// the testers' band); `None` when `d` is 0 or the sum is not finite.
+fn widened_margin(margin: f32, d: f32) -> Option<f32> {
+    if !(d > 0.0 && margin >= 0.0) {
+        return None;
+    }
+    let w = margin + d;
+    let w = if (w as f64) < margin as f64 + d as f64 { w.next_up() } else { w };
+    w.is_finite().then_some(w)
 }
 
 fn bits(v: Vec3) -> [u32; 3] {
@@ -697,6 +832,7 @@ mod tests {
         pairs: Vec<(u32, u32)>,
         manifolds: Vec<Manifold>,
         at: Vec<(Collider, Collider)>,
+        separated: Vec<bool>,
         previous: Vec<Option<usize>>,
         reused: Vec<bool>,
         changes: Vec<[ContactChange; MAX_CONTACTS]>,
@@ -716,6 +852,7 @@ mod tests {
                 }
             };
             let (mut manifolds, mut at, mut gone) = (vec![], vec![], vec![]);
+            let (mut separated, mut slow_todo) = (vec![], vec![]);
             let (mut previous, mut reused, mut todo) = (vec![], vec![], vec![]);
             let mut stats = FrameStats::default();
             let mut next = 0;
@@ -727,26 +864,32 @@ mod tests {
                 let j = (next < self.pairs.len() && self.pairs[next] == (a, b)).then_some(next);
                 next += j.is_some() as usize;
                 let now = (colliders[a as usize], colliders[b as usize]);
+                let slow = j.is_some_and(|j| {
+                    let then = &self.at[j];
+                    d > 0.0
+                        && matches!(
+                            (displacement(&then.0, &now.0), displacement(&then.1, &now.1)),
+                            (Some(x), Some(y)) if x + y <= d as f64
+                        )
+                });
                 let reuse = j.is_some_and(|j| {
                     let (then, m) = (&self.at[j], &self.manifolds[j]);
                     (same_bits(&then.0, &now.0) && same_bits(&then.1, &now.1))
-                        || (m.count > 0.0
-                            && d > 0.0
-                            && matches!(
-                                (displacement(&then.0, &now.0), displacement(&then.1, &now.1)),
-                                (Some(x), Some(y)) if x + y <= d as f64
-                            ))
+                        || ((m.count > 0.0 || self.separated[j]) && slow)
                 });
                 previous.push(j);
                 reused.push(reuse);
                 if reuse {
                     manifolds.push(self.manifolds[j.unwrap()]);
                     at.push(self.at[j.unwrap()]);
+                    separated.push(self.separated[j.unwrap()]);
                     stats.reused += 1;
                 } else {
                     manifolds.push(Manifold::EMPTY);
                     at.push(now);
+                    separated.push(false);
                     todo.push(k);
+                    slow_todo.push(slow);
                 }
             }
             for (p, m) in self.pairs[next..].iter().zip(&self.manifolds[next..]) {
@@ -757,6 +900,24 @@ mod tests {
                 contacts(colliders, &todo.iter().map(|&k| pairs[k]).collect::<Vec<_>>(), margin);
             for (&k, m) in todo.iter().zip(fresh) {
                 manifolds[k] = m;
+            }
+            // the separation check, pair by pair: empty at `margin + d`
+            // (rounded up) too
+            if d > 0.0 {
+                let mut wide = margin + d;
+                if (wide as f64) < margin as f64 + d as f64 {
+                    wide = wide.next_up();
+                }
+                for (&k, _) in todo.iter().zip(&slow_todo).filter(|(_, &slow)| slow) {
+                    let (a, b) = (&colliders[pairs[k].0 as usize], &colliders[pairs[k].1 as usize]);
+                    if manifolds[k].count == 0.0 && separable(a, b) {
+                        let back = [reverse_triangle(a), reverse_triangle(b)];
+                        separated[k] = contacts(colliders, &[pairs[k]], wide)[0].count == 0.0
+                            && contacts(&back, &[(0, 1)], wide)[0].count == 0.0;
+                        stats.separation_tested += 1;
+                        stats.separated += separated[k] as usize;
+                    }
+                }
             }
             let mut changes = vec![];
             for (k, m) in manifolds.iter().enumerate() {
@@ -776,6 +937,7 @@ mod tests {
                 pairs: pairs.to_vec(),
                 manifolds,
                 at,
+                separated,
                 previous,
                 reused,
                 changes,
