@@ -128,8 +128,9 @@ pub struct FrameStats {
     pub new: usize,
     /// Last frame's points without a match.
     pub gone: usize,
-    /// Recomputed pairs without contact tested again at `margin + d` (the
-    /// separation check of the reuse rule, see the [module docs](self)).
+    /// Recomputed pairs without contact tested again at `margin + d`: kept
+    /// pairs whose bodies moved at most `d` (the separation check of the
+    /// reuse rule, see the [module docs](self)).
     pub separation_tested: usize,
     /// Of those, the pairs still without contact (marked separated).
     pub separated: usize,
@@ -185,9 +186,10 @@ pub struct NarrowPhase {
     /// resting pile costs two loads, not two collider comparisons.
     computed_at: Vec<(Collider, Collider)>,
     checked_at: Vec<u64>,
-    /// Per pair: its manifold is empty and the testers found no contact at
-    /// `margin + reuse_distance` either, when it was computed (so it stays
-    /// empty while the bodies move less than the bound in total).
+    /// Per pair: its manifold is empty and the separation check found no
+    /// contact at `margin + reuse_distance` either (on both sides of a
+    /// triangle), at the poses it was computed from (so it stays empty while
+    /// the bodies move at most the bound in total).
     separated: Vec<bool>,
     /// Per pair: the changes of its manifold matched against itself (what
     /// a reuse reports: a `Kept` per point), computed with the manifold, so
