@@ -151,6 +151,13 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     // the loops run here, not in a closure of `EDGES.with` (a closure is a
     // function of its own, compiled without the dispatched entry's features
     // unless inlined)
+    // the cone cull of `near_edges`: an edge pair whose axis separates by
+    // at most `-cone` is below every face axis's separation (by more than
+    // rounding), so it can be neither the edge axis chosen nor the exact one
+    // (run when the pair penetrates deeper than the margin: in a resting
+    // contact the slab test above culls as much, and the cone test's two
+    // dot products per lane cost more than it saves)
+    let cone = (-best_face > margin && cone_cull_on()).then_some(reach + FACE_AXIS_ABS_TOL * scale);
     let mut soa = EDGES.with(|cell| cell.take());
     let mut scratch = std::mem::take(&mut soa.scratch);
     'edges: {
@@ -164,7 +171,7 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
         let mut j0 = 0;
         while j0 < b_arcs.count {
             let r = ha.bounding_radius() + reach;
-            let mut bits = near_edges::<L>(b_arcs, j0, plane_in_b, reach, ca_in_b, r);
+            let mut bits = near_edges::<L>(b_arcs, j0, plane_in_b, reach, ca_in_b, r, cone);
             while bits != 0 {
                 soa.push::<L>(b_arcs, j0 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
@@ -179,8 +186,15 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
         let a_arcs = ha.arc_rows();
         let mut k0 = 0;
         while k0 < a_arcs.count {
-            let mut bits =
-                near_edges::<L>(a_arcs, k0, (nb_best, db_best), reach, cb, b.radius() + reach);
+            let mut bits = near_edges::<L>(
+                a_arcs,
+                k0,
+                (nb_best, db_best),
+                reach,
+                cb,
+                b.radius() + reach,
+                cone,
+            );
             while bits != 0 {
                 let ka = k0 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -400,9 +414,25 @@ pub(super) struct EdgeOfA {
 
 /// Bits of the arcs `k..k + L::WIDTH` of `arcs` whose edge may hold the
 /// winning edge pair (see `hull_polytope`): not entirely more than `reach`
-/// above the plane `n·x = d` (the other shape's best face), and within
+/// above the plane `n·x = d` (the other shape's best face), within
 /// `radius` (the other shape's bounding radius plus `reach`) of its centre
-/// `c`. Padding lanes are clear.
+/// `c`, and (when `cone` is given) not culled by the **cone test**: `c`
+/// more than `cone` below both face planes of the edge. Padding lanes are
+/// clear.
+///
+/// Why the cone test keeps every edge that can win: an axis `l` of edge
+/// `e` of this shape (X) against an edge of the other (Y) lies in `e`'s
+/// normal cone, so X's support along it (towards Y, for B's edges the
+/// reverse) is `l·m` (`m` the edge's midpoint: `l` is normal to the edge),
+/// and Y's is at least its value at `c ∈ Y`; the separation along `l` is
+/// then at most `-l·(m - c)`. With `l = (α·n0 + β·n1)/|α·n0 + β·n1|`
+/// (`α, β >= 0`, the unit normals of the edge's faces) and `n_i·(m - c) >=
+/// cone >= 0`, `l·(m - c) >= cone·(α + β)/|α·n0 + β·n1| >= cone`. Every such
+/// axis separates by at most `-cone = -reach - tol <= s - 2·tol` (`s` the
+/// larger face separation, `reach >= -s + tol`), while an edge axis counts
+/// only when it separates by more than `s`; `tol`
+/// ([`FACE_AXIS_ABS_TOL`] of the scale) dwarfs the rounding of the
+/// computed separations, so the culled pairs could not have been chosen.
 #[inline(always)]
 fn near_edges<L: Lane>(
     arcs: &ArcRows,
@@ -411,6 +441,7 @@ fn near_edges<L: Lane>(
     reach: f32,
     c: Vec3,
     radius: f32,
+    cone: Option<f32>,
 ) -> u64 {
     let (mid, h) = (row3::<L>(arcs, ArcRows::MID, k), row3::<L>(arcs, ArcRows::H, k));
     let n = splat3::<L>(n);
@@ -419,8 +450,40 @@ fn near_edges<L: Lane>(
     let m = mid - splat3::<L>(c);
     let r = L::splat(radius) + L::load(arcs.row(ArcRows::HALF, k));
     let near = m.dot(m).le(r * r);
-    let live = (arcs.count - k).min(L::WIDTH);
-    (below & near).bits() & ((1u64 << live) - 1)
+    // the rows hold the negated face normals (`c = -n0`, `d = -n1`)
+    let mut keep = below & near;
+    let live = (1u64 << (arcs.count - k).min(L::WIDTH)) - 1;
+    if let Some(cone) = cone {
+        let low = L::splat(-cone);
+        let open = row3::<L>(arcs, ArcRows::C, k).dot(m).gt(low)
+            | row3::<L>(arcs, ArcRows::C + 3, k).dot(m).gt(low);
+        #[cfg(test)]
+        cone_test_hooks::CULLED
+            .with(|c| c.set(c.get() + ((keep.bits() & !open.bits() & live).count_ones() as u64)));
+        keep = keep & open;
+    }
+    keep.bits() & live
+}
+
+/// Whether `hull_polytope` runs the cone test of [`near_edges`] (always,
+/// except in the unit test that compares its answers with and without it).
+#[inline(always)]
+fn cone_cull_on() -> bool {
+    #[cfg(test)]
+    if cone_test_hooks::OFF.with(|c| c.get()) {
+        return false;
+    }
+    true
+}
+
+/// The unit tests' switch of the cone test and its count of culled edges.
+#[cfg(test)]
+pub(super) mod cone_test_hooks {
+    use std::cell::Cell;
+    thread_local! {
+        pub(crate) static OFF: Cell<bool> = const { Cell::new(false) };
+        pub(crate) static CULLED: Cell<u64> = const { Cell::new(0) };
+    }
 }
 
 /// Rows `row..row + 3` of `arcs` from arc `k` on, as a vector of lanes (a
