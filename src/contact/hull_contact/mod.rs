@@ -33,7 +33,12 @@
 //!    above B's best face plane, cannot give the answer, and likewise for
 //!    B (for resting contacts the second test leaves a thin slab of edges);
 //!    an edge pair whose bounding spheres are more than `reach` apart is
-//!    skipped before the Gauss-map test.
+//!    skipped before the Gauss-map test. When the pair penetrates deeper
+//!    than the margin, an edge whose two face planes both lie more than
+//!    `reach` (plus a tolerance) above a point of the other shape (its
+//!    centroid, or its vertex farthest towards this shape's centroid) is
+//!    culled too: every axis of that edge separates the shapes by less than
+//!    the best face axis (the cone test, `sat::near_edges`).
 //! 3. *Axis choice* as [`box_box`](fn@super::box_box): an edge axis must
 //!    beat the best face separation by [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)`·|sep|` plus
 //!    [`FACE_AXIS_ABS_TOL`](super::box_box::FACE_AXIS_ABS_TOL)` · (r_A + r_B)` (bounding radii), and a face of
