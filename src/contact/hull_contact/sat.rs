@@ -155,20 +155,19 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     // contact the slab test above culls as much, and the cone test's two
     // dot products per lane cost more than it saves)
     let cone = (-best_face > margin && cone_cull_on()).then_some(reach + FACE_AXIS_ABS_TOL * scale);
-    // the loops run here, not in a closure of `EDGES.with` (a closure is a
-    // function of its own, compiled without the dispatched entry's features
-    // unless inlined)
     // a second point of each shape for the cone test: its vertex farthest
-    // towards the other's centroid (deeper in the other shape than its own
-    // centroid when they overlap deeply: hull_probe deep 664-678 -> 527-530
-    // ns per pair, hull-box 568-574 -> 458-462)
+    // towards the other's centroid, deeper in the other shape than its own
+    // centroid when they overlap deeply (unused without the cone test)
     let (deep_b, deep_a) = if cone.is_some() {
         let vb = pb.vertex(pb.support(ca - cb).0);
         let va = ha.vertices()[ha.support(cb - ca).0];
         (vb, rel.dir_inv(va - rel.t))
     } else {
-        (cb, rel.dir_inv(ca - rel.t))
+        (Vec3::ZERO, Vec3::ZERO)
     };
+    // the loops run here, not in a closure of `EDGES.with` (a closure is a
+    // function of its own, compiled without the dispatched entry's features
+    // unless inlined)
     let mut soa = EDGES.with(|cell| cell.take());
     let mut scratch = std::mem::take(&mut soa.scratch);
     'edges: {
