@@ -717,46 +717,47 @@ impl core::ops::AddAssign for TraversalStats {
 
 /// Per-ray data of the traversal's node test.
 ///
-/// The common case (every direction component non-zero with a finite inverse)
-/// is the reduced slab test below; any other valid ray uses the crate's
-/// [`ray_aabb_conservative_precomp`], which handles zero components.
+/// The common case (every direction component non-zero with a finite
+/// inverse, and `t_min >= 0`) is the reduced slab test below; any other
+/// valid ray uses the crate's [`ray_aabb_conservative_precomp`], which
+/// handles zero components and negative starts.
 ///
-/// The reduced test gives the same hit mask as
-/// `ray_aabb_conservative_precomp` on every box a node holds (valid boxes, or
-/// the inverted empty box of an unused slot, which both reject) whose slab
-/// times do not overflow, and a superset with entries never larger when they
-/// do (last point):
+/// **What it guarantees.** A child is hit whenever the exact segment
+/// `[t_min, best_t]` touches its closed box, and its returned entry is never
+/// above the exact entry `max(t_min, max_i near_i)`: the traversal then
+/// culls a child or a popped entry only when no point of it can hold a hit
+/// at most `best_t` (the leaf test decides every answer). Why:
 /// - With `inv_i` finite and non-zero, `min_i - o_i <= max_i - o_i` stay in
 ///   order after the (monotone) rounded product, so on a valid box the near
 ///   plane's time is that of `min_i` when `inv_i > 0` and of `max_i`
-///   otherwise, i.e. the `min` of the two times, and the far one the `max`.
-///   The planes are picked once per ray by the sign of `inv_i` (`near`/`far`,
-///   an indexed load per plane instead of a `min` and a `max` per axis). A
-///   slot's box is either valid or the empty box `+∞..−∞` on every axis
-///   (boxes are unions of valid boxes, or `EMPTY_BOX`); for the empty box
-///   the picked near time is `+∞` and the far time `−∞` on every axis
-///   whatever the sign, so it is rejected without a separate mask. (The
-///   kernel's own `min`/`max` form would turn an inverted box into a whole
-///   slab.) The kernel's `lo == 0 → 0` select only matters for an infinite
-///   `inv_i` (`0·∞`); here `0·inv_i` is `±0`, equal to 0.
-/// - The widening `w(x) = x − (c·|x| + η)` (finite `x` only) is monotone
-///   non-decreasing in `x` in floating point (its correction grows by far less
-///   than an ulp of `x` per ulp of `x`), so `max_i w(near_i) = w(max_i near_i)`:
-///   widening the largest entry once equals widening every axis and taking the
-///   max (and likewise for the exits). So the reduced test keeps the kernel's
-///   guarantee: it never misses a box the exact ray segment touches.
-/// - Instead of the kernel's "widen finite values only", the largest entry is
-///   first clamped to `≤ f32::MAX` and the smallest exit to `≥ -f32::MAX`, then
-///   widened (one `min`/`max` instead of an `is_finite` test and a select per
-///   side). Finite values are unchanged; an entry of `+∞` becomes finite (a
-///   lower entry) and an exit of `−∞` becomes finite (a higher exit), so the
-///   test accepts every box the kernel accepts, with an entry `t` that is never
-///   larger: still conservative. `−∞` entries and `+∞` exits stay infinite
-///   (the widening of `±∞` is `±∞`, not NaN), so no entry is NaN. The
-///   entries are returned unclamped (`−∞` is ordered fine by `sortable`).
-///   Within the kernel's documented range (coordinates `<= 2^40`, non-zero
-///   `|d_i| >= 2^-40`) slab times stay below `2^81` and never overflow, so the
-///   clamp only matters outside it.
+///   otherwise. The planes are picked once per ray by the sign of `inv_i`
+///   (`near`/`far`, an indexed load per plane instead of a `min` and a `max`
+///   per axis). A slot's box is either valid or the empty box `+∞..−∞` on
+///   every axis (boxes are unions of valid boxes, or `EMPTY_BOX`); for the
+///   empty box the picked near time is `+∞` and the far time `−∞` on every
+///   axis whatever the sign, so it is rejected without a separate mask.
+/// - A computed plane time `fl(fl(p - o)·fl(1/d))` has the sign of the exact
+///   `(p - o)/d` (rounding keeps signs; an underflow gives a signed zero) and
+///   is within a factor `1 ± 3.01u` of it, plus `2^-149` for an underflow.
+/// - The entry `n = max(t_min, near_0, near_1, near_2) >= 0` is moved down
+///   once: `fl(fl(min(n, MAX)·(1 − 16u)) − 2^-126)`. Where `n` is `t_min`
+///   the result is below it; where `n` is an axis time, that time is positive,
+///   so the exact one is too and at most the exact entry, and
+///   `(1 + 3.01u)(1 − 16u)(1 + u)² < 1` with the underflow term below
+///   `2^-126`: the result is below the exact entry `e`.
+/// - The exit is not widened. If the exact segment touches the box, its
+///   exact far times are `>= e >= 0`, so the computed ones are at least
+///   `e(1 − 3.01u) − 2^-149`, which the moved-down entry (at most
+///   `e(1 − 11u) − 2^-127`) does not exceed; and it does not exceed
+///   `best_t >= e` either. So `enter <= min(best_t, far)` holds.
+/// - Entries of `+∞` (the empty box, or an overflow outside the kernel's
+///   documented range of coordinates `<= 2^40` and `|d_i| >= 2^-40`, where
+///   slab times stay below `2^81`) are clamped to `f32::MAX` first, so no
+///   entry is NaN and an overflowed box is still entered with an entry
+///   below its exact one.
+///
+/// `tests::reduced_node_test_is_conservative_on_exact_touches` checks both
+/// guarantees exactly on rays that graze box corners, edges and faces.
 struct NodeRay<M> {
     origin: [M; 3],
     inv: [M; 3],
@@ -790,12 +791,14 @@ impl<M: LanePod> NodeTest<M> for GeneralNodeRay<M> {
 
 impl<M: LanePod> NodeRay<M> {
     /// The reduced test's data, or `None` when a direction component is zero
-    /// or has an infinite inverse (those rays use [`GeneralNodeRay`]).
+    /// or has an infinite inverse, or `t_min` is negative (those rays use
+    /// [`GeneralNodeRay`]).
     #[inline(always)]
     fn new(ray: &Ray) -> Option<Self> {
         let d = ray.dir.to_array();
         let inv = d.map(|x| 1.0 / x);
-        let fast = d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite());
+        let fast =
+            d.iter().all(|&x| x != 0.0) && inv.iter().all(|x| x.is_finite()) && ray.t_min >= 0.0;
         let o = ray.origin.to_array();
         let near: [usize; 3] = core::array::from_fn(|k| if inv[k] > 0.0 { k } else { k + 3 });
         if !fast {
@@ -833,8 +836,9 @@ impl<M: LanePod> NodeTest<M> for NodeRay<M> {
 }
 
 /// The end of [`NodeRay`]'s test from the near and far plane times of each
-/// axis: the hit mask of the lanes whose widened entry is at most the
-/// widened exit and `best_t`, and the entries. Shared with the packet traversal
+/// axis: the hit mask of the lanes whose entry, moved down, is at most the
+/// exit and `best_t`, and those entries (see [`NodeRay`] for why this never
+/// culls a box the exact segment touches). Shared with the packet traversal
 /// ([`packet`]), which forms the plane times differently but identically.
 #[inline(always)]
 fn slab_entry<M: LanePod>(near: [M; 3], far: [M; 3], t_min: M, best_t: f32) -> (u64, M) {
@@ -843,25 +847,11 @@ fn slab_entry<M: LanePod>(near: [M; 3], far: [M; 3], t_min: M, best_t: f32) -> (
     // wide's NaN-checking inherent `f32x8::max` would only cost a compare
     // and a blend per call.
     let (max, min) = (<M as Lane>::max, <M as Lane>::min);
-    let n = max(max(near[0], near[1]), near[2]);
+    let n = max(max(near[0], near[1]), max(near[2], t_min));
     let f = min(min(far[0], far[1]), far[2]);
-    let c = M::splat(RAY_AABB_WIDEN_REL);
-    let eta = M::splat(RAY_AABB_WIDEN_ABS);
-    // near -= c·|near| + eta; far += c·|far| + eta, after clamping the
-    // entry below +∞ and the exit above −∞ (see the type's docs: the
-    // result is never tighter than the kernel's, and never NaN).
-    let n = min(n, M::splat(f32::MAX));
-    let f = max(f, M::splat(f32::MIN));
-    let n = n - (c * n.abs() + eta);
-    let f = f + (c * f.abs() + eta);
-    // enter <= min(t_max, f) && enter <= best_t, with best_t <= t_max
-    let enter = max(t_min, n);
-    let exit = min(M::splat(best_t), f);
-    // An empty slot (`+∞..−∞` on every axis) has near time `+∞` and far
-    // time `−∞` on every axis whatever the sign of `inv`: entry ≈ f32::MAX
-    // after the clamp, exit ≈ −f32::MAX, so it is rejected here (the
-    // entries are returned for every lane; only hit lanes are read).
-    (enter.le(exit).bits(), enter)
+    let enter = min(n, M::splat(f32::MAX)) * M::splat(1.0 - RAY_AABB_WIDEN_REL)
+        - M::splat(RAY_AABB_WIDEN_ABS);
+    (enter.le(min(M::splat(best_t), f)).bits(), enter)
 }
 
 /// The ray-casting benchmark's ray set (used by `widephase raycast` and
@@ -936,5 +926,151 @@ pub(crate) fn soa_box(l: &[[f32; BRANCH]; 6]) -> Aabb<W> {
     Aabb {
         min: V3::new(W::new(l[0]), W::new(l[1]), W::new(l[2])),
         max: V3::new(W::new(l[3]), W::new(l[4]), W::new(l[5])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{soa_box, NodeRay, NodeTest, BRANCH, EMPTY_BOX, W};
+    use crate::math::Vec3;
+    use crate::shapes::Ray;
+    use crate::workload::SplitMix;
+
+    /// Dyadic coordinates `k / 2^8`, `|k| < 2^20`: exact in `f32`, and the
+    /// slab times' numerators and denominators (in units of `2^-8`) are
+    /// integers whose products fit an `i64`.
+    const SCALE: f32 = 256.0;
+
+    /// `a/b <= c/d` for `b, d > 0`, exactly.
+    fn frac_le((a, b): (i64, i64), (c, d): (i64, i64)) -> bool {
+        a * d <= c * b
+    }
+
+    /// The exact entry `max(t_min, max_i near_i)` and whether the exact
+    /// segment `[t_min, best_t]` touches the closed box: fractions of the
+    /// integer coordinates (`lo`, `hi`, `o`, `d` in units of `2^-8`).
+    fn exact(
+        lo: [i64; 3],
+        hi: [i64; 3],
+        o: [i64; 3],
+        d: [i64; 3],
+        t_min: (i64, i64),
+        best_t: (i64, i64),
+    ) -> ((i64, i64), bool) {
+        let (mut enter, mut exit) = (t_min, best_t);
+        for k in 0..3 {
+            let (near, far) = if d[k] > 0 { (lo[k], hi[k]) } else { (hi[k], lo[k]) };
+            // (p - o)/d with a positive denominator
+            let t = |p: i64| if d[k] > 0 { (p - o[k], d[k]) } else { (o[k] - p, -d[k]) };
+            if frac_le(enter, t(near)) {
+                enter = t(near);
+            }
+            if frac_le(t(far), exit) {
+                exit = t(far);
+            }
+        }
+        (enter, frac_le(enter, exit))
+    }
+
+    /// The reduced node test never misses a box the exact segment
+    /// `[t_min, best_t]` touches, and never reports an entry beyond the
+    /// exact one: rays aimed exactly at a box's corners, edges and faces (so
+    /// they graze it, entering and leaving at the same `t`), from inside and
+    /// outside, with `t_min` and `best_t` at the touching parameter; every
+    /// lane of the node; directions whose inverses round.
+    #[test]
+    fn reduced_node_test_is_conservative_on_exact_touches() {
+        let mut r = SplitMix(0x51ab);
+        let mut int = |lo: i64, hi: i64| lo + (r.next_u64() % (hi - lo + 1) as u64) as i64;
+        let (mut touching, mut grazing) = (0usize, 0usize);
+        for case in 0..20_000 {
+            // eight boxes, one per lane; the ray aims at a boundary point of
+            // the box in lane `aim`
+            let mut boxes = [[0i64; 6]; BRANCH];
+            for b in &mut boxes {
+                for k in 0..3 {
+                    let (x, y) = (int(-4096, 4096), int(-4096, 4096));
+                    b[k] = x.min(y);
+                    b[k + 3] = x.max(y) + int(0, 1) * int(0, 300);
+                }
+            }
+            let aim = case % BRANCH;
+            let b = boxes[aim];
+            // a point of the box's boundary: each coordinate on a plane, or
+            // (for at most two axes) strictly inside; one in eight steps one
+            // unit outside (an exact miss or a touch elsewhere)
+            let mut target = [0i64; 3];
+            let on_planes = int(1, 3);
+            for k in 0..3 {
+                target[k] = if k < on_planes as usize {
+                    if int(0, 1) == 0 {
+                        b[k]
+                    } else {
+                        b[k + 3]
+                    }
+                } else {
+                    int(b[k], b[k + 3])
+                };
+            }
+            if int(0, 7) == 0 {
+                target[int(0, 2) as usize] += if int(0, 1) == 0 { -1 } else { 1 };
+            }
+            let o = [int(-8192, 8192), int(-8192, 8192), int(-8192, 8192)];
+            let d = [target[0] - o[0], target[1] - o[1], target[2] - o[2]];
+            if d.contains(&0) {
+                continue;
+            }
+            // the target is reached at t = 1: start or stop there, or not
+            let t_min = [(0, 1), (1, 1), (int(0, 512), 256)][int(0, 2) as usize];
+            let best_t = [(1, 1), (int(256, 1024), 256), (4, 1)][int(0, 2) as usize];
+            let f = |x: i64| x as f32 / SCALE;
+            let ray = Ray {
+                origin: Vec3::new(f(o[0]), f(o[1]), f(o[2])),
+                dir: Vec3::new(f(d[0]), f(d[1]), f(d[2])),
+                t_min: t_min.0 as f32 / t_min.1 as f32,
+                t_max: f32::INFINITY,
+            };
+            let mut rows = [[0f32; BRANCH]; 6];
+            for (lane, b) in boxes.iter().enumerate() {
+                for k in 0..6 {
+                    rows[k][lane] = f(b[k]);
+                }
+            }
+            // an empty slot in one lane other than the aimed one
+            let empty = (aim + 1 + case / BRANCH % (BRANCH - 1)) % BRANCH;
+            let e = [EMPTY_BOX.min.x, EMPTY_BOX.min.y, EMPTY_BOX.min.z];
+            let e2 = [EMPTY_BOX.max.x, EMPTY_BOX.max.y, EMPTY_BOX.max.z];
+            for k in 0..3 {
+                rows[k][empty] = e[k];
+                rows[k + 3][empty] = e2[k];
+            }
+            let pre = NodeRay::<W>::new(&ray).expect("non-zero direction, t_min >= 0");
+            let best = best_t.0 as f32 / best_t.1 as f32;
+            let (mask, entries) = pre.test(&soa_box(&rows), best);
+            let entries = entries.to_array();
+            assert!(mask >> empty & 1 == 0, "case {case}: the empty slot is hit");
+            for (lane, bx) in boxes.iter().enumerate() {
+                if lane == empty {
+                    continue;
+                }
+                let lo = [bx[0], bx[1], bx[2]];
+                let hi = [bx[3], bx[4], bx[5]];
+                let ((en, ed), touch) = exact(lo, hi, o, d, t_min, best_t);
+                if !touch {
+                    continue;
+                }
+                touching += 1;
+                grazing += usize::from(lane == aim);
+                assert!(mask >> lane & 1 == 1, "case {case} lane {lane}: a touched box is culled");
+                // entry <= en/ed, exactly (an f32 times a 21-bit integer is
+                // exact in f64)
+                assert!(
+                    entries[lane] as f64 * ed as f64 <= en as f64,
+                    "case {case} lane {lane}: entry {} beyond the exact {en}/{ed}",
+                    entries[lane]
+                );
+            }
+        }
+        assert!(touching > 10_000 && grazing > 5_000, "{touching} touching, {grazing} aimed");
     }
 }
