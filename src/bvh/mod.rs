@@ -37,8 +37,8 @@
 //!   exact ray segment touches (rays with `t_min >= 0` and no zero direction
 //!   component take a reduced form with the same guarantee and entries never
 //!   above the exact ones; proof at the private `NodeRay`), so a ray through
-//!   an edge or vertex shared by two
-//!   triangles reaches both leaves and the watertight triangle test decides.
+//!   an edge or vertex shared by two triangles reaches both leaves and the
+//!   watertight triangle test decides.
 //!   The closest hit is the smallest `(t, id)` pair (ties on `t`: smallest
 //!   primitive id) over every primitive the scalar kernel hits, which makes the
 //!   answer independent of the tree's shape; children are visited front to back
