@@ -22,6 +22,7 @@
 //! find hits that are not better.
 
 use super::{rank, slab_entry, Bvh, NodeRay, BRANCH, LEAF_BIT, W};
+use crate::lane::LaneMask;
 use crate::pack::LanePod;
 use crate::shapes::{Aabb, Ray};
 use crate::simd::recast_one;
@@ -53,9 +54,17 @@ pub(super) struct PacketTests<M> {
     /// their direction signs, so they share these.
     near: [usize; 3],
     far: [usize; 3],
-    inv: [[M; 3]; PACKET],
-    t_min: [M; PACKET],
+    /// Per axis, the rays' inverse direction components (ray `r` in lane
+    /// `r`), splat per test: computed in lanes, so a packet's setup is three
+    /// lane divisions rather than eight rays' splats.
+    inv: [[f32; LANES_MAX]; 3],
+    t_min: [f32; LANES_MAX],
 }
+
+/// Lanes of the widest lane type: the packet's per-ray rows are padded to it
+/// so that any lane type loads and stores them whole (the node tests run at
+/// eight lanes, but every width's entry is compiled).
+const LANES_MAX: usize = 16;
 
 impl<M: LanePod> PacketTests<M> {
     /// A node's six planes minus the origin (`min.x − o.x, …, max.z − o.z`).
@@ -70,10 +79,11 @@ impl<M: LanePod> PacketTests<M> {
     /// the hit mask and the entries, as [`NodeRay`]'s test gives them.
     #[inline(always)]
     fn test(&self, d: &[M; 6], r: usize, best_t: f32) -> (u64, M) {
-        let (nr, fr, inv) = (self.near, self.far, &self.inv[r]);
+        let (nr, fr) = (self.near, self.far);
+        let inv = [M::splat(self.inv[0][r]), M::splat(self.inv[1][r]), M::splat(self.inv[2][r])];
         let near = [d[nr[0]] * inv[0], d[nr[1]] * inv[1], d[nr[2]] * inv[2]];
         let far = [d[fr[0]] * inv[0], d[fr[1]] * inv[1], d[fr[2]] * inv[2]];
-        slab_entry(near, far, self.t_min[r], best_t)
+        slab_entry(near, far, M::splat(self.t_min[r]), best_t)
     }
 }
 
@@ -89,22 +99,40 @@ pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTes
         return None;
     }
     let first = NodeRay::<M>::new(&rays[0])?;
-    let mut tests = PacketTests {
-        origin: first.origin,
-        near: first.near,
-        far: first.far,
-        inv: [first.inv; PACKET],
-        t_min: [first.t_min; PACKET],
-    };
-    for (j, r) in rays.iter().enumerate().skip(1) {
-        let t = NodeRay::<M>::new(r)?;
-        if t.near != tests.near {
+    // The rays' directions and `t_min` in lanes (ray `j` in lane `j`), the
+    // inverses divided in lanes (the same correctly rounded `1/x` as
+    // `NodeRay::new`'s). Every ray must take the reduced test as ray 0
+    // does (`NodeRay::new`'s conditions: nonzero components with finite
+    // inverses, `t_min >= 0`) with ray 0's near planes, i.e. the same sign
+    // of each inverse; a NaN fails every comparison.
+    let mut d = [[1f32; LANES_MAX]; 3];
+    let mut t_min = [0f32; LANES_MAX];
+    for (j, r) in rays.iter().enumerate() {
+        [d[0][j], d[1][j], d[2][j]] = r.dir.to_array();
+        t_min[j] = r.t_min;
+    }
+    let mut inv = [[0f32; LANES_MAX]; 3];
+    let mut c = 0;
+    while c < PACKET {
+        let rays_here = (1u64 << (PACKET - c).min(M::WIDTH)) - 1;
+        for k in 0..3 {
+            let x = M::splat(1.0) / M::load(&d[k][c..]);
+            let on_near = if first.near[k] == k {
+                x.gt(M::splat(0.0)) & x.lt(M::splat(f32::INFINITY))
+            } else {
+                x.lt(M::splat(0.0)) & x.gt(M::splat(f32::NEG_INFINITY))
+            };
+            if on_near.bits() & rays_here != rays_here {
+                return None;
+            }
+            x.store(&mut inv[k][c..]);
+        }
+        if M::load(&t_min[c..]).ge(M::splat(0.0)).bits() & rays_here != rays_here {
             return None;
         }
-        tests.inv[j] = t.inv;
-        tests.t_min[j] = t.t_min;
+        c += M::WIDTH;
     }
-    Some(tests)
+    Some(PacketTests { origin: first.origin, near: first.near, far: first.far, inv, t_min })
 }
 
 /// Transposes an 8×8 bit matrix held in a `u64` (byte `r`, bit `c` ↦ byte
@@ -284,7 +312,9 @@ mod tests {
     }
 
     /// Packets that are not traced as one: an invalid ray (NaN, an empty
-    /// interval), a zero direction component, another origin, another octant.
+    /// interval), a zero direction component (either sign), one whose
+    /// inverse overflows, a negative `t_min` (the reduced node test needs
+    /// `t_min >= 0`), another origin, another octant; in any lane.
     #[test]
     fn incoherent_or_special_packets_are_refused() {
         let bvh = MeshBvh::new(&scene(&mut SplitMix(7)));
@@ -303,13 +333,29 @@ mod tests {
         flipped[3].dir.x = -0.05;
         let mut empty = good;
         (empty[1].t_min, empty[1].t_max) = (1.0, 0.5);
-        let cases = [
+        let mut cases = vec![
             ("NaN", nan),
             ("zero", zero),
             ("origin", moved),
             ("octant", flipped),
             ("empty", empty),
         ];
+        for j in 0..PACKET {
+            let mut minus_zero = good;
+            minus_zero[j].dir.x = -0.0;
+            let mut tiny = good;
+            tiny[j].dir.z = 1e-39;
+            let mut behind = good;
+            behind[j].t_min = -0.25;
+            let mut negative = good;
+            negative[j].dir.y = 1.0;
+            cases.extend([
+                ("-0", minus_zero),
+                ("tiny", tiny),
+                ("t_min", behind),
+                ("sign", negative),
+            ]);
+        }
         for (what, rays) in cases {
             assert!(bvh.closest_hits_packet::<W>(&rays, &mut stack).is_none(), "{what}");
         }
