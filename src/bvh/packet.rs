@@ -93,8 +93,13 @@ impl<M: LanePod> PacketTests<M> {
 /// origin and near planes, i.e. their direction signs (not coherent).
 #[inline(always)]
 pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTests<M>> {
+    // Every ray valid (`ray_valid`): ray 0 checked whole, the others share
+    // its origin bit for bit; their directions are finite and nonzero when
+    // their inverses are (checked below), and their intervals are checked
+    // in lanes (`0 <= t_min <= t_max`, `t_min < ∞`).
     let o = rays[0].origin.to_array().map(f32::to_bits);
-    if !rays.iter().all(|r| crate::ray::ray_valid(r) && r.origin.to_array().map(f32::to_bits) == o)
+    if !crate::ray::ray_valid(&rays[0])
+        || !rays.iter().all(|r| r.origin.to_array().map(f32::to_bits) == o)
     {
         return None;
     }
@@ -106,10 +111,10 @@ pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTes
     // inverses, `t_min >= 0`) with ray 0's near planes, i.e. the same sign
     // of each inverse; a NaN fails every comparison.
     let mut d = [[1f32; LANES_MAX]; 3];
-    let mut t_min = [0f32; LANES_MAX];
+    let (mut t_min, mut t_max) = ([0f32; LANES_MAX], [0f32; LANES_MAX]);
     for (j, r) in rays.iter().enumerate() {
         [d[0][j], d[1][j], d[2][j]] = r.dir.to_array();
-        t_min[j] = r.t_min;
+        (t_min[j], t_max[j]) = (r.t_min, r.t_max);
     }
     let mut inv = [[0f32; LANES_MAX]; 3];
     let mut c = 0;
@@ -127,7 +132,9 @@ pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTes
             }
             x.store(&mut inv[k][c..]);
         }
-        if M::load(&t_min[c..]).ge(M::splat(0.0)).bits() & rays_here != rays_here {
+        let (lo, hi) = (M::load(&t_min[c..]), M::load(&t_max[c..]));
+        let interval = lo.ge(M::splat(0.0)) & lo.le(hi) & lo.lt(M::splat(f32::INFINITY));
+        if interval.bits() & rays_here != rays_here {
             return None;
         }
         c += M::WIDTH;
@@ -349,11 +356,26 @@ mod tests {
             behind[j].t_min = -0.25;
             let mut negative = good;
             negative[j].dir.y = 1.0;
+            let mut infinite = good;
+            infinite[j].dir.x = f32::INFINITY;
+            let mut reversed = good;
+            (reversed[j].t_min, reversed[j].t_max) = (1.0, 0.5);
+            let mut nan_end = good;
+            nan_end[j].t_max = f32::NAN;
+            let mut at_infinity = good;
+            (at_infinity[j].t_min, at_infinity[j].t_max) = (f32::INFINITY, f32::INFINITY);
+            let mut elsewhere = good;
+            elsewhere[j].origin.z = 0.75;
             cases.extend([
                 ("-0", minus_zero),
                 ("tiny", tiny),
                 ("t_min", behind),
                 ("sign", negative),
+                ("inf", infinite),
+                ("reversed", reversed),
+                ("NaN t_max", nan_end),
+                ("t at infinity", at_infinity),
+                ("origin", elsewhere),
             ]);
         }
         for (what, rays) in cases {
