@@ -104,7 +104,7 @@ pub(super) fn packet_tests<M: LanePod>(rays: &[Ray; PACKET]) -> Option<PacketTes
         return None;
     }
     let first = NodeRay::<M>::new(&rays[0])?;
-    // The rays' directions and `t_min` in lanes (ray `j` in lane `j`), the
+    // The rays' directions and intervals in lanes (ray `j` in lane `j`), the
     // inverses divided in lanes (the same correctly rounded `1/x` as
     // `NodeRay::new`'s). Every ray must take the reduced test as ray 0
     // does (`NodeRay::new`'s conditions: nonzero components with finite
