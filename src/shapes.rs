@@ -432,11 +432,10 @@ impl<L: Lane> Triangle<L> {
     /// `+0` for a finite `x` and NaN for an infinite or NaN one, and a sum
     /// with a NaN term is NaN whatever its order (no overflow: the finite
     /// terms are zeros). Eighteen lane operations and one comparison
-    /// instead of nine `is_finite` bit tests (four operations each on
-    /// `wide`'s types) and eight ANDs: on the rare-hit tier, where most
-    /// packs leave after the box-face axes, the validity mask was the
-    /// larger part of the triangle–box kernel's work (simd-notes.md,
-    /// "Triangle–AABB").
+    /// instead of nine `is_finite` tests (two to four operations each) and
+    /// eight ANDs: the scalar triangle kernels, which mostly leave after
+    /// one or two axes, got 8–35 % faster; the lane widths did not change
+    /// (simd-notes.md, "Validity mask").
     #[inline(always)]
     pub fn is_valid(&self) -> L::Mask {
         #[inline(always)]
