@@ -439,6 +439,7 @@ impl<L: Lane> Triangle<L> {
     #[inline(always)]
     pub fn is_valid(&self) -> L::Mask {
         #[inline(always)]
+        #[allow(clippy::eq_op)] // `x − x` is the finiteness test, not a zero
         fn zeros<L: Lane>(v: V3<L>) -> L {
             (v.x - v.x) + (v.y - v.y) + (v.z - v.z)
         }
