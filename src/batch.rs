@@ -14,6 +14,7 @@
 use crate::lane::LaneMask;
 use crate::pack::{broadcast, LanePod, Pack, Packable};
 use crate::simd::{self, recast, Isa, WidthFn};
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 /// A pair predicate usable by the batched drivers.
@@ -30,6 +31,29 @@ pub trait PairKernel: Send + Sync {
         a: &<Self::A as Packable>::Lanes<L>,
         b: &<Self::B as Packable>::Lanes<L>,
     ) -> L::Mask;
+    /// Whether [`Self::screen`] is a cheaper first stage worth compacting
+    /// behind (see [`pairwise`]). When false, `screen` is never called.
+    const SCREENED: bool = false;
+    /// A first stage of [`Self::test`]: a lane it clears must be cleared by
+    /// `test` (a lane it keeps may still miss). The pairwise drivers run
+    /// [`Self::test_kept`] only on the kept lanes, gathered into full packs.
+    #[inline(always)]
+    fn screen<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+    ) -> L::Mask {
+        Self::test::<L>(a, b)
+    }
+    /// [`Self::test`] on lanes [`Self::screen`] kept: it must give `test`'s
+    /// answer on those lanes (others are ignored), and may skip what the
+    /// screen already decided.
+    #[inline(always)]
+    fn test_kept<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+    ) -> L::Mask {
+        Self::test::<L>(a, b)
+    }
 }
 
 /// One bit per item: the answer of a predicate for item `i` is bit `i`.
@@ -128,6 +152,14 @@ impl<K: PairKernel, L: LanePod> WidthFn<L> for FillTask<'_, K, L> {
     fn call<M: LanePod>(self) {
         let a = recast::<K::A, L, M>(self.a);
         let b = recast::<K::B, L, M>(self.b);
+        if K::SCREENED
+            && !self.broadcast
+            && M::WIDTH >= SCREEN_MIN_WIDTH
+            && u32::try_from(core::mem::size_of_val(a).max(core::mem::size_of_val(b)) / 4).is_ok()
+        {
+            screened_fill::<K, M>(self.words, self.first_word, self.len, a, b);
+            return;
+        }
         // The loop of `fill_words`, written out: a closure here would be a
         // separate function compiled without the path's features.
         let step = usize::from(!self.broadcast);
@@ -139,6 +171,128 @@ impl<K: PairKernel, L: LanePod> WidthFn<L> for FillTask<'_, K, L> {
                 acc |= K::test::<M>(&a[c * step], &b[c]).bits() << ((c - wi * per) * M::WIDTH);
             }
             *word = acc & tail_bits(wi, self.len);
+        }
+    }
+}
+
+/// Narrowest lane type the screened pairwise path runs at; narrower packs
+/// run the whole test on every pack (measured in `simd-notes.md`, "Compaction
+/// behind a screen").
+const SCREEN_MIN_WIDTH: usize = 4;
+
+/// The pairwise loop for a kernel with a screen: each word's packs go through
+/// [`PairKernel::screen`], the kept pairs' indices are queued, and every full
+/// queue (and the last, partial one) is gathered into a staged pack for
+/// [`PairKernel::test_kept`]. Every pair's bit is `test` of that pair, which
+/// does not depend on its lane or neighbours (the crate's lane contract), so
+/// the words equal the unscreened loop's.
+#[inline(always)]
+fn screened_fill<K: PairKernel, M: LanePod>(
+    words: &mut [u64],
+    first_word: usize,
+    len: usize,
+    a: &[<K::A as Packable>::Lanes<M>],
+    b: &[<K::B as Packable>::Lanes<M>],
+) {
+    let per = chunks_per_word::<M>();
+    let mut staged = Staged::<K, M>::new();
+    for k in 0..words.len() {
+        let wi = first_word + k;
+        let mut kept = 0u64;
+        for c in wi * per..((wi + 1) * per).min(b.len()) {
+            kept |= K::screen::<M>(&a[c], &b[c]).bits() << ((c - wi * per) * M::WIDTH);
+        }
+        kept &= tail_bits(wi, len);
+        words[k] = 0;
+        while kept != 0 {
+            let i = wi * 64 + kept.trailing_zeros() as usize;
+            kept &= kept - 1;
+            staged.push(i);
+            if staged.n == M::WIDTH {
+                staged.flush(a, b, words, first_word);
+            }
+        }
+    }
+    staged.flush(a, b, words, first_word);
+}
+
+/// Pairs kept by a screen, packed into the lanes of one chunk.
+struct Staged<K: PairKernel, M: LanePod> {
+    a: <K::A as Packable>::Lanes<M>,
+    b: <K::B as Packable>::Lanes<M>,
+    /// Pair index of each lane; past `n`, an earlier pair (or pair 0), whose
+    /// lane is tested and ignored.
+    index: [usize; 16],
+    /// Lanes queued since the last flush.
+    n: usize,
+}
+
+impl<K: PairKernel, M: LanePod> Staged<K, M> {
+    #[inline(always)]
+    fn new() -> Self {
+        Staged { a: Zeroable::zeroed(), b: Zeroable::zeroed(), index: [0; 16], n: 0 }
+    }
+
+    /// Queues pair `i` for the next lane.
+    #[inline(always)]
+    fn push(&mut self, i: usize) {
+        self.index[self.n] = i;
+        self.n += 1;
+    }
+
+    /// Gathers the queued pairs into the staged chunks, tests them and sets
+    /// their pairs' bits.
+    #[inline(always)]
+    fn flush(
+        &mut self,
+        a: &[<K::A as Packable>::Lanes<M>],
+        b: &[<K::B as Packable>::Lanes<M>],
+        words: &mut [u64],
+        first_word: usize,
+    ) {
+        if self.n == 0 {
+            return;
+        }
+        let w = M::WIDTH;
+        let index = &self.index[..w];
+        gather_lanes(
+            bytemuck::cast_slice_mut(core::slice::from_mut(&mut self.a)),
+            bytemuck::cast_slice(a),
+            index,
+            w,
+        );
+        gather_lanes(
+            bytemuck::cast_slice_mut(core::slice::from_mut(&mut self.b)),
+            bytemuck::cast_slice(b),
+            index,
+            w,
+        );
+        let hits = K::test_kept::<M>(&self.a, &self.b).bits();
+        for j in 0..self.n {
+            let i = self.index[j];
+            words[i / 64 - first_word] |= ((hits >> j) & 1) << (i % 64);
+        }
+        self.n = 0;
+    }
+}
+
+/// Field-major gather: lane `j` of the chunk `dst` gets item `index[j]` of the
+/// chunks `src` (chunk `i / w`, lane `i % w`), for every field. The offsets are
+/// `u32` (the caller checks `src` fits) and the lane loop has the constant
+/// length `w`, so the compiler emits one gather instruction per field; a loop
+/// over only the queued lanes stayed scalar and was slower (`simd-notes.md`).
+#[inline(always)]
+fn gather_lanes(dst: &mut [f32], src: &[f32], index: &[usize], w: usize) {
+    let fields = dst.len() / w;
+    let mut off = [0u32; 16];
+    for j in 0..w {
+        let i = index[j];
+        off[j] = ((i / w * fields) * w + i % w) as u32;
+    }
+    for (k, d) in dst.chunks_exact_mut(w).enumerate() {
+        let src = &src[k * w..];
+        for j in 0..w {
+            d[j] = src[off[j] as usize];
         }
     }
 }
@@ -179,6 +333,10 @@ pub fn par_one_vs_many<K: PairKernel, L: LanePod>(a: &K::A, bs: &Pack<K::B, L>, 
 }
 
 /// `out[i] = K(as[i], bs[i])`. Panics if the packs differ in length.
+///
+/// For a kernel with a screen ([`PairKernel::SCREENED`]) at 4 lanes and wider,
+/// the full test runs only on the pairs the screen keeps, gathered into full
+/// packs; the bits are the same.
 pub fn pairwise<K: PairKernel, L: LanePod>(
     as_: &Pack<K::A, L>,
     bs: &Pack<K::B, L>,
@@ -349,12 +507,40 @@ pub mod kernels {
         };
     }
 
-    pair_kernel!(
-        /// [`overlap::triangle_aabb`].
-        TriangleAabb, Triangle, Aabb, "triangle_aabb", overlap::triangle_aabb);
-    pair_kernel!(
-        /// [`overlap::triangle_aabb_conservative`].
-        TriangleAabbConservative, Triangle, Aabb, "triangle_aabb_conservative", overlap::triangle_aabb_conservative);
+    macro_rules! screened_kernel {
+        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path, $screen:path, $kept:path) => {
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $name;
+            impl PairKernel for $name {
+                type A = $a;
+                type B = $b;
+                const NAME: &'static str = $label;
+                #[inline(always)]
+                fn test<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
+                    $f(a, b)
+                }
+                const SCREENED: bool = true;
+                #[inline(always)]
+                fn screen<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
+                    $screen(a, b)
+                }
+                #[inline(always)]
+                fn test_kept<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
+                    $kept(a, b)
+                }
+            }
+        };
+    }
+
+    screened_kernel!(
+        /// [`overlap::triangle_aabb`]; screened by its face and normal axes.
+        TriangleAabb, Triangle, Aabb, "triangle_aabb", overlap::triangle_aabb,
+        overlap::triangle_aabb_screen::<L, false>, overlap::triangle_aabb_kept::<L, false>);
+    screened_kernel!(
+        /// [`overlap::triangle_aabb_conservative`]; screened by its face and normal axes.
+        TriangleAabbConservative, Triangle, Aabb, "triangle_aabb_conservative", overlap::triangle_aabb_conservative,
+        overlap::triangle_aabb_screen::<L, true>, overlap::triangle_aabb_kept::<L, true>);
     pair_kernel!(
         /// [`overlap::sphere_aabb`].
         SphereAabb, Sphere, Aabb, "sphere_aabb", overlap::sphere_aabb);

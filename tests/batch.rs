@@ -11,7 +11,7 @@ use widephase::batch::*;
 use widephase::overlap::{sphere_aabb, triangle_aabb, triangle_aabb_conservative};
 use widephase::pack::{LanePod, Pack, Packable};
 use widephase::simd::{with_isa, Isa};
-use widephase::{Aabb, Sphere, Triangle, Vec3};
+use widephase::{Aabb, LaneMask, Sphere, Triangle, Vec3};
 
 /// Scalar answers of kernel K for pairs (as[i], bs[i]).
 fn scalar_pairs<K: PairKernel>(as_: &[K::A], bs: &[K::B]) -> Vec<bool>
@@ -615,4 +615,79 @@ fn new_kernels_thread_count_does_not_change_results() {
     map_on_threads::<MovingAabbAabbConservative>(&a, &b);
     let (s, b) = moving_sphere_box_pairs(n, 0.5, 5);
     map_on_threads::<MovingSphereAabb>(&s, &b);
+}
+
+/// The screened pairwise path (`PairKernel::screen`, then `test` on the kept
+/// pairs packed into full lanes): the triangle–box kernels' screen keeps every
+/// lane the test keeps at every width, and the drivers equal the scalar test on
+/// workloads where it keeps none, some (spread over words and chunk edges, the
+/// last staged pack partial) and all of the pairs, with NaN and inverted pairs
+/// mixed in, on 1 and 3 threads and on every instruction-set path.
+#[test]
+fn screened_pairwise_equals_the_scalar_test() {
+    use widephase::workload::tri_box_pairs;
+    fn screen_keeps_every_hit<K: PairKernel<A = Triangle, B = Aabb>, L: LanePod>(
+        tris: &[Triangle],
+        boxes: &[Aabb],
+    ) -> usize {
+        let (pt, pb) = (Pack::<Triangle, L>::new(tris), Pack::<Aabb, L>::new(boxes));
+        let mut cleared = 0;
+        for (a, b) in pt.chunks().iter().zip(pb.chunks()) {
+            let (s, t) = (K::screen::<L>(a, b).bits(), K::test::<L>(a, b).bits());
+            assert_eq!(t & !s, 0, "{} width {}: the screen cleared a hit", K::NAME, L::WIDTH);
+            cleared += (!s & ((1u64 << (L::WIDTH - 1) << 1).wrapping_sub(1))).count_ones() as usize;
+        }
+        cleared
+    }
+    fn check<K: PairKernel<A = Triangle, B = Aabb>>(tris: &[Triangle], boxes: &[Aabb])
+    where
+        Triangle: Packable<Lanes<f32> = Triangle>,
+    {
+        let want = scalar_pairs::<K>(tris, boxes);
+        for isa in Isa::ALL {
+            with_isa(isa, || {
+                fn at<K: PairKernel<A = Triangle, B = Aabb>, L: LanePod>(
+                    tris: &[Triangle],
+                    boxes: &[Aabb],
+                    want: &[bool],
+                ) {
+                    let (pt, pb) = (Pack::<Triangle, L>::new(tris), Pack::<Aabb, L>::new(boxes));
+                    let mut out = BitMask::default();
+                    pairwise::<K, L>(&pt, &pb, &mut out);
+                    let got: Vec<bool> = (0..tris.len()).map(|i| out.get(i)).collect();
+                    assert_eq!(got, want, "{} width {}", K::NAME, L::WIDTH);
+                    for threads in [1, 3] {
+                        let pool =
+                            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                        let mut par = BitMask::default();
+                        pool.install(|| par_pairwise::<K, L>(&pt, &pb, &mut par));
+                        assert_eq!(par, out, "{} width {} {threads} threads", K::NAME, L::WIDTH);
+                    }
+                }
+                at::<K, f32x4>(tris, boxes, &want);
+                at::<K, f32x8>(tris, boxes, &want);
+                at::<K, f32x16>(tris, boxes, &want);
+            });
+        }
+    }
+    for (n, rate, seed) in [(9_001, 0.02, 1), (5_003, 0.5, 2), (1_037, 1.0, 3), (777, 0.0, 4)] {
+        let (mut tris, mut boxes) = tri_box_pairs(n, rate, seed);
+        // every 97th pair invalid: a NaN vertex or an inverted box
+        for i in (0..n).step_by(97) {
+            if i % 2 == 0 {
+                tris[i].b.y = f32::NAN;
+            } else {
+                boxes[i] = Aabb::new(boxes[i].max, boxes[i].min);
+            }
+        }
+        let hits = scalar_pairs::<TriangleAabb>(&tris, &boxes).iter().filter(|&&h| h).count();
+        assert!(rate == 0.0 || hits > 0, "seed {seed}: the workload must have hits");
+        let cleared = screen_keeps_every_hit::<TriangleAabb, f32x4>(&tris, &boxes)
+            + screen_keeps_every_hit::<TriangleAabb, f32x8>(&tris, &boxes)
+            + screen_keeps_every_hit::<TriangleAabb, f32x16>(&tris, &boxes)
+            + screen_keeps_every_hit::<TriangleAabbConservative, f32x16>(&tris, &boxes);
+        assert!(rate == 1.0 || cleared > 0, "seed {seed}: the screen must clear some pairs");
+        check::<TriangleAabb>(&tris, &boxes);
+        check::<TriangleAabbConservative>(&tris, &boxes);
+    }
 }

@@ -106,8 +106,52 @@ fn clears<L: Lane>(p: L, q: L, r: L) -> L::Mask {
     (-(p.max(q))).max(p.min(q)).gt(r)
 }
 
+/// The screen of the compacting pairwise driver ([`crate::batch::PairKernel::screen`]):
+/// the answer of the three box-face axes and the triangle-normal axis alone. A
+/// lane it clears is cleared by [`triangle_aabb`] too (the same operations on the
+/// same inputs decide those four axes in both), so the driver runs the nine edge
+/// axes only on the lanes it keeps, packed together.
+#[inline(always)]
+pub(crate) fn triangle_aabb_screen<L: Lane, const CONSERVATIVE: bool>(
+    t: &Triangle<L>,
+    b: &Aabb<L>,
+) -> L::Mask {
+    match first_axes::<L, CONSERVATIVE>(t, b) {
+        FirstAxes::Decided(m) => m,
+        FirstAxes::Open(rest) => rest.valid & !rest.sep,
+    }
+}
+
 #[inline(always)]
 fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aabb<L>) -> L::Mask {
+    match first_axes::<L, CONSERVATIVE>(t, b) {
+        FirstAxes::Decided(m) => m,
+        FirstAxes::Open(rest) => rest.edge_axes::<CONSERVATIVE>(),
+    }
+}
+
+/// The four first axes either decide every lane or leave the nine edge axes.
+enum FirstAxes<L: Lane> {
+    Decided(L::Mask),
+    Open(EdgeAxes<L>),
+}
+
+/// The state the nine edge axes need, with the lanes the first axes separated.
+struct EdgeAxes<L: Lane> {
+    valid: L::Mask,
+    sep: L::Mask,
+    /// Vertices relative to the box centre.
+    v: [V3<L>; 3],
+    /// Edges `f_i = T_{i+1} - T_i`.
+    f: [V3<L>; 3],
+    /// Half extents used on the edge axes: `h`, or `h + G` (conservative).
+    he: V3<L>,
+    /// Covers products that underflow (absolute error ≤ 2^-150 each); zero when exact.
+    flat: L,
+}
+
+#[inline(always)]
+fn first_axes<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aabb<L>) -> FirstAxes<L> {
     let valid = t.is_valid() & b.is_valid();
 
     // Category 1 — the box's face normals, as exact comparisons on the inputs.
@@ -121,31 +165,11 @@ fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aa
         | tmax.z.lt(b.min.z);
     // Leave early only when every lane is decided.
     if (sep | !valid).all() {
-        return valid & !sep;
+        return FirstAxes::Decided(valid & !sep);
     }
 
-    let half = L::splat(0.5);
-    let c = (b.min + b.max) * half;
-    let h = (b.max - b.min) * half;
-    let v0 = t.a - c;
-    let v1 = t.b - c;
-    let v2 = t.c - c;
-    // Edges from the inputs directly (one rounding each), not from v_j.
-    let f0 = t.b - t.a;
-    let f1 = t.c - t.b;
-    let f2 = t.a - t.c;
-
-    // Half extents used on the edge axes: h, or h + G (conservative).
-    // `flat` covers products that underflow (absolute error ≤ 2^-150 each).
-    let (he, w0, flat) = if CONSERVATIVE {
-        let cabs = c.abs();
-        let wmax = v0.abs().max(v1.abs()).max(v2.abs()) + cabs;
-        let k = L::splat(TRI_AABB_EDGE_K);
-        let abs = V3::splat(L::splat(TRI_AABB_ABS));
-        (h + ((wmax + h) * k + abs), v0.abs() + cabs, L::splat(TRI_AABB_ABS))
-    } else {
-        (h, v0.abs(), L::splat(0.0))
-    };
+    let EdgeState { h, w0, rest } = edge_state::<L, CONSERVATIVE>(t, b, valid, sep);
+    let EdgeAxes { v: [v0, _, _], f: [f0, f1, _], .. } = rest;
 
     // Category 2 — the triangle's normal: does the box straddle its plane?
     // Tested before the edge axes: for voxel-sized boxes near a triangle it is
@@ -172,40 +196,106 @@ fn triangle_aabb_impl<L: Lane, const CONSERVATIVE: bool>(t: &Triangle<L>, b: &Aa
     }
     sep = sep | s.gt(r);
     if (sep | !valid).all() {
-        return valid & !sep;
+        return FirstAxes::Decided(valid & !sep);
     }
+    FirstAxes::Open(EdgeAxes { sep, ..rest })
+}
 
-    // Conservative: add the flat underflow term to each edge-axis radius.
-    let widen = |r: L| if CONSERVATIVE { r + flat } else { r };
+/// The edge axes' inputs, with the box's half extents `h` and `w0` (`|v_0|`,
+/// plus `|c|` when conservative) that the normal axis also reads.
+struct EdgeState<L: Lane> {
+    h: V3<L>,
+    w0: V3<L>,
+    rest: EdgeAxes<L>,
+}
 
-    // Category 3 — the nine axes u_k × f_i. For f_i, the two vertices of that
-    // edge project to the same value; test the other vertex and one of them.
-    let f = [f0, f1, f2];
-    // (one vertex of edge i, the vertex opposite edge i)
-    let pick = [(v0, v2), (v1, v0), (v2, v1)];
-    for i in 0..3 {
-        let e = f[i];
-        let (va, vb) = pick[i];
-        let ea = e.abs();
-        // a = u_x × e = (0, -e.z, e.y)
-        let p = va.z * e.y - va.y * e.z;
-        let q = vb.z * e.y - vb.y * e.z;
-        let r = he.y * ea.z + he.z * ea.y;
-        sep = sep | clears(p, q, widen(r));
-        // a = u_y × e = (e.z, 0, -e.x)
-        let p = va.x * e.z - va.z * e.x;
-        let q = vb.x * e.z - vb.z * e.x;
-        let r = he.x * ea.z + he.z * ea.x;
-        sep = sep | clears(p, q, widen(r));
-        // a = u_z × e = (-e.y, e.x, 0)
-        let p = va.y * e.x - va.x * e.y;
-        let q = vb.y * e.x - vb.x * e.y;
-        let r = he.x * ea.y + he.y * ea.x;
-        sep = sep | clears(p, q, widen(r));
-        if (sep | !valid).all() {
-            return valid & !sep;
+#[inline(always)]
+fn edge_state<L: Lane, const CONSERVATIVE: bool>(
+    t: &Triangle<L>,
+    b: &Aabb<L>,
+    valid: L::Mask,
+    sep: L::Mask,
+) -> EdgeState<L> {
+    let half = L::splat(0.5);
+    let c = (b.min + b.max) * half;
+    let h = (b.max - b.min) * half;
+    let v0 = t.a - c;
+    let v1 = t.b - c;
+    let v2 = t.c - c;
+    // Edges from the inputs directly (one rounding each), not from v_j.
+    let f0 = t.b - t.a;
+    let f1 = t.c - t.b;
+    let f2 = t.a - t.c;
+
+    // Half extents used on the edge axes: h, or h + G (conservative).
+    // `flat` covers products that underflow (absolute error ≤ 2^-150 each).
+    let (he, w0, flat) = if CONSERVATIVE {
+        let cabs = c.abs();
+        let wmax = v0.abs().max(v1.abs()).max(v2.abs()) + cabs;
+        let k = L::splat(TRI_AABB_EDGE_K);
+        let abs = V3::splat(L::splat(TRI_AABB_ABS));
+        (h + ((wmax + h) * k + abs), v0.abs() + cabs, L::splat(TRI_AABB_ABS))
+    } else {
+        (h, v0.abs(), L::splat(0.0))
+    };
+    EdgeState { h, w0, rest: EdgeAxes { valid, sep, v: [v0, v1, v2], f: [f0, f1, f2], he, flat } }
+}
+
+/// [`triangle_aabb`] on lanes its screen kept, which are valid and not
+/// separated by the first four axes: only the nine edge axes run, with the
+/// same operations as in the whole test, so a kept lane gets the same answer.
+/// Lanes the screen did not keep get an unspecified answer.
+#[inline(always)]
+pub(crate) fn triangle_aabb_kept<L: Lane, const CONSERVATIVE: bool>(
+    t: &Triangle<L>,
+    b: &Aabb<L>,
+) -> L::Mask {
+    let (yes, no) = (L::Mask::splat(true), L::Mask::splat(false));
+    edge_state::<L, CONSERVATIVE>(t, b, yes, no).rest.edge_axes::<CONSERVATIVE>()
+}
+
+impl<L: Lane> EdgeAxes<L> {
+    #[inline(always)]
+    fn edge_axes<const CONSERVATIVE: bool>(self) -> L::Mask {
+        let EdgeAxes { valid, mut sep, v: [v0, v1, v2], f, he, flat } = self;
+        // Conservative: add the flat underflow term to each edge-axis radius.
+        #[inline(always)]
+        fn widen<L: Lane, const CONSERVATIVE: bool>(r: L, flat: L) -> L {
+            if CONSERVATIVE {
+                r + flat
+            } else {
+                r
+            }
         }
-    }
 
-    valid & !sep
+        // Category 3 — the nine axes u_k × f_i. For f_i, the two vertices of that
+        // edge project to the same value; test the other vertex and one of them:
+        // (one vertex of edge i, the vertex opposite edge i).
+        let pick = [(v0, v2), (v1, v0), (v2, v1)];
+        for i in 0..3 {
+            let e = f[i];
+            let (va, vb) = pick[i];
+            let ea = e.abs();
+            // a = u_x × e = (0, -e.z, e.y)
+            let p = va.z * e.y - va.y * e.z;
+            let q = vb.z * e.y - vb.y * e.z;
+            let r = he.y * ea.z + he.z * ea.y;
+            sep = sep | clears(p, q, widen::<L, CONSERVATIVE>(r, flat));
+            // a = u_y × e = (e.z, 0, -e.x)
+            let p = va.x * e.z - va.z * e.x;
+            let q = vb.x * e.z - vb.z * e.x;
+            let r = he.x * ea.z + he.z * ea.x;
+            sep = sep | clears(p, q, widen::<L, CONSERVATIVE>(r, flat));
+            // a = u_z × e = (-e.y, e.x, 0)
+            let p = va.y * e.x - va.x * e.y;
+            let q = vb.y * e.x - vb.x * e.y;
+            let r = he.x * ea.y + he.y * ea.x;
+            sep = sep | clears(p, q, widen::<L, CONSERVATIVE>(r, flat));
+            if (sep | !valid).all() {
+                return valid & !sep;
+            }
+        }
+
+        valid & !sep
+    }
 }
