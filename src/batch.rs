@@ -491,7 +491,8 @@ pub mod kernels {
     use crate::{dynamic, overlap, ray};
 
     macro_rules! pair_kernel {
-        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path) => {
+        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path
+         $(, screen: $screen:path, kept: $kept:path)?) => {
             $(#[$doc])*
             #[derive(Clone, Copy, Debug, Default)]
             pub struct $name;
@@ -503,23 +504,7 @@ pub mod kernels {
                 fn test<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
                     $f(a, b)
                 }
-            }
-        };
-    }
-
-    macro_rules! screened_kernel {
-        ($(#[$doc:meta])* $name:ident, $a:ty, $b:ty, $label:literal, $f:path, $screen:path, $kept:path) => {
-            $(#[$doc])*
-            #[derive(Clone, Copy, Debug, Default)]
-            pub struct $name;
-            impl PairKernel for $name {
-                type A = $a;
-                type B = $b;
-                const NAME: &'static str = $label;
-                #[inline(always)]
-                fn test<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
-                    $f(a, b)
-                }
+                $(
                 const SCREENED: bool = true;
                 #[inline(always)]
                 fn screen<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
@@ -529,18 +514,19 @@ pub mod kernels {
                 fn test_kept<L: LanePod>(a: &<$a as Packable>::Lanes<L>, b: &<$b as Packable>::Lanes<L>) -> L::Mask {
                     $kept(a, b)
                 }
+                )?
             }
         };
     }
 
-    screened_kernel!(
+    pair_kernel!(
         /// [`overlap::triangle_aabb`]; screened by its face and normal axes.
         TriangleAabb, Triangle, Aabb, "triangle_aabb", overlap::triangle_aabb,
-        overlap::triangle_aabb_screen::<L, false>, overlap::triangle_aabb_kept::<L, false>);
-    screened_kernel!(
+        screen: overlap::triangle_aabb_screen::<L, false>, kept: overlap::triangle_aabb_kept::<L, false>);
+    pair_kernel!(
         /// [`overlap::triangle_aabb_conservative`]; screened by its face and normal axes.
         TriangleAabbConservative, Triangle, Aabb, "triangle_aabb_conservative", overlap::triangle_aabb_conservative,
-        overlap::triangle_aabb_screen::<L, true>, overlap::triangle_aabb_kept::<L, true>);
+        screen: overlap::triangle_aabb_screen::<L, true>, kept: overlap::triangle_aabb_kept::<L, true>);
     pair_kernel!(
         /// [`overlap::sphere_aabb`].
         SphereAabb, Sphere, Aabb, "sphere_aabb", overlap::sphere_aabb);
