@@ -617,7 +617,7 @@ fn new_kernels_thread_count_does_not_change_results() {
     map_on_threads::<MovingSphereAabb>(&s, &b);
 }
 
-/// The screened pairwise path (`PairKernel::screen`, then `test` on the kept
+/// The screened pairwise path (`PairKernel::screen`, then `test_kept` on the kept
 /// pairs packed into full lanes): the triangle–box kernels' screen keeps every
 /// lane the test keeps at every width, and the drivers equal the scalar test on
 /// workloads where it keeps none, some (spread over words and chunk edges, the
