@@ -231,7 +231,7 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
     let out = select_manifold(hit, &out, &empty);
     // a speculative or touching manifold must hold a closest pair (see
     // `src/contact/closest_pair.rs`); `depth` is the SAT depth along `normal`
-    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, b)
+    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, b, hit)
 }
 
 /// Inward normals `N × e_j` of the triangle's edge side planes (unnormalised):

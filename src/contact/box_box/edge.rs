@@ -35,6 +35,8 @@ pub(in crate::contact) fn support_edge<L: Lane>(
 
 /// Manifold for an edge axis `axis = 6 + 3i + j` (edge of A along `A_i`, of B
 /// along `B_j`): one point at the closest points of the two support edges.
+/// `need` are the lanes whose result is kept (the closest-pair check runs
+/// only there).
 #[inline(always)]
 pub(super) fn edge_manifold<L: Lane>(
     a: &Obb<L>,
@@ -42,6 +44,7 @@ pub(super) fn edge_manifold<L: Lane>(
     axis: L,
     normal: V3<L>,
     margin: L,
+    need: L::Mask,
 ) -> Manifold<L> {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
@@ -81,5 +84,5 @@ pub(super) fn edge_manifold<L: Lane>(
     };
     // the support edges' gap along the normal is the SAT gap: only a point
     // pair clamped to an edge's end (not along the normal) is replaced
-    keep_closest_pair(m, a, depth, margin, BOX_BOX_CLOSEST_ID_BASE, b)
+    keep_closest_pair(m, a, depth, margin, BOX_BOX_CLOSEST_ID_BASE, b, need)
 }

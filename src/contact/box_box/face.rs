@@ -379,7 +379,7 @@ pub(super) fn face_manifold<L: Lane>(
     // else its projection on the reference face
     let on_b = FacePoint { origin: c_r, u, v, n, below: ref_is_a };
     let m = manifold_of_chosen(&chosen, normal, id_base, &on_b);
-    keep_closest_pair(m, a, sv_depth, margin, BOX_BOX_CLOSEST_ID_BASE, b)
+    keep_closest_pair(m, a, sv_depth, margin, BOX_BOX_CLOSEST_ID_BASE, b, need)
 }
 
 /// The reported position (a point on B) of a contact candidate: what

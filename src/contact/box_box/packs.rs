@@ -137,11 +137,11 @@ impl<L: LanePod> Stage<L> {
         if self.n == 0 {
             return;
         }
+        let need = lanes_below::<L>(self.n);
         let m = if self.face {
-            let need = lanes_below::<L>(self.n);
             face_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
         } else {
-            edge_manifold(&self.a, &self.b, self.axis, self.normal, self.margin)
+            edge_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
         };
         for (k, &(c, j)) in self.dst[..self.n].iter().enumerate() {
             copy_lane::<L, _>(&mut out[c as usize], j as usize, &m, k);
@@ -198,7 +198,7 @@ pub(super) fn finish<L: Lane>(
         out = face_manifold(a, b, sat.axis, sat.normal, margin, face);
     }
     if edge.any() {
-        let e = edge_manifold(a, b, sat.axis, sat.normal, margin);
+        let e = edge_manifold(a, b, sat.axis, sat.normal, margin, edge);
         out = select_manifold(edge, &e, &out);
     }
     select_manifold(face | edge, &out, &empty)
