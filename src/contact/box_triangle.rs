@@ -217,7 +217,7 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
     let on_box = axis.gt(zero) & axis.lt(L::splat(4.0));
     let on_edge = axis.ge(L::splat(4.0));
     if (hit & on_tri).any() {
-        let m = triangle_face_manifold(a, b, nf, margin);
+        let m = triangle_face_manifold(a, b, nf, margin, hit & on_tri);
         out = select_manifold(on_tri, &m, &out);
     }
     if (hit & on_box).any() {
@@ -243,13 +243,17 @@ fn side_normals<L: Lane>(b: &Triangle<L>, nf: V3<L>) -> [V3<L>; 3] {
 
 /// Manifold for the triangle normal (reference = the triangle, `normal =
 /// -nf`); only for proper triangles (other lanes give garbage the caller
-/// discards).
+/// discards). `need` are the lanes the caller keeps: the fallback point of a
+/// lane whose clipping left nothing is computed only when one of them needs
+/// it (lanes of other axes, run here because one lane of the pack is on the
+/// triangle's normal, would ask for it in most packs).
 #[inline(always)]
 fn triangle_face_manifold<L: Lane>(
     a: &Obb<L>,
     b: &Triangle<L>,
     nf: V3<L>,
     margin: L,
+    need: L::Mask,
 ) -> Manifold<L> {
     let (zero, one) = (L::splat(0.0), L::splat(1.0));
     let (inf, neg_inf) = (L::splat(f32::INFINITY), L::splat(f32::NEG_INFINITY));
@@ -354,7 +358,7 @@ fn triangle_face_manifold<L: Lane>(
     // along nf onto the triangle's plane
     let on_b = IncidentPoint { c: inc.c, a1: inc.a1, a2: inc.a2, nf };
     let mut m = manifold_of(&cand, -nf, inc.face * L::splat(32.0), &on_b);
-    if (!any).any() {
+    if need.and_not(any).any() {
         let q = closest_point_triangle(sv, b).point;
         m.points[0].position = V3::select(!any, q, m.points[0].position);
     }
