@@ -100,6 +100,9 @@ pub trait Lane:
     }
     /// Per lane: `if m { t } else { f }`.
     fn select(m: Self::Mask, t: Self, f: Self) -> Self;
+    /// The bitwise OR of the two lanes' bit patterns (not a float
+    /// operation: it finds lanes whose words are all zero bits).
+    fn or_bits(self, o: Self) -> Self;
 }
 
 impl LaneMask for bool {
@@ -197,6 +200,10 @@ impl Lane for f32 {
             f
         }
     }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() | o.to_bits())
+    }
 }
 
 /// Wide masks are the float vector itself with all-ones / all-zeros lanes
@@ -285,6 +292,10 @@ macro_rules! wide_lane {
             #[inline(always)]
             fn select(m: Self, t: Self, f: Self) -> Self {
                 m.select(t, f)
+            }
+            #[inline(always)]
+            fn or_bits(self, o: Self) -> Self {
+                self | o
             }
         }
     };

@@ -34,7 +34,8 @@ use super::{
     sphere_sphere,
 };
 use super::{sphere_triangle, Manifold};
-use crate::math::Vec3;
+use crate::lane::LaneMask;
+use crate::math::{Vec3, V3};
 use crate::pack::{set_lane, LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use crate::simd::{self, recast, recast_mut, Isa, WidthFn};
@@ -394,6 +395,27 @@ fn swap_roles_in_place(m: &mut Manifold) {
     }
 }
 
+/// [`swap_roles`] in the lanes `swap` of `m`, the others unchanged: the
+/// same operations on the same words as the one-pair form (a point is
+/// moved only below its lane's count, the normal only in a lane with
+/// points), so each lane's bits are those of `swap_roles` on its manifold.
+#[inline(always)]
+fn swap_roles_lanes<L: LanePod>(m: &Manifold<L>, swap: L::Mask) -> Manifold<L> {
+    let zero = L::splat(0.0);
+    let swap = swap & m.count.gt(zero);
+    if swap.none() {
+        return *m;
+    }
+    let mut r = *m;
+    let n = m.normal;
+    r.normal = V3::select(swap, V3::splat(zero) - n, n);
+    for (k, p) in r.points.iter_mut().enumerate() {
+        let moved = swap & m.count.gt(L::splat(k as f32));
+        p.position = V3::select(moved, p.position + n * p.depth, p.position);
+    }
+    r
+}
+
 /// Pairs per rayon task of [`par_test_packs`]: enough work (≥ 64 bundles of
 /// 16) to amortise the task, small enough to balance two threads on a few
 /// thousand pairs.
@@ -428,6 +450,16 @@ pub(super) trait PairSource: Sync {
     }
     /// The hull table [`Collider::Hull`] indexes.
     fn hulls(&self) -> &[ConvexHull];
+    /// Pair `i`'s two shapes in canonical order (A's kind first; equal
+    /// kinds keep the given order) and whether that swapped them. Panics if
+    /// the pair's kinds are not `A`'s and `B`'s (buckets hold one kind pair).
+    #[inline(always)]
+    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
+        let (c0, c1) = self.pair(i);
+        let swap = c0.kind() > c1.kind();
+        let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
+        (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
+    }
 }
 
 /// The pairs of [`contacts`]: `colliders[pairs[i].0]`, `colliders[pairs[i].1]`.
@@ -453,6 +485,17 @@ impl PairSource for IndexPairs<'_> {
     }
     fn hulls(&self) -> &[ConvexHull] {
         self.hulls
+    }
+    /// The shapes read from the collider array once the order is known:
+    /// choosing between the two colliders' addresses, not between their
+    /// loaded words (one load per word instead of two and a blend).
+    #[inline(always)]
+    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
+        let (i0, i1) = self.pairs[i];
+        let (c0, c1) = (&self.colliders[i0 as usize], &self.colliders[i1 as usize]);
+        let swap = c0.kind() > c1.kind();
+        let (a, b) = if swap { (c1, c0) } else { (c0, c1) };
+        (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
     }
 }
 
@@ -524,17 +567,15 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
     let mut m: [Manifold<M>; BLOCK_BUNDLES] =
         core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
     // lane widths are at most 16 (f32x16)
-    let mut swapped = [false; 16 * BLOCK_BUNDLES];
+    // 1.0 where the pair was given in the other order (lanes of `M` below)
+    let mut swapped = [0f32; 16 * BLOCK_BUNDLES];
     for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
         for (i, &pi) in block.iter().enumerate() {
-            let (c0, c1) = job.src.pair(pi as usize);
-            // canonical: A's kind first; equal kinds keep the given order
-            let swap = c0.kind() > c1.kind();
-            let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
-            set_lane::<T::A, M>(&mut pa[i / w], i % w, T::A::of(a).expect("bucketed by kind"));
-            set_lane::<T::B, M>(&mut pb[i / w], i % w, T::B::of(b).expect("bucketed by kind"));
-            swapped[i] = swap;
+            let (a, b, swap) = job.src.canonical::<T::A, T::B>(pi as usize);
+            set_lane::<T::A, M>(&mut pa[i / w], i % w, &a);
+            set_lane::<T::B, M>(&mut pb[i / w], i % w, &b);
+            swapped[i] = if swap { 1.0 } else { 0.0 };
         }
         for j in block.len() % w..if block.len() % w == 0 { 0 } else { w } {
             set_lane::<T::A, M>(&mut pa[nb - 1], j, &<T::A as Packable>::PADDING);
@@ -543,7 +584,8 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
         // the block at once (a batched tester compacts across bundles)
         T::test_slice::<M>(&pa[..nb], &pb[..nb], M::splat(job.margin), &mut m[..nb]);
         for (c, block) in block.chunks(w).enumerate() {
-            out.write_lanes(&m[c], block, &swapped[c * w..]);
+            let swap = M::load(&swapped[c * w..]).gt(M::splat(0.0));
+            out.write_lanes(&swap_roles_lanes(&m[c], swap), block);
         }
     }
 }
@@ -658,19 +700,17 @@ impl TaskOut<'_> {
     }
 
     /// Writes lane `j` of the bundle `m` as the manifold of pair `pis[j]`
-    /// (inside the task's range), converted by [`swap_roles`] where
-    /// `swapped[j]`, for every lane `j < pis.len()`.
+    /// (inside the task's range), for every lane `j < pis.len()`.
     ///
     /// Most candidate pairs of a frame do not touch, and a lane without
     /// contact is all zero bits (the testers' [`Manifold::EMPTY`]): those
     /// lanes, found by OR-ing the bundle's rows in lanes, are stored as one
-    /// whole `EMPTY` instead of word by word and need no swap (it leaves a
-    /// manifold without points unchanged). The other lanes are stored word
+    /// whole `EMPTY` instead of word by word. The other lanes are stored word
     /// by word in their slots: lanes extracted into a buffer first were read
     /// back by wide loads right after their narrow stores (a
     /// store-forwarding stall per manifold).
     #[inline(always)]
-    fn write_lanes<L: LanePod>(&mut self, m: &Manifold<L>, pis: &[u32], swapped: &[bool]) {
+    fn write_lanes<L: LanePod>(&mut self, m: &Manifold<L>, pis: &[u32]) {
         const FIELDS: usize = core::mem::size_of::<Manifold>() / 4;
         let (w, n) = (L::WIDTH, pis.len().min(L::WIDTH));
         let mut slot = [0usize; 16];
@@ -682,12 +722,15 @@ impl TaskOut<'_> {
         // field-major lanes: `FIELDS` rows of `w`, so the rows below write
         // every word of each slot and no word past it
         assert_eq!(src.len(), FIELDS * w, "field-major manifold lanes");
-        let mut bits = [0u32; 16];
-        for row in src.chunks_exact(w) {
-            for (b, &x) in bits[..w].iter_mut().zip(row) {
-                *b |= x.to_bits();
-            }
+        // the rows ORed as lanes (a loop over the words of each lane was
+        // vectorized across the rows, as gathers)
+        let mut any = L::splat(0.0);
+        for &row in bytemuck::cast_slice::<Manifold<L>, L>(core::slice::from_ref(m)) {
+            any = any.or_bits(row);
         }
+        let mut bits = [0f32; 16];
+        any.store(&mut bits);
+        let bits = bits.map(f32::to_bits);
         let dst = self.out.as_mut_ptr().cast::<f32>();
         for (j, &s) in slot[..n].iter().enumerate() {
             if bits[j] == 0 {
@@ -703,15 +746,6 @@ impl TaskOut<'_> {
                 unsafe {
                     dst.add(s * FIELDS + f).write(row[j])
                 };
-            }
-        }
-        // (after every slot is stored, so its words have left the store
-        // buffer before the swap reads them back)
-        for (j, &s) in slot[..n].iter().enumerate() {
-            if swapped[j] && bits[j] != 0 {
-                // SAFETY: every word of slot `s` was written just above.
-                #[allow(unsafe_code)]
-                swap_roles_in_place(unsafe { self.out[s].assume_init_mut() });
             }
         }
     }

@@ -228,6 +228,11 @@ impl Lane for F32x8 {
         // SAFETY: module docs. Masks are all-ones/all-zeros per lane.
         F32x8(unsafe { _mm256_blendv_ps(f.0, t.0, m.0) })
     }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        // SAFETY: module docs. A bitwise OR.
+        F32x8(unsafe { _mm256_or_ps(self.0, o.0) })
+    }
 }
 
 // ------------------------------------------------- 16 lanes as two __m256
@@ -357,6 +362,10 @@ impl Lane for F32x16Pair {
     #[inline(always)]
     fn select(m: M8Pair, t: Self, f: Self) -> Self {
         F32x16Pair([F32x8::select(m.0[0], t.0[0], f.0[0]), F32x8::select(m.0[1], t.0[1], f.0[1])])
+    }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        F32x16Pair([self.0[0].or_bits(o.0[0]), self.0[1].or_bits(o.0[1])])
     }
 }
 
@@ -531,6 +540,16 @@ impl Lane for F32x16 {
     fn select(m: K16, t: Self, f: Self) -> Self {
         // SAFETY: module docs. Lanes of `t` where the mask bit is set.
         F32x16(unsafe { _mm512_mask_blend_ps(m.0, f.0, t.0) })
+    }
+    #[inline(always)]
+    fn or_bits(self, o: Self) -> Self {
+        // SAFETY: module docs. A bitwise OR (AVX-512F integer or).
+        F32x16(unsafe {
+            _mm512_castsi512_ps(_mm512_or_si512(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(o.0),
+            ))
+        })
     }
 }
 
