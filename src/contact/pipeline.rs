@@ -321,6 +321,7 @@ macro_rules! contact_testers {
             job: &Job<'_, S>,
             task: &[u32],
             out: &mut TaskOut<'_>,
+            scratch: &mut BlockScratch,
         ) {
             // every pair with a hull (the last kind) goes to the hull testers
             if kb == ShapeKind::Hull {
@@ -328,9 +329,10 @@ macro_rules! contact_testers {
             }
             $(
                 if ka == <$a as ColliderShape>::KIND && kb == <$b as ColliderShape>::KIND {
-                    return run_task::<$name, L, S>(job, task, out);
+                    return run_task::<$name, L, S>(job, task, out, scratch);
                 }
             )*
+            let _ = scratch;
             for &pi in task {
                 out.write(pi, Manifold::EMPTY);
             }
@@ -513,6 +515,21 @@ struct Job<'a, S> {
 /// batched tester to compact lanes across bundles.
 const BLOCK_BUNDLES: usize = 8;
 
+/// Bytes of [`BlockScratch`]: a block's A and B bundles and manifolds at 16
+/// lanes of `f32`, with the box (the largest packed shape) on both sides.
+const SCRATCH_BYTES: usize =
+    BLOCK_BUNDLES * 16 * (2 * core::mem::size_of::<Obb>() + core::mem::size_of::<Manifold>());
+const _: () = assert!(
+    core::mem::size_of::<Sphere>() <= core::mem::size_of::<Obb>()
+        && core::mem::size_of::<Capsule>() <= core::mem::size_of::<Obb>()
+        && core::mem::size_of::<Triangle>() <= core::mem::size_of::<Obb>()
+);
+
+/// One range's room for a block's bundles ([`run_task`] views it as the
+/// bucket's lane types), aligned for every lane type.
+#[repr(C, align(64))]
+struct BlockScratch([u8; SCRATCH_BYTES]);
+
 /// Tests the pairs `task` (indices into `job.src`, all of `T`'s type in
 /// either order) in bundles of `L::WIDTH` and writes their manifolds, in task
 /// order, to `out` (`out.len() == task.len()`).
@@ -531,8 +548,9 @@ fn run_task<T: ContactTester, L: LanePod, S: PairSource>(
     job: &Job<'_, S>,
     task: &[u32],
     out: &mut TaskOut<'_>,
+    scratch: &mut BlockScratch,
 ) {
-    let body = BucketTask::<T, L, S> { job, task, out, lanes: core::marker::PhantomData };
+    let body = BucketTask::<T, L, S> { job, task, out, scratch, lanes: core::marker::PhantomData };
     simd::dispatch_width::<L, _>(job.isa, body)
 }
 
@@ -541,6 +559,7 @@ struct BucketTask<'a, 'o, T, L, S> {
     job: &'a Job<'a, S>,
     task: &'a [u32],
     out: &'a mut TaskOut<'o>,
+    scratch: &'a mut BlockScratch,
     lanes: core::marker::PhantomData<(T, L)>,
 }
 
@@ -548,7 +567,7 @@ impl<T: ContactTester, L: LanePod, S: PairSource> WidthFn<L> for BucketTask<'_, 
     type Out = ();
     #[inline(always)]
     fn call<M: LanePod>(self) {
-        run_bucket::<T, M, S>(self.job, self.task, self.out)
+        run_bucket::<T, M, S>(self.job, self.task, self.out, self.scratch)
     }
 }
 
@@ -558,14 +577,17 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
     job: &Job<'_, S>,
     task: &[u32],
     out: &mut TaskOut<'_>,
+    scratch: &mut BlockScratch,
 ) {
+    use core::mem::size_of;
     let w = M::WIDTH;
-    let mut pa: [<T::A as Packable>::Lanes<M>; BLOCK_BUNDLES] =
-        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
-    let mut pb: [<T::B as Packable>::Lanes<M>; BLOCK_BUNDLES] =
-        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
-    let mut m: [Manifold<M>; BLOCK_BUNDLES] =
-        core::array::from_fn(|_| bytemuck::Zeroable::zeroed());
+    let (pa, rest) =
+        scratch.0.split_at_mut(BLOCK_BUNDLES * size_of::<<T::A as Packable>::Lanes<M>>());
+    let (pb, rest) = rest.split_at_mut(BLOCK_BUNDLES * size_of::<<T::B as Packable>::Lanes<M>>());
+    let m = &mut rest[..BLOCK_BUNDLES * size_of::<Manifold<M>>()];
+    let pa: &mut [<T::A as Packable>::Lanes<M>] = bytemuck::cast_slice_mut(pa);
+    let pb: &mut [<T::B as Packable>::Lanes<M>] = bytemuck::cast_slice_mut(pb);
+    let m: &mut [Manifold<M>] = bytemuck::cast_slice_mut(m);
     // lane widths are at most 16 (f32x16)
     // 1.0 where the pair was given in the other order (lanes of `M` below)
     let mut swapped = [0f32; 16 * BLOCK_BUNDLES];
@@ -814,6 +836,8 @@ fn run_range<L: LanePod, S: PairSource>(job: &Job<'_, S>, out: &mut TaskOut<'_>)
         start[k + 1] = start[k] + count[k];
     }
     let mut order = [0u32; MAX_PAIRS_PER_RANGE];
+    // zeroed once per range, not once per bucket (a 27 KiB fill each)
+    let mut scratch = BlockScratch([0; SCRATCH_BYTES]);
     let mut next = start;
     for (i, &k) in key[..len].iter().enumerate() {
         order[next[k as usize]] = (base + i) as u32;
@@ -821,7 +845,7 @@ fn run_range<L: LanePod, S: PairSource>(job: &Job<'_, S>, out: &mut TaskOut<'_>)
     }
     for k in (0..NK).filter(|&k| count[k] > 0) {
         let (ka, kb) = (KINDS[k / ShapeKind::COUNT], KINDS[k % ShapeKind::COUNT]);
-        dispatch::<L, S>(ka, kb, job, &order[start[k]..start[k + 1]], out);
+        dispatch::<L, S>(ka, kb, job, &order[start[k]..start[k + 1]], out, &mut scratch);
     }
 }
 
