@@ -332,7 +332,6 @@ macro_rules! contact_testers {
                     return run_task::<$name, L, S>(job, task, out, scratch);
                 }
             )*
-            let _ = scratch;
             for &pi in task {
                 out.write(pi, Manifold::EMPTY);
             }
@@ -376,43 +375,27 @@ contact_testers! {
 /// assert_eq!(swap_roles(&ab), sphere_sphere(&b, &a, 0.0));
 /// ```
 pub fn swap_roles(m: &Manifold) -> Manifold {
-    let mut r = *m;
-    swap_roles_in_place(&mut r);
-    r
+    swap_roles_lanes::<f32>(m, true)
 }
 
-/// [`swap_roles`] in place.
-#[inline(always)]
-fn swap_roles_in_place(m: &mut Manifold) {
-    let n = m.contacts().len();
-    if n == 0 {
-        return;
-    }
-    let normal = m.normal;
-    // 0 - n rather than -n: a zero component stays +0, as a tester computing
-    // the swapped pair directly would give it
-    m.normal = Vec3::ZERO - normal;
-    for p in &mut m.points[..n] {
-        p.position += normal * p.depth;
-    }
-}
-
-/// [`swap_roles`] in the lanes `swap` of `m`, the others unchanged: the
-/// same operations on the same words as the one-pair form (a point is
-/// moved only below its lane's count, the normal only in a lane with
-/// points), so each lane's bits are those of `swap_roles` on its manifold.
+/// [`swap_roles`] in the lanes `swap` of `m` (every width, the one-pair form
+/// included), the others unchanged. A lane's points are those below
+/// `count` as [`Manifold::contacts`] reads it (`k < count as usize`, i.e.
+/// `count >= k + 1`); only those move, and the normal flips only in a lane
+/// with a point, so each lane's bits are those of the one-pair form.
 #[inline(always)]
 fn swap_roles_lanes<L: LanePod>(m: &Manifold<L>, swap: L::Mask) -> Manifold<L> {
-    let zero = L::splat(0.0);
-    let swap = swap & m.count.gt(zero);
+    let swap = swap & m.count.ge(L::splat(1.0));
     if swap.none() {
         return *m;
     }
     let mut r = *m;
     let n = m.normal;
-    r.normal = V3::select(swap, V3::splat(zero) - n, n);
+    // 0 - n rather than -n: a zero component stays +0, as a tester computing
+    // the swapped pair directly would give it
+    r.normal = V3::select(swap, V3::splat(L::splat(0.0)) - n, n);
     for (k, p) in r.points.iter_mut().enumerate() {
-        let moved = swap & m.count.gt(L::splat(k as f32));
+        let moved = swap & m.count.ge(L::splat(k as f32 + 1.0));
         p.position = V3::select(moved, p.position + n * p.depth, p.position);
     }
     r
@@ -458,10 +441,22 @@ pub(super) trait PairSource: Sync {
     #[inline(always)]
     fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
         let (c0, c1) = self.pair(i);
-        let swap = c0.kind() > c1.kind();
-        let (a, b) = if swap { (&c1, &c0) } else { (&c0, &c1) };
-        (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
+        canonical_shapes(&c0, &c1)
     }
+}
+
+/// The shapes of the pair `(c0, c1)` in canonical order and whether that
+/// swapped them ([`PairSource::canonical`]). It chooses between the two
+/// colliders' addresses and then reads one: on colliders read in place,
+/// one load per word instead of loading both and blending their words.
+#[inline(always)]
+fn canonical_shapes<A: ColliderShape, B: ColliderShape>(
+    c0: &Collider,
+    c1: &Collider,
+) -> (A, B, bool) {
+    let swap = c0.kind() > c1.kind();
+    let (a, b) = if swap { (c1, c0) } else { (c0, c1) };
+    (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
 }
 
 /// The pairs of [`contacts`]: `colliders[pairs[i].0]`, `colliders[pairs[i].1]`.
@@ -488,16 +483,11 @@ impl PairSource for IndexPairs<'_> {
     fn hulls(&self) -> &[ConvexHull] {
         self.hulls
     }
-    /// The shapes read from the collider array once the order is known:
-    /// choosing between the two colliders' addresses, not between their
-    /// loaded words (one load per word instead of two and a blend).
+    /// The shapes read in place from the collider array.
     #[inline(always)]
     fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
         let (i0, i1) = self.pairs[i];
-        let (c0, c1) = (&self.colliders[i0 as usize], &self.colliders[i1 as usize]);
-        let swap = c0.kind() > c1.kind();
-        let (a, b) = if swap { (c1, c0) } else { (c0, c1) };
-        (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
+        canonical_shapes(&self.colliders[i0 as usize], &self.colliders[i1 as usize])
     }
 }
 
@@ -535,10 +525,11 @@ struct BlockScratch([u8; SCRATCH_BYTES]);
 /// order, to `out` (`out.len() == task.len()`).
 ///
 /// A block of [`BLOCK_BUNDLES`] bundles at a time: the SoA bundles are
-/// written lane by lane in place (stack arrays reused from block to block,
-/// no allocation), tested, and the manifolds go straight from the tester's
-/// SoA output to `out`: the pipeline's own cost per pair is one pair fetch,
-/// two lane writes and the manifold's words stored in its slot
+/// written lane by lane in place (in the range's [`BlockScratch`], reused
+/// from bucket to bucket, no allocation), tested, swapped pairs converted in
+/// lanes, and the manifolds go straight from the SoA bundle to `out`: the
+/// pipeline's own cost per pair is one pair fetch, two lane writes and the
+/// manifold's words stored in its slot
 /// ([`TaskOut::write_lanes`]; simd-notes, "Contact pipeline").
 ///
 /// The whole task runs inside one dispatched entry ([`BucketTask`]): the
@@ -588,8 +579,8 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
     let pa: &mut [<T::A as Packable>::Lanes<M>] = bytemuck::cast_slice_mut(pa);
     let pb: &mut [<T::B as Packable>::Lanes<M>] = bytemuck::cast_slice_mut(pb);
     let m: &mut [Manifold<M>] = bytemuck::cast_slice_mut(m);
-    // lane widths are at most 16 (f32x16)
-    // 1.0 where the pair was given in the other order (lanes of `M` below)
+    // 1.0 where the pair was given in the other order, read as lanes of `M`
+    // (at most 16: f32x16)
     let mut swapped = [0f32; 16 * BLOCK_BUNDLES];
     for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
@@ -925,4 +916,73 @@ pub fn count_contacts<L: LanePod>(out: &[Manifold<L>], len: usize) -> usize {
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::Lane;
+    use crate::pack::{extract, transpose};
+    use wide::f32x8;
+
+    /// The one-pair rule written out: the normal flips and the points below
+    /// `count as usize` move by `depth·normal`, only when there is one.
+    fn swap_reference(m: &Manifold) -> Manifold {
+        let mut r = *m;
+        let n = (m.count as usize).min(r.points.len());
+        if n > 0 {
+            r.normal = Vec3::ZERO - m.normal;
+            for p in &mut r.points[..n] {
+                p.position += m.normal * p.depth;
+            }
+        }
+        r
+    }
+
+    fn bits(m: &Manifold) -> Vec<u32> {
+        bytemuck::cast_slice::<Manifold, u32>(core::slice::from_ref(m)).to_vec()
+    }
+
+    /// Every count a caller can hand in (fractional, negative, NaN, past
+    /// four) with non-zero words beyond it, in every lane of an 8-lane
+    /// bundle with random lanes swapped: each lane equals the rule above
+    /// (or stays unchanged when not swapped), and `swap_roles` too.
+    #[test]
+    fn swap_roles_lanes_equal_the_one_pair_rule() {
+        let counts = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 7.0, -1.0, f32::NAN, f32::INFINITY];
+        let mut rng = fastrand::Rng::with_seed(5);
+        for round in 0..200 {
+            let lanes: Vec<Manifold> = (0..8)
+                .map(|_| {
+                    let mut m = Manifold::EMPTY;
+                    m.count = counts[rng.usize(..counts.len())];
+                    m.normal = Vec3::new(rng.f32() - 0.5, -0.0, rng.f32() - 0.5);
+                    for p in &mut m.points {
+                        p.position = Vec3::new(rng.f32(), rng.f32() * 1e3, -rng.f32());
+                        p.depth = rng.f32() - 0.25;
+                        p.feature_id = rng.u32(..100) as f32;
+                    }
+                    m
+                })
+                .collect();
+            let swap: Vec<bool> = (0..8).map(|_| rng.bool()).collect();
+            let bundle: Manifold<f32x8> = transpose::<Manifold, f32x8>(&lanes);
+            let mask = f32x8::new(core::array::from_fn(|j| if swap[j] { 1.0 } else { 0.0 }))
+                .gt(f32x8::splat(0.0));
+            let got = swap_roles_lanes(&bundle, mask);
+            for (j, m) in lanes.iter().enumerate() {
+                let want = if swap[j] { swap_reference(m) } else { *m };
+                assert_eq!(
+                    bits(&extract::<Manifold, f32x8>(&got, j)),
+                    bits(&want),
+                    "round {round} lane {j}"
+                );
+                assert_eq!(
+                    bits(&swap_roles(m)),
+                    bits(&swap_reference(m)),
+                    "round {round} lane {j}"
+                );
+            }
+        }
+    }
 }
