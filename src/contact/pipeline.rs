@@ -921,9 +921,8 @@ pub fn count_contacts<L: LanePod>(out: &[Manifold<L>], len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lane::Lane;
     use crate::pack::{extract, transpose};
-    use wide::f32x8;
+    use wide::{f32x16, f32x4, f32x8};
 
     /// The one-pair rule written out: the normal flips and the points below
     /// `count as usize` move by `depth·normal`, only when there is one.
@@ -944,45 +943,42 @@ mod tests {
     }
 
     /// Every count a caller can hand in (fractional, negative, NaN, past
-    /// four) with non-zero words beyond it, in every lane of an 8-lane
-    /// bundle with random lanes swapped: each lane equals the rule above
-    /// (or stays unchanged when not swapped), and `swap_roles` too.
+    /// four) with non-zero words beyond it, in every lane of 4-, 8- and
+    /// 16-lane bundles with random lanes swapped: each lane equals the rule
+    /// above (or stays unchanged when not swapped), and `swap_roles` too.
     #[test]
     fn swap_roles_lanes_equal_the_one_pair_rule() {
-        let counts = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 7.0, -1.0, f32::NAN, f32::INFINITY];
-        let mut rng = fastrand::Rng::with_seed(5);
-        for round in 0..200 {
-            let lanes: Vec<Manifold> = (0..8)
-                .map(|_| {
-                    let mut m = Manifold::EMPTY;
-                    m.count = counts[rng.usize(..counts.len())];
-                    m.normal = Vec3::new(rng.f32() - 0.5, -0.0, rng.f32() - 0.5);
-                    for p in &mut m.points {
-                        p.position = Vec3::new(rng.f32(), rng.f32() * 1e3, -rng.f32());
-                        p.depth = rng.f32() - 0.25;
-                        p.feature_id = rng.u32(..100) as f32;
-                    }
-                    m
-                })
-                .collect();
-            let swap: Vec<bool> = (0..8).map(|_| rng.bool()).collect();
-            let bundle: Manifold<f32x8> = transpose::<Manifold, f32x8>(&lanes);
-            let mask = f32x8::new(core::array::from_fn(|j| if swap[j] { 1.0 } else { 0.0 }))
-                .gt(f32x8::splat(0.0));
-            let got = swap_roles_lanes(&bundle, mask);
-            for (j, m) in lanes.iter().enumerate() {
-                let want = if swap[j] { swap_reference(m) } else { *m };
-                assert_eq!(
-                    bits(&extract::<Manifold, f32x8>(&got, j)),
-                    bits(&want),
-                    "round {round} lane {j}"
-                );
-                assert_eq!(
-                    bits(&swap_roles(m)),
-                    bits(&swap_reference(m)),
-                    "round {round} lane {j}"
-                );
+        fn check<L: LanePod>(rng: &mut fastrand::Rng) {
+            let counts = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 7.0, -1.0, f32::NAN, f32::INFINITY];
+            for round in 0..200 {
+                let lanes: Vec<Manifold> = (0..L::WIDTH)
+                    .map(|_| {
+                        let mut m = Manifold::EMPTY;
+                        m.count = counts[rng.usize(..counts.len())];
+                        m.normal = Vec3::new(rng.f32() - 0.5, -0.0, rng.f32() - 0.5);
+                        for p in &mut m.points {
+                            p.position = Vec3::new(rng.f32(), rng.f32() * 1e3, -rng.f32());
+                            p.depth = rng.f32() - 0.25;
+                            p.feature_id = rng.u32(..100) as f32;
+                        }
+                        m
+                    })
+                    .collect();
+                let mut flags = [0f32; 16];
+                flags[..L::WIDTH].iter_mut().for_each(|f| *f = rng.bool() as u8 as f32);
+                let bundle: Manifold<L> = transpose::<Manifold, L>(&lanes);
+                let got = swap_roles_lanes(&bundle, L::load(&flags).gt(L::splat(0.0)));
+                for (j, m) in lanes.iter().enumerate() {
+                    let want = if flags[j] > 0.0 { swap_reference(m) } else { *m };
+                    let what = format!("x{} round {round} lane {j}", L::WIDTH);
+                    assert_eq!(bits(&extract::<Manifold, L>(&got, j)), bits(&want), "{what}");
+                    assert_eq!(bits(&swap_roles(m)), bits(&swap_reference(m)), "{what}");
+                }
             }
         }
+        let mut rng = fastrand::Rng::with_seed(5);
+        check::<f32x4>(&mut rng);
+        check::<f32x8>(&mut rng);
+        check::<f32x16>(&mut rng);
     }
 }
