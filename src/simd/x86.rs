@@ -23,6 +23,7 @@ use core::arch::x86_64::*;
 use core::fmt;
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
+pub(crate) mod indices;
 mod vox;
 
 /// AVX2's lane types: 8 lanes in one `__m256`, 16 as two.

@@ -332,9 +332,16 @@ impl DenseBits {
     /// plain x86-64 build `count_ones` is otherwise a bit-twiddling sequence
     /// (no `popcnt`) and the scan SSE2 (bunny 512³: 2.62–2.72 ms against
     /// 1.85–2.10 native, now 2.09–2.27; simd-notes, "Python package").
+    /// On the AVX-512 path with VBMI2 the write pass is
+    /// [`write_indices_vbmi2`](crate::simd::x86::indices::write_indices_vbmi2),
+    /// the same values without a branch per word.
     pub(crate) fn indices_flat_rows(&self, rows: std::ops::Range<usize>) -> Vec<u32> {
         use rayon::prelude::*;
         let isa = crate::simd::current();
+        #[cfg(target_arch = "x86_64")]
+        let vbmi2 = isa == crate::simd::Isa::Avx512 && crate::simd::x86::indices::has_vbmi2();
+        #[cfg(not(target_arch = "x86_64"))]
+        let vbmi2 = false;
         let (wpr, ny) = (self.words_per_row.max(1), self.dims[1] as usize);
         let words = &self.words[rows.start * wpr..rows.end * wpr];
         let block = INDEX_BLOCK_ROWS * wpr;
@@ -359,7 +366,17 @@ impl DenseBits {
             let row0 = rows.start + b * INDEX_BLOCK_ROWS;
             let jk = ((row0 % ny) as u32, (row0 / ny) as u32);
             let want = part.len();
-            let at = crate::simd::dispatch(isa, IndexPass::Write { words, wpr, ny, jk, part });
+            #[allow(unsafe_code)]
+            let at = match vbmi2 {
+                // SAFETY: the AVX-512 path runs only where it was detected,
+                // and `vbmi2` checked the byte compress; `part` holds the
+                // block's count.
+                #[cfg(target_arch = "x86_64")]
+                true => unsafe {
+                    crate::simd::x86::indices::write_indices_vbmi2(words, wpr, ny, jk, part)
+                },
+                _ => crate::simd::dispatch(isa, IndexPass::Write { words, wpr, ny, jk, part }),
+            };
             // every block writes exactly the 3·count values it counted
             assert_eq!(at, want);
         });
@@ -422,7 +439,7 @@ impl crate::simd::SimdFn for IndexPass<'_> {
 /// 1.32 ms per call (`examples/voxel_indices.rs`, alternated with the
 /// per-word division loop).
 #[inline(always)]
-fn write_indices(
+pub(crate) fn write_indices(
     words: &[u64],
     wpr: usize,
     ny: usize,
