@@ -155,7 +155,8 @@ impl<K: PairKernel, L: LanePod> WidthFn<L> for FillTask<'_, K, L> {
         if K::SCREENED
             && !self.broadcast
             && M::WIDTH >= SCREEN_MIN_WIDTH
-            && u32::try_from(core::mem::size_of_val(a).max(core::mem::size_of_val(b)) / 4).is_ok()
+            // (offsets into the packs as `i32`: the hardware gathers' index)
+            && i32::try_from(core::mem::size_of_val(a).max(core::mem::size_of_val(b)) / 4).is_ok()
         {
             screened_fill::<K, M>(self.words, self.first_word, self.len, a, b);
             return;
@@ -255,17 +256,15 @@ impl<K: PairKernel, M: LanePod> Staged<K, M> {
         }
         let w = M::WIDTH;
         let index = &self.index[..w];
-        gather_lanes(
+        gather_lanes::<M>(
             bytemuck::cast_slice_mut(core::slice::from_mut(&mut self.a)),
             bytemuck::cast_slice(a),
             index,
-            w,
         );
-        gather_lanes(
+        gather_lanes::<M>(
             bytemuck::cast_slice_mut(core::slice::from_mut(&mut self.b)),
             bytemuck::cast_slice(b),
             index,
-            w,
         );
         let hits = K::test_kept::<M>(&self.a, &self.b).bits();
         for j in 0..self.n {
@@ -278,23 +277,21 @@ impl<K: PairKernel, M: LanePod> Staged<K, M> {
 
 /// Field-major gather: lane `j` of the chunk `dst` gets item `index[j]` of the
 /// chunks `src` (chunk `i / w`, lane `i % w`), for every field. The offsets
-/// are computed once per pack as `u32` (the caller checks `src` fits) and the
-/// lane loop has the constant length `w`: measured faster than a loop over only
-/// the queued lanes or copies made as pairs are queued (`simd-notes.md`).
+/// are computed once per pack as `u32` (the caller checks `src` fits `i32`) and the
+/// fields are moved by [`LanePod::gather_fields`]: measured faster than a loop
+/// over only the queued lanes or copies made as pairs are queued, and at 16
+/// lanes on the AVX-512 path one hardware gather per field (`simd-notes.md`,
+/// "Compaction behind a screen").
 #[inline(always)]
-fn gather_lanes(dst: &mut [f32], src: &[f32], index: &[usize], w: usize) {
+fn gather_lanes<M: LanePod>(dst: &mut [f32], src: &[f32], index: &[usize]) {
+    let w = M::WIDTH;
     let fields = dst.len() / w;
     let mut off = [0u32; 16];
     for j in 0..w {
         let i = index[j];
         off[j] = ((i / w * fields) * w + i % w) as u32;
     }
-    for (k, d) in dst.chunks_exact_mut(w).enumerate() {
-        let src = &src[k * w..];
-        for j in 0..w {
-            d[j] = src[off[j] as usize];
-        }
-    }
+    M::gather_fields(dst, src, &off);
 }
 
 /// Output words each rayon task writes: 64 words = 4096 pairs. Measured with

@@ -31,7 +31,24 @@ pub trait Packable: Pod + Send + Sync + core::fmt::Debug {
 
 /// A [`Lane`] type whose shape instantiations are `Pod` (all lane types of the
 /// crate: `f32`, `f32x4`, `f32x8`, `f32x16`).
-pub trait LanePod: Lane + Pod {}
+pub trait LanePod: Lane + Pod {
+    /// Field-major gather for the screened pairwise driver: lane `j` of each
+    /// `WIDTH`-float field `k` of `dst` gets `src[k·WIDTH + off[j]]`.
+    /// Panics when an offset reads past `src`. The AVX-512 path's 16-lane
+    /// type overrides it with one hardware gather per field; the default
+    /// moves one float at a time.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn gather_fields(dst: &mut [f32], src: &[f32], off: &[u32; 16]) {
+        let w = Self::WIDTH;
+        for (k, d) in dst.chunks_exact_mut(w).enumerate() {
+            let src = &src[k * w..];
+            for j in 0..w {
+                d[j] = src[off[j] as usize];
+            }
+        }
+    }
+}
 impl LanePod for f32 {}
 impl LanePod for f32x4 {}
 impl LanePod for f32x8 {}

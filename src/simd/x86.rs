@@ -83,6 +83,8 @@ pub(crate) struct M8(__m256);
 // packs are reinterpreted as these).
 unsafe impl bytemuck::Zeroable for F32x8 {}
 unsafe impl bytemuck::Pod for F32x8 {}
+// (no `gather_fields` override: an 8-lane `vgatherdps` per field was
+// slower than the default moves, simd-notes.md "Compaction behind a screen")
 impl LanePod for F32x8 {}
 
 impl F32x8 {
@@ -386,7 +388,34 @@ pub(crate) struct K16(__mmask16);
 // padding, alignment 64 (as `wide::f32x16`).
 unsafe impl bytemuck::Zeroable for F32x16 {}
 unsafe impl bytemuck::Pod for F32x16 {}
-impl LanePod for F32x16 {}
+impl LanePod for F32x16 {
+    /// One `vgatherdps` of 16 lanes per field.
+    #[inline(always)]
+    fn gather_fields(dst: &mut [f32], src: &[f32], off: &[u32; 16]) {
+        let fields = dst.len() / 16;
+        if fields == 0 {
+            return;
+        }
+        let max = off.iter().max().map_or(0, |&m| m as usize);
+        let top = max + (fields - 1) * 16;
+        // (the gather reads its indices as `i32`)
+        assert!(
+            max <= i32::MAX as usize && top < src.len(),
+            "gather_fields: offset {top} past {} floats",
+            src.len()
+        );
+        // SAFETY: module docs (AVX-512F on this path); every lane reads
+        // `src[k·16 + off[j]] <= src[top]`, inside `src` (checked above), and
+        // each store writes one whole 16-float field of `dst`.
+        unsafe {
+            let idx = _mm512_loadu_si512(off.as_ptr().cast());
+            for (k, d) in dst.chunks_exact_mut(16).enumerate() {
+                let v = _mm512_i32gather_ps::<4>(idx, src.as_ptr().add(k * 16));
+                _mm512_storeu_ps(d.as_mut_ptr(), v);
+            }
+        }
+    }
+}
 
 impl F32x16 {
     #[inline(always)]
@@ -710,6 +739,53 @@ mod tests {
     fn every_path_follows_the_scalar_rules() {
         for isa in Isa::ALL {
             dispatch(isa.clamp_to_cpu(), CheckOps);
+        }
+    }
+
+    /// The 16-lane type's hardware gather moves what the default moves (NaN
+    /// bit patterns included), and refuses an offset past the source.
+    struct CheckGather;
+    impl SimdFn for CheckGather {
+        type Out = ();
+        #[inline(always)]
+        fn call<S: Simd>(self) {
+            use crate::pack::LanePod;
+            let src: Vec<f32> = (0..16 * 40u32)
+                .map(|i| f32::from_bits(0x7fc0_0000 ^ i.wrapping_mul(2_654_435_761)))
+                .collect();
+            let mut rng = fastrand::Rng::with_seed(16);
+            for fields in [1usize, 9, 15] {
+                for _ in 0..200 {
+                    let mut off = [0u32; 16];
+                    let chunks = (src.len() / 16 - fields) / fields;
+                    for o in &mut off {
+                        *o = (rng.usize(..chunks) * fields * 16 + rng.usize(..16)) as u32;
+                    }
+                    let (mut got, mut want) = (vec![0f32; 16 * fields], vec![0f32; 16 * fields]);
+                    S::F16::gather_fields(&mut got, &src, &off);
+                    for (k, d) in want.chunks_exact_mut(16).enumerate() {
+                        for j in 0..16 {
+                            d[j] = src[k * 16 + off[j] as usize];
+                        }
+                    }
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "{fields} fields, offsets {off:?}");
+                }
+            }
+            let mut off = [0u32; 16];
+            off[7] = (src.len() - 16 * 2 + 1) as u32;
+            let past = std::panic::catch_unwind(move || {
+                let mut dst = vec![0f32; 16 * 3];
+                S::F16::gather_fields(&mut dst, &src, &off);
+            });
+            assert!(past.is_err(), "an offset past the source was read");
+        }
+    }
+
+    #[test]
+    fn gather_fields_equals_the_default_moves() {
+        for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+            dispatch(isa, CheckGather);
         }
     }
 }
