@@ -24,6 +24,7 @@ use core::fmt;
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
 pub(crate) mod indices;
+pub(crate) mod transpose;
 mod vox;
 
 /// AVX2's lane types: 8 lanes in one `__m256`, 16 as two.

@@ -133,7 +133,8 @@ pub struct Job<'a> {
 /// - solid: 32 bytes per crossing of the busiest axis (16-byte entries,
 ///   a vector grown by doubling) and 12 per crossing of all axes (spans),
 ///   crossings per axis = the mesh's projected area along it / h²;
-/// - writers: binvox 16 bytes per (y, z) of its cube side, dense npy 9 per
+/// - writers: binvox 8 bytes per (y, z) of its cube side for each column
+///   of a group (`formats::binvox_group_columns`) plus 8, dense npy 9 per
 ///   (y, z), triangle lists 96 bytes per surface voxel; the others stream
 ///   in fixed buffers.
 pub fn estimate_bytes(mesh: MeshRef<'_>, grid: &Grid, job: &Job<'_>) -> u64 {
@@ -182,7 +183,9 @@ pub fn estimate_bytes(mesh: MeshRef<'_>, grid: &Grid, job: &Job<'_>) -> u64 {
     };
     let side = nx.max(ny).max(nz) as f64;
     let writer = match job.out_ext {
-        Some("binvox") => 16.0 * side * side,
+        Some("binvox") => {
+            (8.0 * super::formats::binvox_group_columns(side as u64) as f64 + 8.0) * side * side
+        }
         Some("npy") if job.npy_dense => 9.0 * (ny * nz) as f64,
         _ => 1e6,
     } + if job.triangles { 96.0 * surface_voxels } else { 0.0 }

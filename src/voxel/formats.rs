@@ -174,89 +174,139 @@ pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std:
         grid.origin.z,
         grid.voxel as f64 * n as f64
     )?;
+    write_binvox_body(w, set, n as usize, binvox_group_columns(n as u64) as usize)
+}
+
+/// The run pairs of `set` in the binvox cube of side `n`, transposing
+/// `group` word columns per read of the grid.
+fn write_binvox_body(
+    w: &mut dyn Write,
+    set: &VoxelSet,
+    n: usize,
+    group: usize,
+) -> std::io::Result<()> {
     // The voxels in binvox order (x slowest, then z, then y), streamed one
-    // word column (64 x values) at a time: the column's words of every row
-    // are transposed in 64×64 bit blocks, so each (x, z) line is a run of
-    // words of 64 y values; 8 bytes per (z, y) pair of the column, 32 MiB
-    // at 2048³, never a list of voxels. The transposes run in parallel over
-    // z chunks (their reads are strided: one word of each row), then the
-    // column's x slices are run-coded in parallel pieces joined in order.
+    // group of word columns (64 x values each) at a time: each column's
+    // words of every row are transposed in 64×64 bit blocks, so each
+    // (x, z) line is a run of words of 64 y values; never a list of
+    // voxels. A group is as many columns as fit in `BINVOX_GROUP_BYTES` (at
+    // least one), so the grid's rows are read in whole cache lines once per
+    // group, not once per column. Only blocks holding a voxel are kept (a
+    // surface leaves most empty). The transposes run in parallel over z
+    // chunks, then each column's x slices are run-coded in parallel pieces
+    // joined in order.
     let [nx, ny, nz] = set.dims();
-    let (n, ny, nz) = (n as usize, ny as usize, nz as usize);
+    let (ny, nz) = (ny as usize, nz as usize);
     let yw = ny.div_ceil(64);
     let mut rle =
         Rle { w: Some(w), value: 0, count: 0, buf: Vec::with_capacity(1 << 16), first: None };
-    // t[(z·64 + xl)·yw + yb] bit y % 64 = voxel (x0 + xl, y, z)
-    let mut t = vec![0u64; 64 * nz * yw];
-    // live[z·yw + yb]: block (z, yb) of the column has a voxel (else its
-    // `t` words are stale, not zeroed)
-    let mut live = vec![false; nz * yw];
-    const ZCHUNK: usize = 16;
-    for c in 0..n.div_ceil(64) {
-        let x0 = c * 64;
-        let inside = x0 < nx as usize;
-        if inside {
-            t.par_chunks_mut(64 * yw * ZCHUNK)
-                .zip(live.par_chunks_mut(yw * ZCHUNK))
-                .enumerate()
-                .for_each(|(chunk, (t, live))| {
-                    let z0 = chunk * ZCHUNK;
-                    let zn = live.len() / yw;
-                    let mut col = vec![0u64; zn * ny];
-                    set.rows_into(z0 as u32, (z0 + zn) as u32, c, c + 1, &mut col);
-                    let mut block = [0u64; 64];
-                    for z in 0..zn {
-                        for yb in 0..yw {
-                            let rows = &col[z * ny + yb * 64..z * ny + (yb * 64 + 64).min(ny)];
-                            // most blocks of a surface are empty: no transpose
-                            live[z * yw + yb] = rows.iter().any(|&w| w != 0);
-                            if !live[z * yw + yb] {
+    let wpr = DenseBits::row_words(nx);
+    let group = group.max(1);
+    let transpose = Transpose::for_this_cpu();
+    for g0 in (0..n.div_ceil(64)).step_by(group) {
+        // the group's columns inside the grid (the cube's others are empty)
+        let (c0, c1) = (g0.min(wpr), (g0 + group).min(wpr));
+        let cw = c1 - c0;
+        let chunks: Vec<BlockChunk> = (0..if cw > 0 { nz.div_ceil(BlockChunk::LAYERS) } else { 0 })
+            .into_par_iter()
+            .map(|chunk| {
+                let z0 = chunk * BlockChunk::LAYERS;
+                let zn = BlockChunk::LAYERS.min(nz - z0);
+                // rows (z, y) of the chunk's layers, `cw` words each
+                let copy;
+                let rows: &[u64] = match set {
+                    VoxelSet::Dense(d) if cw == wpr => {
+                        &d.words[z0 * ny * wpr..(z0 + zn) * ny * wpr]
+                    }
+                    _ => {
+                        let mut col = vec![0u64; zn * ny * cw];
+                        set.rows_into(z0 as u32, (z0 + zn) as u32, c0, c1, &mut col);
+                        copy = col;
+                        &copy
+                    }
+                };
+                let mut out = BlockChunk { slots: vec![0; zn * cw * yw], words: Vec::new() };
+                let mut block = [0u64; 64];
+                for z in 0..zn {
+                    for yb in 0..yw {
+                        let (ya, yn) = (yb * 64, (ny - yb * 64).min(64));
+                        for g in 0..cw {
+                            let mut any = 0;
+                            for (y, word) in block[..yn].iter_mut().enumerate() {
+                                *word = rows[(z * ny + ya + y) * cw + g];
+                                any |= *word;
+                            }
+                            if any == 0 {
                                 continue;
                             }
-                            block[..rows.len()].copy_from_slice(rows);
-                            block[rows.len()..].fill(0);
-                            transpose64(&mut block);
-                            for (xl, &word) in block.iter().enumerate() {
-                                t[(z * 64 + xl) * yw + yb] = word;
-                            }
+                            block[yn..].fill(0);
+                            transpose.apply(&mut block);
+                            out.words.extend_from_slice(&block);
+                            out.slots[(z * cw + g) * yw + yb] = (out.words.len() / 64) as u32;
                         }
                     }
-                });
-        }
-        // (worst case, alternating voxels, the pieces hold 2 bytes per voxel
-        // of the column: 1024/n of the dense grid's size)
-        let xs = 64.min(n - x0);
-        let per = xs.div_ceil(4 * rayon::current_num_threads()).max(1);
-        let code = |xa: usize, xb: usize| -> std::io::Result<Piece> {
-            let mut piece = Rle::piece();
-            for xl in xa..xb {
-                if !inside || x0 + xl >= nx as usize {
-                    piece.push(0, (n * n) as u64)?;
-                    continue;
                 }
-                for z in 0..nz {
-                    let line = &live[z * yw..z * yw + yw];
-                    if !line.iter().any(|&l| l) {
-                        piece.push(0, n as u64)?;
+                out
+            })
+            .collect();
+        for c in g0..(g0 + group).min(n.div_ceil(64)) {
+            let x0 = c * 64;
+            let g = c - g0;
+            // (worst case, alternating voxels, the pieces hold 2 bytes per
+            // voxel of the column: 1024/n of the dense grid's size)
+            let xs = 64.min(n - x0);
+            // One piece per x, coded eight at a time: the eight share each
+            // block's cache line, read once for them all.
+            let code = |xa: usize| -> std::io::Result<Vec<Piece>> {
+                let xb = (xa + 8).min(xs);
+                let mut pieces: Vec<Rle> = (xa..xb).map(|_| Rle::piece()).collect();
+                // (x beyond the grid: no z loop)
+                let inside = (nx as usize).saturating_sub(x0 + xa).min(xb - xa);
+                for z in 0..if inside > 0 { nz } else { 0 } {
+                    let chunk = &chunks[z / BlockChunk::LAYERS];
+                    let at = (z % BlockChunk::LAYERS * cw + g) * yw;
+                    let line = &chunk.slots[at..at + yw];
+                    if line.iter().all(|&s| s == 0) {
+                        for piece in &mut pieces[..inside] {
+                            piece.push(0, n as u64)?;
+                        }
                         continue;
                     }
-                    for (yb, &l) in line.iter().enumerate() {
+                    for (yb, &s) in line.iter().enumerate() {
                         let bits = (ny - yb * 64).min(64) as u32;
-                        let word = if l { t[(z * 64 + xl) * yw + yb] } else { 0 };
-                        piece.push_bits(word, bits)?;
+                        if s == 0 {
+                            for piece in &mut pieces[..inside] {
+                                piece.push(0, bits as u64)?;
+                            }
+                            continue;
+                        }
+                        let words = &chunk.words[(s as usize - 1) * 64 + xa..][..inside];
+                        for (piece, &word) in pieces.iter_mut().zip(words) {
+                            piece.push_bits(word, bits)?;
+                        }
                     }
-                    piece.push(0, (n - ny) as u64)?;
+                    for piece in &mut pieces[..inside] {
+                        piece.push(0, (n - ny) as u64)?;
+                    }
                 }
-                piece.push(0, ((n - nz) * n) as u64)?;
+                for (i, piece) in pieces.iter_mut().enumerate() {
+                    match i < inside {
+                        true => piece.push(0, ((n - nz) * n) as u64)?,
+                        false => piece.push(0, (n * n) as u64)?,
+                    }
+                }
+                Ok(pieces.into_iter().map(Rle::into_piece).collect())
+            };
+            let pieces: Vec<Vec<Piece>> = (0..xs)
+                .step_by(8)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(code)
+                .collect::<std::io::Result<_>>()?;
+            let pieces = pieces.into_iter().flatten();
+            for piece in pieces {
+                rle.join(piece)?;
             }
-            Ok(piece.into_piece())
-        };
-        let pieces: Vec<Piece> = (0..xs.div_ceil(per))
-            .into_par_iter()
-            .map(|p| code(p * per, (p * per + per).min(xs)))
-            .collect::<std::io::Result<_>>()?;
-        for piece in pieces {
-            rle.join(piece)?;
         }
     }
     rle.finish()
@@ -325,14 +375,21 @@ impl Rle<'_> {
         if word == 0 || word == mask {
             return self.push((word & 1) as u8, n as u64);
         }
-        let (mut w, mut left) = (word, n);
-        while left > 0 {
-            let v = (w & 1) as u8;
-            let r = if v == 0 { w.trailing_zeros() } else { w.trailing_ones() }.min(left);
-            self.push(v, r as u64)?;
-            w = w.checked_shr(r).unwrap_or(0);
-            left -= r;
+        // A word with both values: its runs end where a bit differs from the
+        // one below it. The first run continues the open one; the runs
+        // between the first and the last are complete and shorter than 64,
+        // so they are written as pairs directly; the last stays open.
+        let edges = (word ^ (word << 1)) & mask & !1;
+        let first = edges.trailing_zeros();
+        self.push((word & 1) as u8, first as u64)?;
+        self.emit()?;
+        let (mut start, mut rest) = (first, edges & (edges - 1));
+        while rest != 0 {
+            let end = rest.trailing_zeros();
+            self.buf.extend_from_slice(&[(word >> start & 1) as u8, (end - start) as u8]);
+            (start, rest) = (end, rest & (rest - 1));
         }
+        (self.value, self.count) = ((word >> start & 1) as u8, (n - start) as u64);
         Ok(())
     }
 
@@ -360,6 +417,65 @@ impl Rle<'_> {
         match self.w {
             Some(w) => w.write_all(&self.buf),
             None => Ok(()),
+        }
+    }
+}
+
+/// Bytes of transposed columns the binvox writer holds at once: a group of
+/// columns shares one read of the grid's rows, in whole cache lines
+/// (simd-notes, "Streaming writers").
+const BINVOX_GROUP_BYTES: u64 = 16 << 20;
+
+/// How many word columns (64 x values each) of a binvox cube of side `side`
+/// the writer transposes per read of the grid: as many as fit in
+/// [`BINVOX_GROUP_BYTES`] at 8 bytes per (y, z) each, at least one.
+pub(crate) fn binvox_group_columns(side: u64) -> u64 {
+    let column = 8 * side.max(1) * side.div_ceil(64) * 64;
+    (BINVOX_GROUP_BYTES / column).clamp(1, side.div_ceil(64).max(1))
+}
+
+/// The binvox writer's transposed blocks of `LAYERS` z layers of a group of
+/// columns: the blocks holding a voxel, 64 words each (word `xl` bit `y %
+/// 64` = voxel `(x0 + xl, y, z)` of the block's column), and a slot per
+/// `(z, column, y / 64)` of the chunk: 0 for an empty block, else the
+/// block's number in `words` plus 1.
+struct BlockChunk {
+    slots: Vec<u32>,
+    words: Vec<u64>,
+}
+
+impl BlockChunk {
+    const LAYERS: usize = 16;
+}
+
+/// The 64×64 bit transpose the binvox writer runs, chosen once per file.
+#[derive(Clone, Copy)]
+enum Transpose {
+    /// [`transpose64`].
+    Scalar,
+    /// GFNI on the AVX-512 path (`simd::x86::transpose`).
+    #[cfg(target_arch = "x86_64")]
+    Gfni,
+}
+
+impl Transpose {
+    fn for_this_cpu() -> Transpose {
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::current() == crate::simd::Isa::Avx512
+            && crate::simd::x86::transpose::has_gfni()
+        {
+            return Transpose::Gfni;
+        }
+        Transpose::Scalar
+    }
+
+    fn apply(self, a: &mut [u64; 64]) {
+        match self {
+            Transpose::Scalar => transpose64(a),
+            // SAFETY: chosen only when the CPU has the features
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
+            Transpose::Gfni => unsafe { crate::simd::x86::transpose::transpose64_gfni(a) },
         }
     }
 }
@@ -1254,6 +1370,14 @@ mod tests {
             for set in &sets {
                 let kind = if matches!(set, VoxelSet::Dense(_)) { "dense" } else { "sparse" };
                 assert_eq!(written(|w| write_binvox_cube(w, &grid, set)), base, "{dims:?} {kind}");
+                // groups of one column (a read of the grid per column), and
+                // groups that leave a partial group at the end
+                let n = dims.into_iter().max().unwrap() as usize;
+                let body = &base[base.windows(5).position(|w| w == b"data\n").unwrap() + 5..];
+                for group in [1, 2, 3] {
+                    let got = written(|w| write_binvox_body(w, set, n, group));
+                    assert_eq!(got, body, "{dims:?} {kind} group {group}");
+                }
                 for dense in [false, true] {
                     let got = written(|w| write_npy(w, set, dense));
                     assert_eq!(got, reference_npy(set, dense), "{dims:?} {kind} npy {dense}");
