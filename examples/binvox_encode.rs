@@ -6,23 +6,17 @@
 //! JSON object: `first_ms`, `best_ms`, the file's `bytes` and an FNV-1a
 //! `hash` of them (equal hashes: equal files).
 
+mod common;
+
 use std::time::Instant;
-use widephase::voxel::{formats, voxelize, Grid, Mesh, Options};
+use widephase::voxel::{formats, voxelize, Options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        return Err("usage: binvox_encode MESH RES [N]".into());
-    }
-    let mesh = Mesh::load(std::path::Path::new(&args[1]))?;
-    let res: u32 = args[2].parse()?;
-    let n: usize = args.get(3).map_or(Ok(10), |s| s.parse())?;
+    let common::VoxelArgs { mesh, grid, calls: n } = common::voxel_args("binvox_encode")?;
     let m = mesh.as_ref();
-    let (lo, hi) = m.bounds();
-    let grid = Grid::fit(lo, hi, res, 0)?;
     let v = voxelize(m, &grid, &Options::default())?;
     let (mut first_ms, mut best_ms, mut bytes) = (0.0, f64::MAX, Vec::new());
-    for call in 0..n.max(1) {
+    for call in 0..n {
         let mut out = Vec::new();
         let t0 = Instant::now();
         formats::write_binvox_cube(&mut out, &v.grid, &v.set)?;

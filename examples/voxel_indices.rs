@@ -6,22 +6,16 @@
 //! `cargo run --release --example voxel_indices -- MESH RES [N]` prints one
 //! JSON object: `voxelize_ms`, `indices_ms`, `total_ms` (best of N each), `voxels`.
 
+mod common;
+
 use std::time::Instant;
-use widephase::voxel::{voxelize, Grid, Mesh, Options};
+use widephase::voxel::{voxelize, Options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 {
-        return Err("usage: voxel_indices MESH RES [N]".into());
-    }
-    let mesh = Mesh::load(std::path::Path::new(&args[1]))?;
-    let res: u32 = args[2].parse()?;
-    let n: usize = args.get(3).map_or(Ok(10), |s| s.parse())?;
+    let common::VoxelArgs { mesh, grid, calls: n } = common::voxel_args("voxel_indices")?;
     let m = mesh.as_ref();
-    let (lo, hi) = m.bounds();
-    let grid = Grid::fit(lo, hi, res, 0)?;
     let (mut vox_ms, mut idx_ms, mut total_ms, mut voxels) = (f64::MAX, f64::MAX, f64::MAX, 0);
-    for _ in 0..n.max(1) {
+    for _ in 0..n {
         let t0 = Instant::now();
         let v = voxelize(m, &grid, &Options::default())?;
         let t1 = Instant::now();

@@ -427,6 +427,15 @@ impl crate::simd::SimdFn for IndexPass<'_> {
     }
 }
 
+/// `part = stage`, element by element (`part` is uninitialised output):
+/// how the index writers move a staged block of values out.
+#[inline(always)]
+pub(crate) fn copy_out(part: &mut [std::mem::MaybeUninit<u32>], stage: &[u32]) {
+    for (d, &v) in part.iter_mut().zip(stage) {
+        *d = std::mem::MaybeUninit::new(v);
+    }
+}
+
 /// [`IndexPass::Write`].
 ///
 /// Rows are walked with their `(j, k)` carried along: dividing each
@@ -448,12 +457,6 @@ pub(crate) fn write_indices(
 ) -> usize {
     const STAGE: usize = 3 * 1024;
     const UNROLL: usize = 4;
-    #[inline(always)]
-    fn copy_out(part: &mut [std::mem::MaybeUninit<u32>], stage: &[u32]) {
-        for (d, &v) in part.iter_mut().zip(stage) {
-            *d = std::mem::MaybeUninit::new(v);
-        }
-    }
     let mut at = 0;
     let mut stage = [0u32; STAGE + 3 * 64];
     let mut n = 0;

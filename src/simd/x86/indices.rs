@@ -20,6 +20,8 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
+use crate::voxel::storage::copy_out;
+
 /// Rows whose words are listed at once: at most this many words per list.
 const LIST_WORDS: usize = 1024;
 
@@ -168,14 +170,6 @@ pub(crate) unsafe fn write_indices_vbmi2(
     }
     copy_out(&mut part[at..at + n], &stage[..n]);
     at + n
-}
-
-/// `part = stage`, element by element (`part` is uninitialised output).
-#[inline(always)]
-fn copy_out(part: &mut [MaybeUninit<u32>], stage: &[u32]) {
-    for (d, &v) in part.iter_mut().zip(stage) {
-        *d = MaybeUninit::new(v);
-    }
 }
 
 #[cfg(test)]
