@@ -174,16 +174,18 @@ pub fn write_binvox_cube(w: &mut dyn Write, grid: &Grid, set: &VoxelSet) -> std:
         grid.origin.z,
         grid.voxel as f64 * n as f64
     )?;
-    write_binvox_body(w, set, n as usize, binvox_group_columns(n as u64) as usize)
+    let group = binvox_group_columns(n as u64) as usize;
+    write_binvox_body(w, set, n as usize, group, Transpose::for_this_cpu())
 }
 
 /// The run pairs of `set` in the binvox cube of side `n`, transposing
-/// `group` word columns per read of the grid.
+/// `group` word columns per read of the grid with `transpose`.
 fn write_binvox_body(
     w: &mut dyn Write,
     set: &VoxelSet,
     n: usize,
     group: usize,
+    transpose: Transpose,
 ) -> std::io::Result<()> {
     // The voxels in binvox order (x slowest, then z, then y), streamed one
     // group of word columns (64 x values each) at a time: each column's
@@ -202,7 +204,6 @@ fn write_binvox_body(
         Rle { w: Some(w), value: 0, count: 0, buf: Vec::with_capacity(1 << 16), first: None };
     let wpr = DenseBits::row_words(nx);
     let group = group.max(1);
-    let transpose = Transpose::for_this_cpu();
     for g0 in (0..n.div_ceil(64)).step_by(group) {
         // the group's columns inside the grid (the cube's others are empty)
         let (c0, c1) = (g0.min(wpr), (g0 + group).min(wpr));
@@ -449,7 +450,7 @@ impl BlockChunk {
 }
 
 /// The 64×64 bit transpose the binvox writer runs, chosen once per file.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Transpose {
     /// [`transpose64`].
     Scalar,
@@ -459,6 +460,18 @@ enum Transpose {
 }
 
 impl Transpose {
+    /// Every transpose this CPU can run (the tests replay the writer on each).
+    #[cfg(test)]
+    fn all_on_this_cpu() -> Vec<Transpose> {
+        #[allow(unused_mut)]
+        let mut all = vec![Transpose::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::x86::transpose::has_gfni() {
+            all.push(Transpose::Gfni);
+        }
+        all
+    }
+
     fn for_this_cpu() -> Transpose {
         #[cfg(target_arch = "x86_64")]
         if crate::simd::current() == crate::simd::Isa::Avx512
@@ -1370,13 +1383,16 @@ mod tests {
             for set in &sets {
                 let kind = if matches!(set, VoxelSet::Dense(_)) { "dense" } else { "sparse" };
                 assert_eq!(written(|w| write_binvox_cube(w, &grid, set)), base, "{dims:?} {kind}");
-                // groups of one column (a read of the grid per column), and
-                // groups that leave a partial group at the end
+                // groups of one column (a read of the grid per column), groups
+                // that leave a partial group at the end, and all columns, with
+                // the scalar and the GFNI transposes
                 let n = dims.into_iter().max().unwrap() as usize;
                 let body = &base[base.windows(5).position(|w| w == b"data\n").unwrap() + 5..];
-                for group in [1, 2, 3] {
-                    let got = written(|w| write_binvox_body(w, set, n, group));
-                    assert_eq!(got, body, "{dims:?} {kind} group {group}");
+                for transpose in Transpose::all_on_this_cpu() {
+                    for group in [1, 2, 3, n.div_ceil(64)] {
+                        let got = written(|w| write_binvox_body(w, set, n, group, transpose));
+                        assert_eq!(got, body, "{dims:?} {kind} group {group} {transpose:?}");
+                    }
                 }
                 for dense in [false, true] {
                     let got = written(|w| write_npy(w, set, dense));
