@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """The command line's wall time on the voxelize-to-binvox job, per phase.
 
-    python3 scripts/cli_wall.py [--runs 5] [--res 512] LABEL=BINARY [LABEL=BINARY ...]
+    python3 scripts/cli_wall.py [--runs 5] [--res 512] [--median] LABEL=BINARY [LABEL=BINARY ...]
 
 Runs `BINARY voxelize ../shared/meshes/MESH.obj --res RES --out X.binvox --json`
 for bunny and dragon_sub4 in fresh processes, the binaries alternated run by
 run (the machine is shared: side by side, not one after the other), checks
 that every binary wrote the same bytes, and prints a Markdown table of the
 ranges of `load_ms`, `voxelize_ms`, `write_ms` (from the JSON), the wall time
-around the process (ms) and the peak RSS, for `scripts/figures.py record
+around the process (ms) and the peak RSS (with `--median`, each cell is
+the median and the range), for `scripts/figures.py record
 table - --name cli_wall`.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +31,8 @@ def main():
     p.add_argument("binaries", nargs="+", help="LABEL=PATH")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--res", type=int, default=512)
+    p.add_argument("--median", action="store_true",
+                   help="cells as median (min–max): for many runs on a noisy machine")
     a = p.parse_args()
     bins = [b.split("=", 1) for b in a.binaries]
     if any(len(b) != 2 for b in bins):
@@ -59,7 +63,8 @@ def main():
             cells = []
             for col in zip(*rows):
                 lo, hi = min(col), max(col)
-                cells.append(f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}–{hi:.1f}")
+                span = f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}–{hi:.1f}"
+                cells.append(f"{statistics.median(col):.1f} ({span})" if a.median else span)
             print(f"| {mesh}.obj | {label} | {len(rows)} | " + " | ".join(cells)
                   + f" | ≤ {TARGET_MS[mesh]} |")
 

@@ -88,32 +88,56 @@ pub(crate) fn load_file(path: &Path) -> Result<(Mesh, LoadReport), VoxelError> {
     })
 }
 
-/// Reads a whole file. Large files on Unix are read in pieces by the rayon
-/// threads (positioned reads into disjoint parts of one buffer): the copy
-/// out of the page cache and the page faults of the fresh buffer are most of
-/// a large read's time, and they split across cores like the parsing.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    #[cfg(unix)]
-    {
-        use rayon::prelude::*;
-        use std::os::unix::fs::FileExt;
-        const PIECE: usize = 4 << 20;
-        let file = std::fs::File::open(path)?;
-        let len = file.metadata()?.len();
-        if len >= 2 * PIECE as u64 && len < isize::MAX as u64 {
-            let mut buf = vec![0u8; len as usize];
-            // (fresh zero pages from the kernel, untouched until the reads:
-            // advised onto huge pages, they fault 2 MiB at a time)
-            crate::mem::advise_huge_pages(&buf);
-            let read = buf
-                .par_chunks_mut(PIECE)
+/// Reads a whole file into a buffer on huge pages ([`crate::mem::HugeBuf`]:
+/// the copy out of the page cache and the page faults of the fresh buffer
+/// are most of a read's time). Large files on Unix are read in pieces by
+/// the rayon threads (positioned reads into disjoint parts of the buffer),
+/// so they split across cores like the parsing.
+fn read_file(path: &Path) -> std::io::Result<FileBytes> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len < isize::MAX as u64 {
+        let mut buf = crate::mem::HugeBuf::<u8>::zeroed(len as usize);
+        #[cfg(unix)]
+        let read = {
+            use rayon::prelude::*;
+            use std::os::unix::fs::FileExt;
+            const PIECE: usize = 4 << 20;
+            buf.par_chunks_mut(PIECE)
                 .enumerate()
-                .try_for_each(|(k, piece)| file.read_exact_at(piece, (k * PIECE) as u64));
-            // (a file that changed size meanwhile is read again in one go)
-            if read.is_ok() && file.metadata()?.len() == len {
-                return Ok(buf);
-            }
+                .try_for_each(|(k, piece)| file.read_exact_at(piece, (k * PIECE) as u64))
+        };
+        #[cfg(not(unix))]
+        let read = std::io::Read::read_exact(&mut &file, &mut buf);
+        // (a file that changed size meanwhile is read again in one go, with
+        // its end found by reading)
+        let mut probe = [0u8];
+        #[cfg(unix)]
+        let at_end = {
+            use std::os::unix::fs::FileExt;
+            file.read_at(&mut probe, len).ok() == Some(0)
+        };
+        #[cfg(not(unix))]
+        let at_end = std::io::Read::read(&mut &file, &mut probe).ok() == Some(0);
+        if read.is_ok() && at_end {
+            return Ok(FileBytes::Huge(buf));
         }
     }
-    std::fs::read(path)
+    std::fs::read(path).map(FileBytes::Vec)
+}
+
+/// A file's bytes as [`read_file`] read them.
+enum FileBytes {
+    Huge(crate::mem::HugeBuf<u8>),
+    Vec(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Huge(b) => b,
+            FileBytes::Vec(v) => v,
+        }
+    }
 }
