@@ -66,13 +66,15 @@ const HUGE_BUF_MIN: usize = 1 << 20;
 /// the 2 MiB-aligned part of the block; the rest, up to 2 MiB at each end,
 /// and all of a block under 4 MiB, faults 4 KiB at a time. On the 2-core
 /// AMD EPYC VM a 4 KiB fault cost 2.6 µs (16 MiB written page by page:
-/// 10.5–12 ms; advised and aligned: 1.0–1.4 ms; C probe, five runs each),
+/// 10.5–12 ms; advised and aligned: 1.0–1.4 ms after a first run of 49 ms;
+/// C probe, five runs each),
 /// and the command line's read of the 2.4 MB bunny OBJ faulted ~600 of
 /// them (simd-notes.md, "Mesh loading"). The block is zeroed by `calloc`:
 /// a fresh mapping comes zeroed from the kernel, untouched, so the advice
 /// precedes the first write; a reused block is cleared by `calloc`'s memset
-/// (and is already resident). It is over-allocated by up to 4 MiB of
-/// address space, never touched, so never resident.
+/// (and is already resident). It is over-allocated by less than 6 MiB
+/// (rounding up to whole huge pages, and room to slide the start), which a
+/// fresh mapping never makes resident.
 pub(crate) struct HugeBuf<T> {
     /// The block; the elements are `start..start + len`.
     vec: Vec<T>,
@@ -98,6 +100,14 @@ impl<T: bytemuck::Zeroable> HugeBuf<T> {
         let start = (boundary - at).div_ceil(size);
         advise_bytes(boundary, at + std::mem::size_of_val(vec.as_slice()) - boundary);
         HugeBuf { vec, start, len }
+    }
+}
+
+/// A plain block as it is (no alignment, no advice): for a caller's
+/// fallback path.
+impl<T> From<Vec<T>> for HugeBuf<T> {
+    fn from(vec: Vec<T>) -> HugeBuf<T> {
+        HugeBuf { len: vec.len(), vec, start: 0 }
     }
 }
 
@@ -172,5 +182,8 @@ mod tests {
         check::<u64>(HUGE_BUF_MIN / 8 + 3, u64::MAX);
         check::<[u32; 12]>(69_451, [9; 12]);
         check::<[u32; 3]>(300_001, [1, 2, 3]);
+        // a caller's fallback block, kept whole
+        let plain: HugeBuf<u8> = vec![1, 2, 3].into();
+        assert_eq!(&*plain, &[1, 2, 3]);
     }
 }

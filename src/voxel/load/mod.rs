@@ -93,7 +93,7 @@ pub(crate) fn load_file(path: &Path) -> Result<(Mesh, LoadReport), VoxelError> {
 /// are most of a read's time). Large files on Unix are read in pieces by
 /// the rayon threads (positioned reads into disjoint parts of the buffer),
 /// so they split across cores like the parsing.
-fn read_file(path: &Path) -> std::io::Result<FileBytes> {
+fn read_file(path: &Path) -> std::io::Result<crate::mem::HugeBuf<u8>> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
     if len < isize::MAX as u64 {
@@ -120,24 +120,8 @@ fn read_file(path: &Path) -> std::io::Result<FileBytes> {
         #[cfg(not(unix))]
         let at_end = std::io::Read::read(&mut &file, &mut probe).ok() == Some(0);
         if read.is_ok() && at_end {
-            return Ok(FileBytes::Huge(buf));
+            return Ok(buf);
         }
     }
-    std::fs::read(path).map(FileBytes::Vec)
-}
-
-/// A file's bytes as [`read_file`] read them.
-enum FileBytes {
-    Huge(crate::mem::HugeBuf<u8>),
-    Vec(Vec<u8>),
-}
-
-impl std::ops::Deref for FileBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FileBytes::Huge(b) => b,
-            FileBytes::Vec(v) => v,
-        }
-    }
+    std::fs::read(path).map(Into::into)
 }
