@@ -54,7 +54,7 @@ pub use grid::{Grid, MAX_RES};
 #[cfg(feature = "loaders")]
 pub use mesh::LoadReport;
 pub use mesh::{Mesh, MeshRef};
-pub use storage::{DenseBits, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
+pub use storage::{DenseBits, GridWords, SparseBricks, VoxelSet, DENSE_AUTO_LIMIT, DENSE_MAX};
 pub use tile::{voxelize_tile, Tile, TileIndex, TileVoxels};
 
 use crate::math::Vec3;
@@ -195,9 +195,10 @@ fn unpack_slab_tri(o: &SlabTri) -> (Triangle, Ranges) {
 /// fill pass each fetched every triangle, with a 12-byte ranges array between
 /// them, and the fill copied each record into per-slab order; simd-notes.md,
 /// "Voxelizer".) Fresh memory costs on first touch (the kernel zeroes each
-/// page), so `recs` is one advised buffer of one record per triangle.
+/// page), so `recs` is one buffer of one record per triangle on huge pages
+/// ([`crate::mem::HugeBuf`]), kept for the thread's next call.
 struct Bins {
-    recs: Vec<SlabTri>,
+    recs: crate::mem::HugeBuf<SlabTri>,
     parts: Vec<BinPart>,
 }
 
@@ -230,14 +231,19 @@ std::thread_local! {
     /// memory is zeroed by the kernel on first touch: at dragon_sub4 512³ a
     /// fresh 39 MB buffer per call cost ~10 % of a warm call's CPU time in
     /// page faults (simd-notes.md, "Voxelizer").
-    static KEPT_RECORDS: core::cell::Cell<Vec<SlabTri>> = const { core::cell::Cell::new(Vec::new()) };
+    static KEPT_RECORDS: core::cell::Cell<crate::mem::HugeBuf<SlabTri>> = core::cell::Cell::new(crate::mem::HugeBuf::default());
+
+    /// A binning chunk's list of (record, first slab, last slab), kept by
+    /// each worker thread for its next chunk: a fresh 96 KiB list per chunk
+    /// faulted in 4 KiB pages on every first call.
+    static KEPT_SPANS: core::cell::Cell<Vec<(u16, u32, u32)>> = const { core::cell::Cell::new(Vec::new()) };
 }
 
 impl Bins {
     /// Keeps the record buffer for this thread's next call (when at most
     /// [`KEEP_RECORDS_MAX`] bytes).
     fn keep(self) {
-        if std::mem::size_of_val(self.recs.as_slice()) <= KEEP_RECORDS_MAX {
+        if std::mem::size_of_val(&*self.recs) <= KEEP_RECORDS_MAX {
             KEPT_RECORDS.set(self.recs);
         }
     }
@@ -304,10 +310,11 @@ fn bin_by_slab(
     let n = mesh.triangle_count();
     let mut recs = KEPT_RECORDS.take();
     if recs.len() < n {
-        // (fresh zero pages, advised before the parallel first touch; every
-        // slot read later is written first, so a kept buffer is reused as is)
-        recs = vec![[0; 12]; n];
-        crate::mem::advise_huge_pages(&recs);
+        // (fresh zero pages on 2 MiB boundaries, advised before the
+        // parallel first touch: bunny's 3.3 MB of records had faulted ~800
+        // times in 4 KiB pages; every slot read later is written first, so
+        // a kept buffer is reused as is)
+        recs = crate::mem::HugeBuf::zeroed(n);
     }
     // the slab of each z layer (a table: two integer divisions per record
     // showed in profiles)
@@ -331,7 +338,9 @@ fn bin_by_slab(
             // records in mesh order, straight into the chunk's part of
             // `recs`; each one's slabs, and per-slab counts (shifted by one
             // for the prefix)
-            let mut spans: Vec<(u16, u32, u32)> = Vec::with_capacity(out.len());
+            let mut spans = KEPT_SPANS.take();
+            spans.clear();
+            spans.reserve(out.len());
             let mut at = vec![0u32; nslabs + 1];
             let mut valid = true;
             gathered16(mesh, c * BIN_CHUNK, out.len(), |i, tris, n, bad| {
@@ -360,6 +369,7 @@ fn bin_by_slab(
                     *f += 1;
                 }
             }
+            KEPT_SPANS.set(spans);
             valid.then_some(BinPart { base: c * BIN_CHUNK, at, idx })
         })
         .collect::<Option<_>>()?;

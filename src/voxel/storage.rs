@@ -56,7 +56,56 @@ pub struct DenseBits {
     /// `ceil(nx / 64)`.
     pub words_per_row: usize,
     /// The bits.
-    pub words: Vec<u64>,
+    pub words: GridWords,
+}
+
+/// The words of a [`DenseBits`] grid: a `[u64]` (it derefs to one) in a
+/// block that starts on a 2 MiB boundary, on transparent huge pages.
+///
+/// Why not a `Vec<u64>`: a `Vec` starts where the allocator puts it, and
+/// only its 2 MiB-aligned interior can get huge pages; the rest (up to 2 MiB
+/// at each end) faulted in 4 KiB pages, ~500 faults of 2.6 µs on every
+/// fresh 512³ grid (simd-notes.md, "Voxelizer").
+#[derive(Clone)]
+pub struct GridWords(crate::mem::HugeBuf<u64>);
+
+impl GridWords {
+    /// `len` zero words.
+    pub fn zeroed(len: usize) -> GridWords {
+        GridWords(crate::mem::HugeBuf::zeroed(len))
+    }
+}
+
+/// The words as given (a plain block, not moved onto huge pages).
+impl From<Vec<u64>> for GridWords {
+    fn from(words: Vec<u64>) -> GridWords {
+        GridWords(words.into())
+    }
+}
+
+impl std::ops::Deref for GridWords {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for GridWords {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
+}
+
+impl std::fmt::Debug for GridWords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for GridWords {
+    fn eq(&self, other: &GridWords) -> bool {
+        **self == **other
+    }
 }
 
 impl DenseBits {
@@ -67,8 +116,7 @@ impl DenseBits {
             return None;
         }
         let wpr = DenseBits::row_words(dims[0]);
-        let words = vec![0; wpr * dims[1] as usize * dims[2] as usize];
-        crate::mem::advise_huge_pages(&words);
+        let words = GridWords::zeroed(wpr * dims[1] as usize * dims[2] as usize);
         Some(DenseBits { dims, words_per_row: wpr, words })
     }
 
@@ -83,48 +131,28 @@ impl DenseBits {
     /// `work(s)` (longest processing time first). `None` above
     /// [`DENSE_MAX`].
     ///
-    /// Each slab's task zeroes its own words before filling them, instead
-    /// of `calloc` zeroing the whole grid up front: a reused heap block is
-    /// zeroed by a serial memset (16 MiB at 512³, ~0.65 ms on this machine),
-    /// and the task's zeroing also brings its slab into cache just before
-    /// it writes there (bunny 512³, 2 threads: −0.25 ms of 6.4; simd-notes.md,
-    /// "Voxelizer").
+    /// Each slab's task zeroes its own words before filling them
+    /// ([`HugeBuf::zeroed_in_parts`](crate::mem::HugeBuf::zeroed_in_parts)),
+    /// instead of `calloc` zeroing the whole grid up front: a reused heap
+    /// block is zeroed by a serial memset (16 MiB at 512³, ~0.65 ms on this
+    /// machine), and the task's zeroing also brings its slab into cache just
+    /// before it writes there (bunny 512³, 2 threads: −0.25 ms of 6.4;
+    /// simd-notes.md, "Voxelizer").
     pub(crate) fn build_by_slabs(
         dims: [u32; 3],
         layers: u32,
         work: impl Fn(usize) -> u64,
         fill: impl Fn(usize, &mut [u64]) + Sync,
     ) -> Option<DenseBits> {
-        use rayon::prelude::*;
-        use std::mem::MaybeUninit;
         let n: u64 = dims.iter().map(|&d| d as u64).product();
         if n > DENSE_MAX || layers == 0 {
             return None;
         }
         let wpr = DenseBits::row_words(dims[0]);
         let len = wpr * dims[1] as usize * dims[2] as usize;
-        let mut words: Vec<u64> = Vec::with_capacity(len);
-        crate::mem::advise_huge_pages(words.spare_capacity_mut());
         let stride = (layers as usize * dims[1] as usize * wpr).max(1);
-        let mut slabs: Vec<(usize, &mut [MaybeUninit<u64>])> =
-            words.spare_capacity_mut()[..len].chunks_mut(stride).enumerate().collect();
-        slabs.sort_by_key(|&(s, _)| std::cmp::Reverse(work(s)));
-        slabs.into_iter().par_bridge().for_each(|(s, w)| {
-            w.fill(MaybeUninit::new(0));
-            // SAFETY: every element of `w` was just initialized (`fill`), and
-            // `MaybeUninit<u64>` has the layout of `u64`.
-            #[allow(unsafe_code)]
-            let w = unsafe { &mut *(w as *mut [MaybeUninit<u64>] as *mut [u64]) };
-            fill(s, w);
-        });
-        // SAFETY: the chunks cover `words[..len]` and `for_each` ran on every
-        // one of them (a panic in a task propagates before this line), so all
-        // `len` elements are initialized.
-        #[allow(unsafe_code)]
-        unsafe {
-            words.set_len(len)
-        };
-        Some(DenseBits { dims, words_per_row: wpr, words })
+        let words = crate::mem::HugeBuf::zeroed_in_parts(len, stride, work, fill);
+        Some(DenseBits { dims, words_per_row: wpr, words: GridWords(words) })
     }
 
     /// Calls `f` on every set voxel, `k` slowest, then `j`, then `i`.
