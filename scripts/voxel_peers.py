@@ -41,7 +41,7 @@ peers`), which puts parry's lattice on our grid exactly and times its
 
 Writes the table to stdout as Markdown.
 """
-import json, os, subprocess, sys, tempfile, time
+import json, os, random, subprocess, sys, tempfile, time
 from fractions import Fraction
 import numpy as np
 
@@ -224,7 +224,6 @@ def exact_errors(oracle, wset, s, wp_wrong, sample=None):
     only_ours = sorted(wset - s)
     scale = 1.0
     if sample is not None and len(only_ours) > sample:
-        import random
         scale = len(only_ours) / sample
         only_ours = random.Random(1).sample(only_ours, sample)
     for v in only_ours:

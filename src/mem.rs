@@ -2,7 +2,9 @@
 
 /// Asks the kernel to back `words` with transparent huge pages (Linux; a
 /// no-op elsewhere and below 4 MiB). Call it before the memory is first
-/// written: pages already faulted in stay 4 KiB. Used by the voxel grids
+/// written: pages already faulted in stay 4 KiB. Used by [`HugeBuf`] (the
+/// voxel grids, their binning records, file buffers) from a 2 MiB boundary,
+/// and on plain `Vec`s by the stitched mesh arrays, the voxel index lists
 /// and the broad phase's pair arrays ([`resize_advised`]).
 ///
 /// Why: `vec![0; n]` gets fresh zero pages from the kernel (no memset), and
@@ -69,10 +71,12 @@ const HUGE_BUF_MIN: usize = 1 << 20;
 /// 10.5–12 ms; advised and aligned: 1.0–1.4 ms after a first run of 49 ms;
 /// C probe, five runs each),
 /// and the command line's read of the 2.4 MB bunny OBJ faulted ~600 of
-/// them (simd-notes.md, "Mesh loading"). The block is zeroed by `calloc`:
-/// a fresh mapping comes zeroed from the kernel, untouched, so the advice
-/// precedes the first write; a reused block is cleared by `calloc`'s memset
-/// (and is already resident). It is over-allocated by less than 6 MiB
+/// them (simd-notes.md, "Mesh loading"). [`HugeBuf::zeroed`]'s block is
+/// zeroed by `calloc`: a fresh mapping comes zeroed from the kernel,
+/// untouched, so the advice precedes the first write; a reused block is
+/// cleared by `calloc`'s memset (and is already resident).
+/// [`HugeBuf::zeroed_in_parts`] leaves the zeroing to its parallel tasks.
+/// Either block is over-allocated by less than 6 MiB
 /// (rounding up to whole huge pages, and room to slide the start), which a
 /// fresh mapping never makes resident.
 pub(crate) struct HugeBuf<T> {
