@@ -48,19 +48,6 @@ pub trait LanePod: Lane + Pod {
             }
         }
     }
-
-    /// Lanes `q[i] as f32` (lanes past 8 zero): the quantized BVH nodes'
-    /// decode. The AVX2 8-lane type overrides it with one widening load and
-    /// one conversion.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn from_u8_lanes(q: &[u8; 8]) -> Self {
-        let mut a = [0f32; 16];
-        for i in 0..Self::WIDTH.min(8) {
-            a[i] = q[i] as f32;
-        }
-        Self::load(&a[..Self::WIDTH])
-    }
 }
 impl LanePod for f32 {}
 impl LanePod for f32x4 {}

@@ -71,7 +71,6 @@ pub(super) fn build(boxes: &[Aabb]) -> Bvh {
         prims: Vec::new(),
         boxes: Vec::new(),
         depth: 0,
-        qnodes: None,
     };
     if n == 0 {
         return bvh;
@@ -81,7 +80,6 @@ pub(super) fn build(boxes: &[Aabb]) -> Bvh {
     bvh.nodes.push(empty_node());
     bvh.depth = fill_node(&mut bvh, 0, collapse(root));
     bvh.prims = prims;
-    bvh.qnodes = super::quant::quantize(&bvh);
     bvh
 }
 

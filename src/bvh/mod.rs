@@ -55,7 +55,6 @@ mod camera;
 mod mesh;
 mod order;
 mod packet;
-mod quant;
 
 pub use camera::{Pinhole, MAX_PIXELS};
 pub use mesh::{HitColumns, MeshBvh, RayColumns, RayHit, RayRows, RaySource};
@@ -158,8 +157,6 @@ pub struct Bvh {
     /// Node levels on the longest root-to-leaf path (0 for an empty tree);
     /// bounds the ray traversal's stack ([`Bvh::stack_need`]).
     pub(crate) depth: u32,
-    /// The nodes quantized ([`quant`]) for single-ray traversal, when set.
-    pub(crate) qnodes: Option<Vec<quant::QNode>>,
 }
 
 impl Bvh {
@@ -269,7 +266,6 @@ impl Bvh {
                 .iter()
                 .fold(EMPTY_BOX, |acc, &p| union_valid(acc, &prim_boxes[p as usize]))
         });
-        self.qnodes = quant::quantize(self);
     }
 
     /// Ids (ascending) of the primitives whose box overlaps `q` ([`aabb_aabb`]:
@@ -496,37 +492,34 @@ impl Bvh {
             *best_t = ray.t_max;
         }
         // One instance of the loop per node test, chosen once per ray.
-        let q = if quant_on() { self.qnodes.as_deref() } else { None };
-        match (NodeRay::<M>::new(ray), q) {
-            (Some(pre), Some(q)) => {
-                self.traverse::<COUNT, M, _>(q, &pre, stack, best_t, stats, leaf)
-            }
-            (Some(pre), None) => {
-                self.traverse::<COUNT, M, _>(&self.nodes[..], &pre, stack, best_t, stats, leaf)
-            }
-            (None, _) => {
+        match NodeRay::<M>::new(ray) {
+            Some(pre) => self.traverse::<COUNT, M>(&pre, stack, best_t, stats, leaf),
+            None => {
                 let pre = GeneralNodeRay(RayPrecomp::new(ray).splat::<M>());
-                self.traverse::<COUNT, M, _>(&self.nodes[..], &pre, stack, best_t, stats, leaf)
+                self.traverse::<COUNT, M>(&pre, stack, best_t, stats, leaf)
             }
         }
     }
 
-    /// Hints child `c` (a node of `nodes`, or a leaf through `leaf`) into the cache.
+    /// Hints child `c` (a node, or a leaf through `leaf`) into the cache.
     #[inline(always)]
-    fn prefetch_child<N: RayNodes + ?Sized>(nodes: &N, c: u32, leaf: &impl LeafVisitor) {
+    fn prefetch_child(&self, c: u32, leaf: &impl LeafVisitor) {
         if c & LEAF_BIT != 0 {
             leaf.prefetch(c & !LEAF_BIT);
         } else {
-            nodes.prefetch(c);
+            let node = &self.nodes[c as usize];
+            crate::mem::prefetch(&node.bounds.min.x);
+            crate::mem::prefetch(&node.bounds.min.z);
+            crate::mem::prefetch(&node.bounds.max.y);
+            crate::mem::prefetch(&node.child);
         }
     }
 
     /// The loop of [`ray_visit_counted`](Self::ray_visit_counted) for one
     /// node test (a valid ray, a non-empty tree, `*best_t <= t_max`).
     #[inline(always)]
-    fn traverse<const COUNT: bool, M: LanePod, N: RayNodes + ?Sized>(
+    fn traverse<const COUNT: bool, M: LanePod>(
         &self,
-        nodes: &N,
         pre: &impl NodeTest<M>,
         stack: &mut Stack,
         best_t: &mut f32,
@@ -553,11 +546,12 @@ impl Bvh {
                     return;
                 }
             } else {
-                let (m, tv, child) = nodes.test(cur, pre, *best_t);
+                let node = &self.nodes[cur as usize];
                 if COUNT {
                     stats.nodes += 1;
-                    stats.boxes += child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
+                    stats.boxes += node.child.iter().filter(|&&ch| ch != EMPTY).count() as u64;
                 }
+                let (m, tv) = pre.test(recast_one::<Aabb, W, M>(&node.bounds), *best_t);
                 if m != 0 {
                     // Visit the hit children nearest first by `(entry t, slot)`:
                     // descend into the nearest now, push the others farthest
@@ -566,7 +560,7 @@ impl Bvh {
                     let i0 = m.trailing_zeros() as usize;
                     let rest = m & (m - 1);
                     if rest == 0 {
-                        cur = child[i0];
+                        cur = node.child[i0];
                         continue;
                     }
                     let mut ts = [0f32; BRANCH];
@@ -575,10 +569,10 @@ impl Bvh {
                     if rest & (rest - 1) == 0 {
                         // i0 < i1: on equal t the smaller slot is nearer.
                         let (near, far) = if ts[i1] < ts[i0] { (i1, i0) } else { (i0, i1) };
-                        stack[sp] = (child[far], ts[far]);
+                        stack[sp] = (node.child[far], ts[far]);
                         sp += 1;
-                        Self::prefetch_child(nodes, child[far], leaf);
-                        cur = child[near];
+                        self.prefetch_child(node.child[far], leaf);
+                        cur = node.child[near];
                         continue;
                     }
                     // Three or more: each hit child's rank r ([`rank`])
@@ -592,8 +586,8 @@ impl Bvh {
                     while mm != 0 {
                         let i = mm.trailing_zeros() as usize;
                         mm &= mm - 1;
-                        stack[sp + n - 1 - rank(tv, ts[i], i, m)] = (child[i], ts[i]);
-                        Self::prefetch_child(nodes, child[i], leaf);
+                        stack[sp + n - 1 - rank(tv, ts[i], i, m)] = (node.child[i], ts[i]);
+                        self.prefetch_child(node.child[i], leaf);
                     }
                     sp += n - 1;
                     cur = stack[sp].0;
@@ -614,50 +608,6 @@ impl Bvh {
             }
         }
     }
-}
-
-/// Where a ray traversal reads its nodes: the full-precision [`Node`]s or
-/// their quantized copies ([`quant::QNode`]).
-pub(crate) trait RayNodes {
-    /// The hit mask and entries of node `i`'s children under `pre`
-    /// ([`NodeTest::test`]), and the node's child slots.
-    fn test<M: LanePod>(
-        &self,
-        i: u32,
-        pre: &impl NodeTest<M>,
-        best_t: f32,
-    ) -> (u64, M, &[u32; BRANCH]);
-    /// Hints node `i` into the cache.
-    fn prefetch(&self, i: u32);
-}
-
-impl RayNodes for [Node] {
-    #[inline(always)]
-    fn test<M: LanePod>(
-        &self,
-        i: u32,
-        pre: &impl NodeTest<M>,
-        best_t: f32,
-    ) -> (u64, M, &[u32; BRANCH]) {
-        let node = &self[i as usize];
-        let (m, t) = pre.test(recast_one::<Aabb, W, M>(&node.bounds), best_t);
-        (m, t, &node.child)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, i: u32) {
-        let node = &self[i as usize];
-        crate::mem::prefetch(&node.bounds.min.x);
-        crate::mem::prefetch(&node.bounds.min.z);
-        crate::mem::prefetch(&node.bounds.max.y);
-        crate::mem::prefetch(&node.child);
-    }
-}
-
-/// Experiment switch: `WP_QNODE=0` turns the quantized nodes off.
-fn quant_on() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("WP_QNODE").map_or(true, |v| v != "0"))
 }
 
 /// The rank of hit child `i` (entry `t_i`) in the `(entry t, slot)` order
@@ -825,11 +775,8 @@ struct NodeRay<M> {
 /// A node test: the hit mask (bit per slot) of the children whose
 /// conservative entry `t` is `<= best_t`, and the entries (any value in
 /// the other lanes). `best_t` never exceeds the ray's `t_max`.
-pub(crate) trait NodeTest<M> {
+trait NodeTest<M> {
     fn test(&self, b: &Aabb<M>, best_t: f32) -> (u64, M);
-    fn test_q(&self, _n: &quant::QNode, _best_t: f32) -> Option<(u64, M)> {
-        None
-    }
 }
 
 /// The general node test: the crate's kernel, for rays with a zero or
@@ -872,10 +819,6 @@ impl<M: LanePod> NodeRay<M> {
 }
 
 impl<M: LanePod> NodeTest<M> for NodeRay<M> {
-    #[inline(always)]
-    fn test_q(&self, n: &quant::QNode, best_t: f32) -> Option<(u64, M)> {
-        Some(quant::ray_space_test(self, n, best_t))
-    }
     #[inline(always)]
     fn test(&self, b: &Aabb<M>, best_t: f32) -> (u64, M) {
         // The six plane lanes of the node, `min.x .. max.z` (`Aabb` is

@@ -86,18 +86,7 @@ unsafe impl bytemuck::Zeroable for F32x8 {}
 unsafe impl bytemuck::Pod for F32x8 {}
 // (no `gather_fields` override: an 8-lane `vgatherdps` per field was
 // slower than the default moves, simd-notes.md "Compaction behind a screen")
-impl LanePod for F32x8 {
-    /// `vpmovzxbd` of the eight bytes, then `vcvtdq2ps` (exact: `q <= 255`).
-    #[inline(always)]
-    fn from_u8_lanes(q: &[u8; 8]) -> Self {
-        // SAFETY: module docs (AVX2 on this path); the load reads the eight
-        // bytes of `q`.
-        unsafe {
-            let b = _mm_loadl_epi64(q.as_ptr().cast());
-            F32x8(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)))
-        }
-    }
-}
+impl LanePod for F32x8 {}
 
 impl F32x8 {
     #[inline(always)]
