@@ -104,7 +104,7 @@ def voxel_rows(path, res):
         m, e = exact_errors(oracle, wset, tm_set, wp_wrong, sample=TRIMESH_EXACT_SAMPLE)
         sampled = len(wset - tm_set) > TRIMESH_EXACT_SAMPLE
         rows.append(("trimesh voxelized (one call)", ms_tm, len(tm_set),
-                     f"{m} (from {TRIMESH_EXACT_SAMPLE} sampled)" if sampled else m, e))
+                     f"{m} (scaled from {TRIMESH_EXACT_SAMPLE} decided)" if sampled else m, e))
     wm = sum(1 for kind, _ in wp_wrong if kind == "miss")
     ours = [(f"widephase voxelize().indices() from NumPy (best of {REPEATS})", ms_wp, len(wset), wm,
              len(wp_wrong) - wm),
