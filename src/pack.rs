@@ -48,7 +48,34 @@ pub trait LanePod: Lane + Pod {
             }
         }
     }
+
+    /// Field-major lanes from whole shapes: lane `j` of field `k` of `dst`
+    /// gets word `k` of `rows[j]`, for every lane `j < WIDTH` and every field
+    /// `k < dst.len() / WIDTH` (`T`'s words). The contact pipeline packs its
+    /// bundles with it, reading each pair's shapes in place. Panics when
+    /// `rows` holds fewer than `WIDTH` shapes or `T` has fewer words than
+    /// `dst` has fields. The AVX-512 path's 16-lane type overrides it with
+    /// one masked load per shape and a 16×16 transpose in registers; the
+    /// default moves one float at a time.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn lanes_from_rows<T: Pod>(dst: &mut [f32], rows: &[&T]) {
+        lanes_from_rows_by_moves::<Self, T>(dst, rows)
+    }
 }
+
+/// [`LanePod::lanes_from_rows`] one float at a time.
+#[inline(always)]
+pub(crate) fn lanes_from_rows_by_moves<L: LanePod, T: Pod>(dst: &mut [f32], rows: &[&T]) {
+    let w = L::WIDTH;
+    for (j, row) in rows[..w].iter().enumerate() {
+        let row: &[f32] = bytemuck::cast_slice(core::slice::from_ref(*row));
+        for (k, d) in dst.chunks_exact_mut(w).enumerate() {
+            d[j] = row[k];
+        }
+    }
+}
+
 impl LanePod for f32 {}
 impl LanePod for f32x4 {}
 impl LanePod for f32x8 {}

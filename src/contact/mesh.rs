@@ -74,7 +74,7 @@
 
 use super::hull::ConvexHull;
 use super::internal_edges::InternalEdges;
-use super::pipeline::{run_pairs, Collider, PairSource, ShapeKind};
+use super::pipeline::{run_pairs, Collider, ColliderShape, PairSource, ShapeKind};
 use super::Manifold;
 #[cfg(doc)]
 use super::{box_triangle, capsule_triangle, sphere_triangle};
@@ -335,6 +335,18 @@ impl PairSource for SubPairs<'_> {
     }
     fn hulls(&self) -> &[ConvexHull] {
         self.hulls
+    }
+    /// The shape first (a triangle-kind collider meets the mesh's triangles
+    /// in no bucket: triangle–triangle has no tester), the triangle read in
+    /// place from the mesh.
+    #[inline(always)]
+    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (&A, &B, bool) {
+        let (p, t) = self.sub[i];
+        let (c, m) = self.pairs[p as usize];
+        let tri = &self.meshes[m as usize].triangles()[t as usize];
+        let a = A::of(&self.colliders[c as usize]).expect("bucketed by kind");
+        let b = (tri as &dyn core::any::Any).downcast_ref::<B>().expect("bucketed by kind");
+        (a, b, false)
     }
 }
 

@@ -36,7 +36,7 @@ use super::{
 use super::{sphere_triangle, Manifold};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
-use crate::pack::{set_lane, LanePod, Pack, Packable};
+use crate::pack::{LanePod, Pack, Packable};
 use crate::shapes::{Aabb, Capsule, Obb, Sphere, Triangle};
 use crate::simd::{self, recast, recast_mut, Isa, WidthFn};
 use core::mem::MaybeUninit;
@@ -435,28 +435,23 @@ pub(super) trait PairSource: Sync {
     }
     /// The hull table [`Collider::Hull`] indexes.
     fn hulls(&self) -> &[ConvexHull];
-    /// Pair `i`'s two shapes in canonical order (A's kind first; equal
-    /// kinds keep the given order) and whether that swapped them. Panics if
-    /// the pair's kinds are not `A`'s and `B`'s (buckets hold one kind pair).
-    #[inline(always)]
-    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
-        let (c0, c1) = self.pair(i);
-        canonical_shapes(&c0, &c1)
-    }
+    /// Pair `i`'s two shapes in place, in canonical order (A's kind first;
+    /// equal kinds keep the given order), and whether that swapped them.
+    /// Panics if the pair's kinds are not `A`'s and `B`'s (buckets hold one
+    /// kind pair).
+    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (&A, &B, bool);
 }
 
 /// The shapes of the pair `(c0, c1)` in canonical order and whether that
-/// swapped them ([`PairSource::canonical`]). It chooses between the two
-/// colliders' addresses and then reads one: on colliders read in place,
-/// one load per word instead of loading both and blending their words.
+/// swapped them ([`PairSource::canonical`]).
 #[inline(always)]
-fn canonical_shapes<A: ColliderShape, B: ColliderShape>(
-    c0: &Collider,
-    c1: &Collider,
-) -> (A, B, bool) {
+fn canonical_shapes<'c, A: ColliderShape, B: ColliderShape>(
+    c0: &'c Collider,
+    c1: &'c Collider,
+) -> (&'c A, &'c B, bool) {
     let swap = c0.kind() > c1.kind();
     let (a, b) = if swap { (c1, c0) } else { (c0, c1) };
-    (*A::of(a).expect("bucketed by kind"), *B::of(b).expect("bucketed by kind"), swap)
+    (A::of(a).expect("bucketed by kind"), B::of(b).expect("bucketed by kind"), swap)
 }
 
 /// The pairs of [`contacts`]: `colliders[pairs[i].0]`, `colliders[pairs[i].1]`.
@@ -483,9 +478,8 @@ impl PairSource for IndexPairs<'_> {
     fn hulls(&self) -> &[ConvexHull] {
         self.hulls
     }
-    /// The shapes read in place from the collider array.
     #[inline(always)]
-    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (A, B, bool) {
+    fn canonical<A: ColliderShape, B: ColliderShape>(&self, i: usize) -> (&A, &B, bool) {
         let (i0, i1) = self.pairs[i];
         canonical_shapes(&self.colliders[i0 as usize], &self.colliders[i1 as usize])
     }
@@ -524,12 +518,14 @@ struct BlockScratch([u8; SCRATCH_BYTES]);
 /// either order) in bundles of `L::WIDTH` and writes their manifolds, in task
 /// order, to `out` (`out.len() == task.len()`).
 ///
-/// A block of [`BLOCK_BUNDLES`] bundles at a time: the SoA bundles are
-/// written lane by lane in place (in the range's [`BlockScratch`], reused
-/// from bucket to bucket, no allocation), tested, swapped pairs converted in
-/// lanes, and the manifolds go straight from the SoA bundle to `out`: the
-/// pipeline's own cost per pair is one pair fetch, two lane writes and the
-/// manifold's words stored in its slot
+/// A block of [`BLOCK_BUNDLES`] bundles at a time: each SoA bundle is
+/// packed in place (in the range's [`BlockScratch`], reused from bucket to
+/// bucket, no allocation) from its pairs' shapes read where they are, a
+/// whole shape per lane ([`LanePod::lanes_from_rows`]: transposes in
+/// registers on the AVX paths), tested, swapped pairs converted in lanes,
+/// and the manifolds go straight from the SoA bundle to `out`: the
+/// pipeline's own cost per pair is one pair fetch, its share of two
+/// transposes and the manifold's words stored in its slot
 /// ([`TaskOut::write_lanes`]; simd-notes, "Contact pipeline").
 ///
 /// The whole task runs inside one dispatched entry ([`BucketTask`]): the
@@ -582,17 +578,27 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
     // 1.0 where the pair was given in the other order, read as lanes of `M`
     // (at most 16: f32x16)
     let mut swapped = [0f32; 16 * BLOCK_BUNDLES];
+    // the lanes of a partial bundle past its pairs
+    let (pad_a, pad_b) = (<T::A as Packable>::PADDING, <T::B as Packable>::PADDING);
     for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
-        for (i, &pi) in block.iter().enumerate() {
-            let (a, b, swap) = job.src.canonical::<T::A, T::B>(pi as usize);
-            set_lane::<T::A, M>(&mut pa[i / w], i % w, &a);
-            set_lane::<T::B, M>(&mut pb[i / w], i % w, &b);
-            swapped[i] = if swap { 1.0 } else { 0.0 };
-        }
-        for j in block.len() % w..if block.len() % w == 0 { 0 } else { w } {
-            set_lane::<T::A, M>(&mut pa[nb - 1], j, &<T::A as Packable>::PADDING);
-            set_lane::<T::B, M>(&mut pb[nb - 1], j, &<T::B as Packable>::PADDING);
+        for (c, bundle) in block.chunks(w).enumerate() {
+            // each bundle from its pairs' shapes read in place, a whole shape
+            // per lane (`LanePod::lanes_from_rows`)
+            let (mut ra, mut rb) = ([&pad_a; 16], [&pad_b; 16]);
+            for (j, &pi) in bundle.iter().enumerate() {
+                let (a, b, swap) = job.src.canonical::<T::A, T::B>(pi as usize);
+                (ra[j], rb[j]) = (a, b);
+                swapped[c * w + j] = if swap { 1.0 } else { 0.0 };
+            }
+            M::lanes_from_rows(
+                bytemuck::cast_slice_mut(core::slice::from_mut(&mut pa[c])),
+                &ra[..w],
+            );
+            M::lanes_from_rows(
+                bytemuck::cast_slice_mut(core::slice::from_mut(&mut pb[c])),
+                &rb[..w],
+            );
         }
         // the block at once (a batched tester compacts across bundles)
         T::test_slice::<M>(&pa[..nb], &pb[..nb], M::splat(job.margin), &mut m[..nb]);

@@ -86,7 +86,14 @@ unsafe impl bytemuck::Zeroable for F32x8 {}
 unsafe impl bytemuck::Pod for F32x8 {}
 // (no `gather_fields` override: an 8-lane `vgatherdps` per field was
 // slower than the default moves, simd-notes.md "Compaction behind a screen")
-impl LanePod for F32x8 {}
+impl LanePod for F32x8 {
+    /// One masked load per shape and an 8×8 transpose per 8 fields.
+    #[inline(always)]
+    fn lanes_from_rows<T: bytemuck::Pod>(dst: &mut [f32], rows: &[&T]) {
+        // SAFETY: module docs (AVX on both paths); the helper checks bounds.
+        unsafe { transpose::lanes_from_rows_avx(dst, rows, 8) }
+    }
+}
 
 impl F32x8 {
     #[inline(always)]
@@ -254,7 +261,14 @@ pub(crate) struct M8Pair([M8; 2]);
 // (≤ `wide::f32x16`'s 64, so a pack of those is readable as these).
 unsafe impl bytemuck::Zeroable for F32x16Pair {}
 unsafe impl bytemuck::Pod for F32x16Pair {}
-impl LanePod for F32x16Pair {}
+impl LanePod for F32x16Pair {
+    /// As [`F32x8`]'s, once per half.
+    #[inline(always)]
+    fn lanes_from_rows<T: bytemuck::Pod>(dst: &mut [f32], rows: &[&T]) {
+        // SAFETY: module docs (AVX on this path); the helper checks bounds.
+        unsafe { transpose::lanes_from_rows_avx(dst, rows, 16) }
+    }
+}
 
 macro_rules! pair_op {
     ($t:ident, $tr:ident, $m:ident) => {
@@ -413,6 +427,35 @@ impl LanePod for F32x16 {
             for (k, d) in dst.chunks_exact_mut(16).enumerate() {
                 let v = _mm512_i32gather_ps::<4>(idx, src.as_ptr().add(k * 16));
                 _mm512_storeu_ps(d.as_mut_ptr(), v);
+            }
+        }
+    }
+
+    /// One masked load per shape (only its own words are read), a 16×16
+    /// transpose per 16 fields, one store per field.
+    #[inline(always)]
+    fn lanes_from_rows<T: bytemuck::Pod>(dst: &mut [f32], rows: &[&T]) {
+        let words = core::mem::size_of::<T>() / 4;
+        let fields = dst.len() / 16;
+        assert!(rows.len() >= 16 && fields <= words, "lanes_from_rows: {fields} fields of a shape");
+        for g in (0..fields).step_by(16) {
+            let n = (fields - g).min(16);
+            let mask = (((1u32 << n) - 1) & 0xffff) as __mmask16;
+            // SAFETY: module docs (AVX-512F on this path); each masked load
+            // reads words `g..g + n` of one `T` (`g + n <= fields <= words`,
+            // checked above) and suppresses the others, unaligned loads of
+            // `f32` words (any `Pod` bits are valid words); each store
+            // writes field `g + k < fields` of `dst`, inside it.
+            unsafe {
+                let mut r = [_mm512_setzero_ps(); 16];
+                for (j, row) in rows[..16].iter().enumerate() {
+                    let p = (*row as *const T).cast::<f32>().add(g);
+                    r[j] = _mm512_maskz_loadu_ps(mask, p);
+                }
+                transpose::transpose16x16_f32(&mut r);
+                for (k, v) in r[..n].iter().enumerate() {
+                    _mm512_storeu_ps(dst.as_mut_ptr().add((g + k) * 16), *v);
+                }
             }
         }
     }
@@ -780,6 +823,52 @@ mod tests {
                 S::F16::gather_fields(&mut dst, &src, &off);
             });
             assert!(past.is_err(), "an offset past the source was read");
+        }
+    }
+
+    /// `lanes_from_rows` of a path's 8- and 16-lane types moves what the
+    /// default moves do: shapes of 4 to 33 words (one and three transposes),
+    /// every field or fewer, NaN payloads.
+    struct CheckRows;
+    impl SimdFn for CheckRows {
+        type Out = ();
+        #[inline(always)]
+        fn call<S: Simd>(self) {
+            rows_case::<S::F8, 4>();
+            rows_case::<S::F16, 4>();
+            rows_case::<S::F16, 7>();
+            rows_case::<S::F16, 15>();
+            rows_case::<S::F16, 16>();
+            rows_case::<S::F8, 24>();
+            rows_case::<S::F16, 24>();
+            rows_case::<S::F16, 33>();
+        }
+    }
+
+    #[inline(always)]
+    fn rows_case<L: crate::pack::LanePod, const N: usize>() {
+        use crate::pack::lanes_from_rows_by_moves;
+        let mut rng = fastrand::Rng::with_seed(N as u64);
+        let w = L::WIDTH;
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for _ in 0..50 {
+            let shapes: Vec<[f32; N]> = (0..w)
+                .map(|_| core::array::from_fn(|_| f32::from_bits(0x7fc0_0000 ^ rng.u32(..))))
+                .collect();
+            let rows: Vec<&[f32; N]> = shapes.iter().collect();
+            for fields in [N, N - 1] {
+                let (mut got, mut want) = (vec![0f32; fields * w], vec![0f32; fields * w]);
+                L::lanes_from_rows(&mut got, &rows);
+                lanes_from_rows_by_moves::<L, [f32; N]>(&mut want, &rows);
+                assert_eq!(bits(&got), bits(&want), "{w} lanes, {fields} of {N} words");
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_from_rows_equals_the_default_moves() {
+        for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+            dispatch(isa, CheckRows);
         }
     }
 
