@@ -54,9 +54,9 @@ pub trait LanePod: Lane + Pod {
     /// `k < dst.len() / WIDTH` (`T`'s words). The contact pipeline packs its
     /// bundles with it, reading each pair's shapes in place. Panics when
     /// `rows` holds fewer than `WIDTH` shapes or `T` has fewer words than
-    /// `dst` has fields. The AVX-512 path's 16-lane type overrides it with
-    /// one masked load per shape and a 16×16 transpose in registers; the
-    /// default moves one float at a time.
+    /// `dst` has fields. The AVX paths' lane types override it with one
+    /// masked load per shape and transposes in registers (16×16 on AVX-512,
+    /// 8×8 on AVX2); the default moves one float at a time.
     #[doc(hidden)]
     #[inline(always)]
     fn lanes_from_rows<T: Pod>(dst: &mut [f32], rows: &[&T]) {
