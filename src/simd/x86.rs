@@ -440,7 +440,8 @@ impl LanePod for F32x16 {
         assert!(rows.len() >= 16 && fields <= words, "lanes_from_rows: {fields} fields of a shape");
         for g in (0..fields).step_by(16) {
             let n = (fields - g).min(16);
-            let mask = (((1u32 << n) - 1) & 0xffff) as __mmask16;
+            // (`n <= 16`: the low `n` bits)
+            let mask = ((1u32 << n) - 1) as __mmask16;
             // SAFETY: module docs (AVX-512F on this path); each masked load
             // reads words `g..g + n` of one `T` (`g + n <= fields <= words`,
             // checked above) and suppresses the others, unaligned loads of

@@ -1,19 +1,18 @@
 //! Transposes: 16×16 (AVX-512) and 8×8 (AVX) `f32` matrices (the contact
-//! pipeline's bundles, packed from whole shapes), and 64×64
-//! bit-matrix transposes with GFNI (the binvox writer's column blocks,
-//! `voxel::formats`).
+//! pipeline's bundles, packed from whole shapes), and 64×64 bit matrices
+//! with GFNI (the binvox writer's column blocks, `voxel::formats`).
 //!
-//! **16×16 and 8×8 words.** The classic four-stage network: `vunpck{l,h}ps` pairs
-//! words of row pairs, `vunpck{l,h}pd` pairs of words of row quadruples,
-//! and two rounds of `vshuff32x4` move 128-bit blocks across rows (Intel's
-//! optimization manual, "matrix transposition"; 64 shuffles for 256 words,
-//! against 256 scalar moves); at 8×8, `vshufps` and one `vperm2f128` round. Pure data movement: every bit arrives
-//! unchanged.
+//! **16×16 and 8×8 words.** The classic four-stage network:
+//! `vunpck{l,h}ps` pairs words of row pairs, `vunpck{l,h}pd` pairs of words
+//! of row quadruples, and two rounds of `vshuff32x4` move 128-bit blocks
+//! across rows (Intel's optimization manual, "matrix transposition"; 64
+//! shuffles for 256 words, against 256 scalar moves); at 8×8, `vshufps` and
+//! one `vperm2f128` round. Pure data movement: every bit arrives unchanged.
 //!
 //! **64×64 bits.** The matrix is 8×8 blocks of 8×8 bits. Each block is
-//! transposed in one `vgf2p8affineqb` (an affine map over GF(2) whose matrix operand is the
-//! block: applied to the unit bytes `1 << i`, it returns the block's
-//! columns), and the blocks are moved to their transposed places by byte
+//! transposed in one `vgf2p8affineqb` (an affine map over GF(2) whose
+//! matrix operand is the block: applied to the unit bytes `1 << i`, it
+//! returns the block's columns), and the blocks are moved to their transposed places by byte
 //! permutes (`vpermb`) within registers and one 8×8 transpose of 64-bit
 //! lanes across the eight registers (the `vpunpck*qdq` / `vshufi64x2`
 //! network). 64 instructions, against the scalar block swap's six rounds of
