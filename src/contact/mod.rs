@@ -86,7 +86,7 @@ pub use hull_contact::{
     PlacedHull,
 };
 pub use mesh::{mesh_contacts, mesh_contacts_with_hulls, MeshContact, MeshManifolds, StaticMesh};
-pub use narrow_phase::NarrowPhase;
+pub use narrow_phase::{ContactChange, FrameStats, GoneContact, NarrowPhase};
 pub use pipeline::{
     contacts, contacts_with_hulls, Collider, ContactTester, HullCollider, ShapeKind,
 };
