@@ -33,7 +33,7 @@ use super::{
     box_triangle, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
     sphere_sphere,
 };
-use super::{sphere_triangle, Manifold};
+use super::{sphere_triangle, ContactPoint, Manifold, MAX_CONTACTS};
 use crate::lane::LaneMask;
 use crate::math::{Vec3, V3};
 use crate::pack::{LanePod, Pack, Packable};
@@ -721,13 +721,16 @@ impl TaskOut<'_> {
     /// Writes lane `j` of the bundle `m` as the manifold of pair `pis[j]`
     /// (inside the task's range), for every lane `j < pis.len()`.
     ///
-    /// Most candidate pairs of a frame do not touch, and a lane without
-    /// contact is all zero bits (the testers' [`Manifold::EMPTY`]): those
-    /// lanes, found by OR-ing the bundle's rows in lanes, are stored as one
-    /// whole `EMPTY` instead of word by word. The other lanes are stored word
-    /// by word in their slots: lanes extracted into a buffer first were read
-    /// back by wide loads right after their narrow stores (a
-    /// store-forwarding stall per manifold).
+    /// Every slot is first stored as one whole [`Manifold::EMPTY`]. Most
+    /// candidate pairs of a frame do not touch, and a lane without contact
+    /// is all zero bits (the testers' `EMPTY`): those lanes, found by OR-ing
+    /// the bundle's rows in lanes, are done. A lane with contacts then has
+    /// its normal, count and its `count` points stored word by word (the
+    /// points past `count` are zero in the testers' output too): most such
+    /// manifolds have one point, 9 of the 24 words (simd-notes, "Contact
+    /// pipeline"). Word by word, in their slots: lanes extracted into a
+    /// buffer first were read back by wide loads right after their narrow
+    /// stores (a store-forwarding stall per manifold).
     #[inline(always)]
     fn write_lanes<L: LanePod>(&mut self, m: &Manifold<L>, pis: &[u32]) {
         const FIELDS: usize = core::mem::size_of::<Manifold>() / 4;
@@ -751,12 +754,19 @@ impl TaskOut<'_> {
         any.store(&mut bits);
         let bits = bits.map(f32::to_bits);
         let dst = self.out.as_mut_ptr().cast::<f32>();
+        // the normal and the count, then each point's five words
+        const HEAD: usize = 4;
+        const POINT: usize = core::mem::size_of::<ContactPoint>() / 4;
+        const _: () = assert!(HEAD + POINT * MAX_CONTACTS == FIELDS);
         for (j, &s) in slot[..n].iter().enumerate() {
+            // (the points past `count` are zero: `Manifold::points` docs)
+            self.out[s] = MaybeUninit::new(Manifold::EMPTY);
             if bits[j] == 0 {
-                self.out[s] = MaybeUninit::new(Manifold::EMPTY);
                 continue;
             }
-            for (f, row) in src.chunks_exact(w).enumerate() {
+            // (a saturating cast: a count outside 0..=4 is not a tester's)
+            let count = (src[3 * w + j] as usize).min(MAX_CONTACTS);
+            for (f, row) in src.chunks_exact(w).take(HEAD + POINT * count).enumerate() {
                 // SAFETY: `s < self.out.len()` and `f < FIELDS` (both
                 // asserted above), so the word is inside slot `s`; a
                 // `Manifold` is `repr(C)` words (`Pod`), any of which may
