@@ -754,8 +754,9 @@ impl TaskOut<'_> {
         any.store(&mut bits);
         let bits = bits.map(f32::to_bits);
         let dst = self.out.as_mut_ptr().cast::<f32>();
-        // the normal and the count, then each point's five words
+        // the normal's three words and the count, then each point's five
         const HEAD: usize = 4;
+        const COUNT_ROW: usize = HEAD - 1;
         const POINT: usize = core::mem::size_of::<ContactPoint>() / 4;
         const _: () = assert!(HEAD + POINT * MAX_CONTACTS == FIELDS);
         for (j, &s) in slot[..n].iter().enumerate() {
@@ -765,7 +766,7 @@ impl TaskOut<'_> {
                 continue;
             }
             // (a saturating cast: a count outside 0..=4 is not a tester's)
-            let count = (src[3 * w + j] as usize).min(MAX_CONTACTS);
+            let count = (src[COUNT_ROW * w + j] as usize).min(MAX_CONTACTS);
             for (f, row) in src.chunks_exact(w).take(HEAD + POINT * count).enumerate() {
                 // SAFETY: `s < self.out.len()` and `f < FIELDS` (both
                 // asserted above), so the word is inside slot `s`; a

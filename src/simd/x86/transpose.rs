@@ -12,12 +12,12 @@
 //! **64×64 bits.** The matrix is 8×8 blocks of 8×8 bits. Each block is
 //! transposed in one `vgf2p8affineqb` (an affine map over GF(2) whose
 //! matrix operand is the block: applied to the unit bytes `1 << i`, it
-//! returns the block's columns), and the blocks are moved to their transposed places by byte
-//! permutes (`vpermb`) within registers and one 8×8 transpose of 64-bit
-//! lanes across the eight registers (the `vpunpck*qdq` / `vshufi64x2`
-//! network). 64 instructions, against the scalar block swap's six rounds of
-//! 32 swaps of about six operations each (Warren, *Hacker's Delight*,
-//! §7-3). The instruction's row order is Intel's definition (output bit `i`
+//! returns the block's columns), and the blocks are moved to their
+//! transposed places by byte permutes (`vpermb`) within registers and one
+//! 8×8 transpose of 64-bit lanes across the eight registers (the
+//! `vpunpck*qdq` / `vshufi64x2` network). 64 instructions, against the
+//! scalar block swap's six rounds of 32 swaps of about six operations each
+//! (Warren, *Hacker's Delight*, §7-3). The instruction's row order is Intel's definition (output bit `i`
 //! reads the matrix's byte `7 - i`); its use as an 8×8 bit transpose is
 //! described in Harold Aptroot's *Bits, Math and Performance(?)*
 //! (bitmath.blogspot.com, 2023).
