@@ -38,7 +38,11 @@
 //!    `reach` (plus a tolerance) above a point of the other shape (its
 //!    centroid, or its vertex farthest towards this shape's centroid) is
 //!    culled too: every axis of that edge separates the shapes by less than
-//!    the best face axis (the cone test, `sat::near_edges`).
+//!    the best face axis (the cone test, `sat::near_edges`). Against a
+//!    box the edge queries take their own path (`box_edges`): the box's
+//!    edges along one axis tile a great circle of its Gauss map, so each
+//!    edge of A is tested against the three axes by sign alone, in lanes,
+//!    with no culls.
 //! 3. *Axis choice* as [`box_box`](fn@super::box_box): an edge axis must
 //!    beat the best face separation by [`OBB_EDGE_AXIS_BIAS`](crate::overlap::OBB_EDGE_AXIS_BIAS)`·|sep|` plus
 //!    [`FACE_AXIS_ABS_TOL`](super::box_box::FACE_AXIS_ABS_TOL)` · (r_A + r_B)` (bounding radii), and a face of
@@ -192,6 +196,7 @@ pub fn hull_partner(a: &PlacedHull, b: &HullPartner, margin: f32) -> Manifold {
 }
 
 mod assembly;
+mod box_edges;
 mod clip;
 mod polytope;
 mod round;

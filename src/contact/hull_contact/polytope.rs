@@ -46,6 +46,12 @@ pub(super) trait Polytope {
     /// clamped; that manifold is then built on the front face instead (the
     /// one-sided answer: push the hull out the front).
     const ONE_SIDED: bool = false;
+    /// A box's half extents (its edge queries then take the box's own
+    /// path, `box_edges`); `None` for every other polytope.
+    #[inline(always)]
+    fn box_half(&self) -> Option<Vec3> {
+        None
+    }
     /// The value of [`support`](Self::support) for `L::WIDTH` directions at
     /// once (the same products and sums, and the maximum is exact: each lane
     /// is the scalar value, a zero maximum up to its sign, the same at every
@@ -228,6 +234,10 @@ impl Polytope for BoxPolytope {
     #[inline]
     fn edge_cross(&self, e: usize) -> Vec3 {
         self.cube.edge_cross(e)
+    }
+    #[inline(always)]
+    fn box_half(&self) -> Option<Vec3> {
+        Some(self.half)
     }
     fn arc_rows<'s>(&'s self, scratch: &'s mut ArcRows) -> &'s ArcRows {
         scratch.scaled_box(self.cube.arc_rows(), self.half);

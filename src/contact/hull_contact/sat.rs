@@ -2,6 +2,7 @@
 //! exact closest pair of the speculative fallback.
 
 use super::assembly::{finish, id, Cand};
+use super::box_edges::{box_edge_query, BestEdge, NO_EDGE};
 use super::clip::{clip_faces, inside_polygon, Reference};
 use super::polytope::{Polytope, Relative};
 use super::PlacedHull;
@@ -137,9 +138,79 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     let best_face = if face_b { best_b.1 } else { best_a.1 };
     // 2. edge queries, culled by bounding spheres
     let reach = margin.max(-best_face) + FACE_AXIS_ABS_TOL * scale;
+    let best_e = if let Some(half) = b.box_half() {
+        // a box: A's edges against its three axes, no culls needed
+        box_edge_query::<L>(ha, &pb.rel, half)
+    } else {
+        general_edge_query::<L, B>(ha, &pb, (best_a, best_b, best_face), margin, reach, scale)
+    };
+    if best_e.2 > margin {
+        return Manifold::EMPTY;
+    }
+    let has_edge = best_e.0 != usize::MAX;
+    let preferred = if has_edge && best_e.2 > best_face + allowance(best_face) {
+        Axis::Edge
+    } else if face_b {
+        Axis::FaceB
+    } else {
+        Axis::FaceA
+    };
+    // the unbiased least-overlap axis, tried when the preferred one's
+    // manifold cannot reach its SAT depth
+    let mut exact = if best_b.1 > best_a.1 { Axis::FaceB } else { Axis::FaceA };
+    if has_edge && best_e.2 > best_a.1.max(best_b.1) {
+        exact = Axis::Edge;
+    }
+    let sep_of = |ax: Axis| match ax {
+        Axis::FaceA => best_a.1,
+        Axis::FaceB => best_b.1,
+        Axis::Edge => best_e.2,
+    };
+    let tol = DEPTH_REACH_TOL * (pb.rel.t.abs().max_element() + scale);
+    let build = |ax: Axis| match ax {
+        Axis::Edge => edge_contact(a, ha, &pb, best_e.0, best_e.1, best_e.3, best_e.2 > 0.0),
+        Axis::FaceB => face_contact_b(a, ha, &pb, best_b.0, margin, best_b.1 + tol),
+        Axis::FaceA => face_contact_a(a, ha, &pb, best_a.0, margin, best_a.1 + tol),
+    };
+    let reaches = |m: &Manifold, sep: f32| m.max_depth().is_some_and(|d| d >= -sep - tol);
+    let m = build(preferred);
+    if reaches(&m, sep_of(preferred)) {
+        return m;
+    }
+    if exact != preferred {
+        let m2 = build(exact);
+        if reaches(&m2, sep_of(exact)) {
+            return m2;
+        }
+    }
+    // 5. speculative: the deepest point must reach the SAT depth
+    if sep_of(exact) > 0.0 {
+        return closest_pair(a, ha, &pb, margin);
+    }
+    if B::ONE_SIDED && m.count == 0.0 {
+        // a clamped edge witness (see `Polytope::ONE_SIDED`)
+        return build(Axis::FaceB);
+    }
+    m
+}
+
+/// The edge queries of hull A against a hull or a triangle: both shapes'
+/// edges culled (see `near_edges` and the module docs), B's surviving arcs
+/// in blocks of lanes tested against each of A's surviving edges (Gregorius's
+/// Minkowski-face test), the best pair's separation and axis.
+#[inline(always)]
+pub(super) fn general_edge_query<L: Lane, B: Polytope>(
+    ha: &ConvexHull,
+    pb: &Posed<B>,
+    (best_a, best_b, best_face): ((usize, f32), (usize, f32), f32),
+    margin: f32,
+    reach: f32,
+    scale: f32,
+) -> BestEdge {
+    let (b, rel) = (pb.poly, &pb.rel);
     let cb = pb.rel.point(b.centroid());
     let ca = ha.centroid();
-    let mut best_e = (usize::MAX, usize::MAX, f32::NEG_INFINITY, Vec3::ZERO);
+    let mut best_e = NO_EDGE;
     let a_edges = ha.edges();
     let b_edges = b.edges();
     // A's best face plane (f*) and B's (g*, in A's frame): an edge whose
@@ -261,59 +332,12 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     }
     soa.scratch = scratch;
     EDGES.with(|cell| cell.replace(soa));
-    if best_e.2 > margin {
-        return Manifold::EMPTY;
-    }
-    let has_edge = best_e.0 != usize::MAX;
-    let preferred = if has_edge && best_e.2 > best_face + allowance(best_face) {
-        Axis::Edge
-    } else if face_b {
-        Axis::FaceB
-    } else {
-        Axis::FaceA
-    };
-    // the unbiased least-overlap axis, tried when the preferred one's
-    // manifold cannot reach its SAT depth
-    let mut exact = if best_b.1 > best_a.1 { Axis::FaceB } else { Axis::FaceA };
-    if has_edge && best_e.2 > best_a.1.max(best_b.1) {
-        exact = Axis::Edge;
-    }
-    let sep_of = |ax: Axis| match ax {
-        Axis::FaceA => best_a.1,
-        Axis::FaceB => best_b.1,
-        Axis::Edge => best_e.2,
-    };
-    let tol = DEPTH_REACH_TOL * (pb.rel.t.abs().max_element() + scale);
-    let build = |ax: Axis| match ax {
-        Axis::Edge => edge_contact(a, ha, &pb, best_e.0, best_e.1, best_e.3, best_e.2 > 0.0),
-        Axis::FaceB => face_contact_b(a, ha, &pb, best_b.0, margin, best_b.1 + tol),
-        Axis::FaceA => face_contact_a(a, ha, &pb, best_a.0, margin, best_a.1 + tol),
-    };
-    let reaches = |m: &Manifold, sep: f32| m.max_depth().is_some_and(|d| d >= -sep - tol);
-    let m = build(preferred);
-    if reaches(&m, sep_of(preferred)) {
-        return m;
-    }
-    if exact != preferred {
-        let m2 = build(exact);
-        if reaches(&m2, sep_of(exact)) {
-            return m2;
-        }
-    }
-    // 5. speculative: the deepest point must reach the SAT depth
-    if sep_of(exact) > 0.0 {
-        return closest_pair(a, ha, &pb, margin);
-    }
-    if B::ONE_SIDED && m.count == 0.0 {
-        // a clamped edge witness (see `Polytope::ONE_SIDED`)
-        return build(Axis::FaceB);
-    }
-    m
+    best_e
 }
 
 /// Every lane of `v`.
 #[inline(always)]
-fn splat3<L: Lane>(v: Vec3) -> V3<L> {
+pub(super) fn splat3<L: Lane>(v: Vec3) -> V3<L> {
     V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
 }
 
@@ -503,7 +527,7 @@ pub(super) mod cone_test_hooks {
 /// Rows `row..row + 3` of `arcs` from arc `k` on, as a vector of lanes (a
 /// nested fn, not a closure: see `hull_polytope`).
 #[inline(always)]
-fn row3<L: Lane>(arcs: &ArcRows, row: usize, k: usize) -> V3<L> {
+pub(super) fn row3<L: Lane>(arcs: &ArcRows, row: usize, k: usize) -> V3<L> {
     V3::new(L::load(arcs.row(row, k)), L::load(arcs.row(row + 1, k)), L::load(arcs.row(row + 2, k)))
 }
 
