@@ -43,7 +43,9 @@ const LANE_INDEX: [f32; 16] =
 #[inline(always)]
 pub(super) fn box_edge_query<L: Lane>(ha: &ConvexHull, rel: &Relative, half: Vec3) -> BestEdge {
     let arcs = ha.arc_rows();
-    let axes = rel.cols.map(splat3::<L>);
+    // written out: `[T; 3].map` is a function of its own, compiled without
+    // the dispatched entry's features (simd-notes, "Run-time SIMD dispatch")
+    let axes = [splat3::<L>(rel.cols[0]), splat3::<L>(rel.cols[1]), splat3::<L>(rel.cols[2])];
     let (centre, t) = (splat3::<L>(ha.centroid()), splat3::<L>(rel.t));
     let neg_inf = L::splat(f32::NEG_INFINITY);
     // per lane: the best separation and its `3·edge + axis`
@@ -80,7 +82,8 @@ pub(super) fn box_edge_query<L: Lane>(ha: &ConvexHull, rel: &Relative, half: Vec
     // the winner again as a scalar lane: the same operations, so the same
     // bits, and its axis and box edge
     let (ka, k) = (win.1 as usize / 3, win.1 as usize % 3);
-    let axes1 = rel.cols.map(splat3::<f32>);
+    let axes1 =
+        [splat3::<f32>(rel.cols[0]), splat3::<f32>(rel.cols[1]), splat3::<f32>(rel.cols[2])];
     let edge = EdgeLanes::<f32>::load(arcs, ka, &axes1, splat3(rel.t), splat3(ha.centroid()));
     let c = edge.candidate(k, &axes1, half);
     debug_assert_eq!(c.sep.to_bits(), win.0.to_bits());
