@@ -466,6 +466,10 @@ impl F64Lanes for f64x8 {
     }
 }
 
+/// Lane `i` holds `i` (with a block's offset added, each lane's index).
+pub(crate) const LANE_INDEX: [f32; 16] =
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@
 use super::polytope::{unit_cube, Relative};
 use super::sat::{row3, splat3};
 use crate::contact::hull::{ArcRows, ConvexHull};
+use crate::lane::LANE_INDEX;
 use crate::math::{Vec3, V3};
 use crate::{Lane, LaneMask};
 
@@ -30,10 +31,6 @@ use crate::{Lane, LaneMask};
 pub(super) type BestEdge = (usize, usize, f32, Vec3);
 
 pub(super) const NO_EDGE: BestEdge = (usize::MAX, usize::MAX, f32::NEG_INFINITY, Vec3::ZERO);
-
-/// Lane `i` holds `i` (the offset of an edge within a block).
-const LANE_INDEX: [f32; 16] =
-    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
 
 /// The largest separation over the Minkowski-face pairs of A's edges and
 /// the box's (half extents `half`, posed by `rel` in A's frame), ties to
@@ -189,8 +186,9 @@ mod tests {
     use crate::workload::hull_box_pairs;
     use wide::{f32x16, f32x4, f32x8};
 
-    fn bits((ka, kb, sep, l): BestEdge) -> [u64; 5] {
-        [ka as u64, kb as u64, sep.to_bits() as u64, l.x.to_bits() as u64, l.z.to_bits() as u64]
+    fn bits((ka, kb, sep, l): BestEdge) -> [u64; 6] {
+        let [x, y, z] = [l.x, l.y, l.z].map(|v| v.to_bits() as u64);
+        [ka as u64, kb as u64, sep.to_bits() as u64, x, y, z]
     }
 
     /// The box's own edge query finds, at every width bit for bit, the

@@ -136,12 +136,13 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
         best_b.1 > best_a.1 + allowance(best_a.1)
     };
     let best_face = if face_b { best_b.1 } else { best_a.1 };
-    // 2. edge queries, culled by bounding spheres
-    let reach = margin.max(-best_face) + FACE_AXIS_ABS_TOL * scale;
+    // 2. edge queries
     let best_e = if let Some(half) = b.box_half() {
         // a box: A's edges against its three axes, no culls needed
         box_edge_query::<L>(ha, &pb.rel, half)
     } else {
+        // culled by bounding spheres, slabs and cones
+        let reach = margin.max(-best_face) + FACE_AXIS_ABS_TOL * scale;
         general_edge_query::<L, B>(ha, &pb, (best_a, best_b, best_face), margin, reach, scale)
     };
     if best_e.2 > margin {

@@ -7,6 +7,7 @@ use crate::math::V3;
 use crate::overlap::triangle_aabb_conservative;
 use crate::shapes::{Aabb, Triangle};
 
+use crate::lane::LANE_INDEX;
 use crate::simd::Simd;
 use crate::voxel::storage::Sink;
 use crate::Vec3;
@@ -177,10 +178,6 @@ pub(crate) struct Batch<'a, P: Simd> {
     bc: [[f32; 16]; 6],
     path: core::marker::PhantomData<P>,
 }
-
-/// `l` in lane `l`.
-pub(super) const LANE_INDEX: [f32; 16] =
-    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
 
 impl<'a, P: Simd> Batch<'a, P> {
     /// An empty batch over the plane tables `t`.
