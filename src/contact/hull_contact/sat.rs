@@ -9,6 +9,7 @@ use super::PlacedHull;
 use crate::contact::box_box::FACE_AXIS_ABS_TOL;
 use crate::contact::hull::{ArcRows, ConvexHull, HULL_MAX_VERTICES};
 use crate::contact::Manifold;
+use crate::lane::LANE_INDEX;
 use crate::math::{Vec3, V3};
 use crate::overlap::OBB_EDGE_AXIS_BIAS;
 use crate::simd::{self, Simd, SimdFn};
@@ -90,7 +91,7 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
     // 1. face queries, L::WIDTH faces at a time (each lane the same
     // products and sums as a single face's query)
     let rel = &pb.rel;
-    let mut best_a = (usize::MAX, f32::NEG_INFINITY);
+    let mut scan_a = FaceScan::<L>::new(ha.face_count());
     let mut f0 = 0;
     while f0 < ha.face_count() {
         // A's faces f0.. against B's support along -n, in B's frame
@@ -104,13 +105,14 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
         let sep = -(b.support_lanes::<L>(dir_b) + dir.dot(splat3(rel.t))) - offset;
         // a separating axis beyond the margin settles the pair (and the
         // result, empty, does not depend on which axis was found first)
-        if !scan_faces(sep, f0, ha.face_count(), margin, &mut best_a) {
+        if !scan_a.add(sep, f0, margin) {
             return Manifold::EMPTY;
         }
         f0 += L::WIDTH;
     }
-    let mut best_b = (usize::MAX, f32::NEG_INFINITY);
+    let best_a = scan_a.best();
     let b_faces = if B::ONE_SIDED { 1 } else { b.face_count() };
+    let mut scan_b = FaceScan::<L>::new(b_faces);
     let mut g0 = 0;
     while g0 < b_faces {
         // B's faces g0.. moved into A's frame, against A's support along -m
@@ -122,11 +124,12 @@ pub(super) fn hull_polytope<L: Lane, B: Polytope>(
             L::splat(c0.z) * n.x + L::splat(c1.z) * n.y + L::splat(c2.z) * n.z,
         );
         let sep = -ha.support_lanes::<L>(-m) - (offset + m.dot(splat3(rel.t)));
-        if !scan_faces(sep, g0, b_faces, margin, &mut best_b) {
+        if !scan_b.add(sep, g0, margin) {
             return Manifold::EMPTY;
         }
         g0 += L::WIDTH;
     }
+    let best_b = scan_b.best();
     let scale = ha.bounding_radius() + b.radius();
     let allowance = |sep: f32| OBB_EDGE_AXIS_BIAS * sep.abs() + FACE_AXIS_ABS_TOL * scale;
     // the preferred reference keeps the axis unless the other beats it
@@ -340,6 +343,65 @@ pub(super) fn general_edge_query<L: Lane, B: Polytope>(
 #[inline(always)]
 pub(super) fn splat3<L: Lane>(v: Vec3) -> V3<L> {
     V3::new(L::splat(v.x), L::splat(v.y), L::splat(v.z))
+}
+
+/// The face queries' fold: the largest separation and its face, the
+/// lowest index on ties; a separation beyond the margin, or NaN, ends the
+/// pair (no contact, whichever face found it). Faces filling one block of
+/// lanes are scanned lane by lane; more are folded in lanes (each lane
+/// keeps its own best and its first face reaching it, so the fold over the
+/// lanes at the end, largest then lowest index, is the scan's answer at
+/// every width) and scanned once at the end.
+pub(super) struct FaceScan<L: Lane> {
+    count: usize,
+    best: (usize, f32),
+    lanes: L,
+    index: L,
+}
+
+impl<L: Lane> FaceScan<L> {
+    #[inline(always)]
+    pub(super) fn new(count: usize) -> Self {
+        let lanes = L::splat(f32::NEG_INFINITY);
+        FaceScan { count, best: (usize::MAX, f32::NEG_INFINITY), lanes, index: L::splat(0.0) }
+    }
+
+    /// Folds the separations of faces `f0..f0 + L::WIDTH` (lanes past the
+    /// count ignored); false when one exceeds the margin or is NaN.
+    #[inline(always)]
+    pub(super) fn add(&mut self, sep: L, f0: usize, margin: f32) -> bool {
+        if self.count <= L::WIDTH {
+            return scan_faces(sep, f0, self.count, margin, &mut self.best);
+        }
+        let index = L::load(&LANE_INDEX) + L::splat(f0 as f32);
+        let valid = index.lt(L::splat(self.count as f32));
+        if valid.and_not(sep.le(L::splat(margin))).any() {
+            return false;
+        }
+        let better = sep.gt(self.lanes) & valid;
+        self.lanes = L::select(better, sep, self.lanes);
+        self.index = L::select(better, index, self.index);
+        true
+    }
+
+    /// The best face and its separation (`usize::MAX` and `-∞` when no
+    /// separation exceeded `-∞`).
+    #[inline(always)]
+    pub(super) fn best(&self) -> (usize, f32) {
+        if self.count <= L::WIDTH {
+            return self.best;
+        }
+        let (mut sep, mut index) = ([0.0f32; 16], [0.0f32; 16]);
+        self.lanes.store(&mut sep);
+        self.index.store(&mut index);
+        let mut best = (usize::MAX, f32::NEG_INFINITY);
+        for (&s, &i) in sep[..L::WIDTH].iter().zip(&index[..L::WIDTH]) {
+            if s > best.1 || (s == best.1 && s > f32::NEG_INFINITY && (i as usize) < best.0) {
+                best = (i as usize, s);
+            }
+        }
+        best
+    }
 }
 
 /// Folds the separations of faces `f0..` (lanes past `count` ignored) into
@@ -877,4 +939,73 @@ pub(super) fn closest_pair_lanes<L: Lane, B: Polytope>(
         return Manifold::EMPTY;
     };
     finish(a, n, &[Cand { pos: best.2, depth: -dist, id: best.3 }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::SplitMix;
+    use wide::{f32x16, f32x4, f32x8};
+
+    /// The scan written out: every face in order, the first largest kept.
+    fn reference(seps: &[f32], margin: f32) -> Option<(usize, f32)> {
+        let mut best = (usize::MAX, f32::NEG_INFINITY);
+        for (f, &s) in seps.iter().enumerate() {
+            if !(s <= margin) {
+                return None;
+            }
+            if s > best.1 {
+                best = (f, s);
+            }
+        }
+        Some(best)
+    }
+
+    fn fold<L: Lane>(seps: &[f32], margin: f32) -> Option<(usize, f32)> {
+        let mut scan = FaceScan::<L>::new(seps.len());
+        for (block, f0) in seps.chunks(L::WIDTH).zip((0..).step_by(L::WIDTH)) {
+            // lanes past the count hold what a padded row may hold
+            let mut lanes = [f32::NAN; 16];
+            lanes[..block.len()].copy_from_slice(block);
+            if !scan.add(L::load(&lanes), f0, margin) {
+                return None;
+            }
+        }
+        Some(scan.best())
+    }
+
+    /// Every width's fold (one block scanned, several folded in lanes)
+    /// finds the scan's face and separation: ties between lanes and within
+    /// one lane, `-∞` everywhere, NaN and separations past the margin in
+    /// every position, counts from 1 to 70.
+    #[test]
+    fn face_scan_equals_the_scalar_scan() {
+        let mut rng = SplitMix(17);
+        let values = [-0.5, -0.25, -0.125, 0.0, -0.0, 0.01, f32::NEG_INFINITY];
+        let (mut folded, mut ended) = (0, 0);
+        for case in 0..20_000 {
+            let count = 1 + case % 70;
+            let margin = 0.02;
+            let seps: Vec<f32> = (0..count)
+                .map(|_| match rng.next_u64() % 16 {
+                    0 if case % 7 == 0 => f32::NAN,
+                    1 if case % 5 == 0 => 0.03,
+                    2..=9 => values[(rng.next_u64() % values.len() as u64) as usize],
+                    _ => (rng.next_u64() % 1000) as f32 / -1000.0,
+                })
+                .collect();
+            let want = reference(&seps, margin);
+            if want.is_none() {
+                ended += 1;
+            } else if count > 8 {
+                folded += 1;
+            }
+            let bits = |r: Option<(usize, f32)>| r.map(|(f, s)| (f, s.to_bits()));
+            assert_eq!(bits(fold::<f32>(&seps, margin)), bits(want), "{seps:?}");
+            assert_eq!(bits(fold::<f32x4>(&seps, margin)), bits(want), "{seps:?}");
+            assert_eq!(bits(fold::<f32x8>(&seps, margin)), bits(want), "{seps:?}");
+            assert_eq!(bits(fold::<f32x16>(&seps, margin)), bits(want), "{seps:?}");
+        }
+        assert!(folded > 5_000 && ended > 2_000, "{folded} folded, {ended} ended");
+    }
 }
