@@ -212,6 +212,10 @@ pub struct NarrowPhase {
     /// most the bound since its computation (an empty manifold that was not
     /// separated): the pairs the separation check runs on.
     todo_slow: Vec<bool>,
+    /// Scratch of `decide`: the new pairs and the kept pairs with a changed
+    /// body (in pair order), and the latter's order grouped by kind.
+    checks: Vec<Check>,
+    check_order: Vec<u32>,
     /// The previous frame's per-pair arrays while a changed pair list is
     /// merged (kept to reuse their allocations).
     old_pairs: Vec<(u32, u32)>,
@@ -329,13 +333,16 @@ impl NarrowPhase {
                 at.push(k);
             }
         }
-        let again = contacts_with_hulls_at::<L>(colliders, hulls, &empty, wide);
-        // The pairs with a triangle still empty, as their own colliders with
-        // the triangle reversed, pair `j` at `(2j, 2j + 1)`.
+        // Pairs with a triangle are tested first with the triangle reversed,
+        // as their own colliders, pair `j` at `(2j, 2j + 1)`: a shape just
+        // behind a triangle (no contact by the one-sided rule) has contact
+        // there, and needs no second call. Then the pairs still clear as
+        // they are. (Clear means no contact in both calls: the order only
+        // saves calls.)
         let (mut reversed, mut reversed_of) = (Vec::new(), Vec::new());
-        for (i, (m, &(a, b))) in again.iter().zip(&empty).enumerate() {
+        for (i, &(a, b)) in empty.iter().enumerate() {
             let (ca, cb) = (&colliders[a as usize], &colliders[b as usize]);
-            if m.count == 0.0 && (is_triangle(ca) || is_triangle(cb)) {
+            if is_triangle(ca) || is_triangle(cb) {
                 reversed.extend([reverse_triangle(ca), reverse_triangle(cb)]);
                 reversed_of.push(i);
             }
@@ -343,9 +350,15 @@ impl NarrowPhase {
         let reversed_pairs: Vec<(u32, u32)> =
             (0..reversed_of.len() as u32).map(|j| (2 * j, 2 * j + 1)).collect();
         let back = contacts_with_hulls_at::<L>(&reversed, hulls, &reversed_pairs, wide);
-        let mut clear: Vec<bool> = again.iter().map(|m| m.count == 0.0).collect();
+        let mut clear = vec![true; empty.len()];
         for (m, &i) in back.iter().zip(&reversed_of) {
-            clear[i] &= m.count == 0.0;
+            clear[i] = m.count == 0.0;
+        }
+        let forward: Vec<(u32, u32)> =
+            empty.iter().zip(&clear).filter(|(_, &c)| c).map(|(&p, _)| p).collect();
+        let again = contacts_with_hulls_at::<L>(colliders, hulls, &forward, wide);
+        for (c, m) in clear.iter_mut().filter(|c| **c).zip(&again) {
+            *c = m.count == 0.0;
         }
         for (&clear, &k) in clear.iter().zip(&at) {
             self.separated[k as usize] = clear;
@@ -426,6 +439,8 @@ impl NarrowPhase {
             todo_at,
             todo_old,
             todo_slow,
+            checks,
+            check_order,
             ..
         } = self;
         reused.clear();
@@ -442,37 +457,43 @@ impl NarrowPhase {
         let (reuse_changes, previous) = (&reuse_changes[..n], &previous[..n]);
         let separated = &separated[..n];
         let mut stats = FrameStats::default();
+        // Pairs of unchanged bodies are reused here; the others are listed
+        // in pair order, new pairs to be queued and the pairs with a changed
+        // body to be checked after the loop, grouped by kind (`check_moved`).
+        checks.clear();
         for (k, &(a, b)) in pairs.iter().enumerate() {
             let (ca, cb) = (changed_at[a as usize], changed_at[b as usize]);
             let unchanged = (ca <= checked_at[k], cb <= checked_at[k]);
-            let mut slow = false;
-            let reuse = previous[k].is_some()
-                && (unchanged == (true, true) || {
-                    let now = (&colliders[a as usize], &colliders[b as usize]);
-                    let (same, reuse, within) = reusable_moved(
-                        &computed_at[k],
-                        now,
-                        unchanged,
-                        &manifolds[k],
-                        separated[k],
-                        *reuse_distance,
-                    );
-                    if same {
-                        checked_at[k] = *frame;
-                    }
-                    slow = within;
-                    reuse
-                });
-            if reuse {
-                reused[k] = true;
-                changes[k] = reuse_changes[k];
-                stats.reused += 1;
-                stats.kept += reuse_changes[k].iter().filter(|c| **c != ContactChange::New).count();
+            if previous[k].is_none() {
+                checks.push(Check { pair: k as u32, key: 0, verdict: Check::NEW });
+            } else if unchanged == (true, true) {
+                reuse_pair(k, reused, changes, reuse_changes, &mut stats);
             } else {
-                todo.push((a, b));
+                let (then_a, then_b) = &computed_at[k];
+                let key = (then_a.kind() as u8 * 5 + then_b.kind() as u8) * 4
+                    + unchanged.0 as u8 * 2
+                    + unchanged.1 as u8;
+                checks.push(Check { pair: k as u32, key, verdict: 0 });
+            }
+        }
+        check_moved(
+            checks,
+            check_order,
+            (colliders, pairs),
+            (computed_at, manifolds, separated),
+            checked_at,
+            (*frame, *reuse_distance),
+        );
+        for c in checks.iter() {
+            let k = c.pair as usize;
+            if c.verdict & Check::REUSE != 0 {
+                reuse_pair(k, reused, changes, reuse_changes, &mut stats);
+            } else {
+                let new = c.verdict & Check::NEW != 0;
+                todo.push(pairs[k]);
                 todo_at.push(k as u32);
-                todo_old.push(previous[k].map(|_| manifolds[k]));
-                todo_slow.push(slow);
+                todo_old.push(if new { None } else { Some(manifolds[k]) });
+                todo_slow.push(c.verdict & Check::SLOW != 0);
             }
         }
         stats
@@ -654,6 +675,88 @@ fn check_pairs(pairs: &[(u32, u32)], n: usize) {
     if top as usize >= n && !pairs.is_empty() {
         let &(a, b) = pairs.iter().find(|&&(a, b)| a as usize >= n || b as usize >= n).unwrap();
         panic!("pair ({a}, {b}) indexes past the {n} colliders");
+    }
+}
+
+/// A pair `decide` could not settle by stamps: new ([`Check::NEW`]), or
+/// kept with a changed body, decided by [`check_moved`].
+#[derive(Clone, Copy, Debug)]
+struct Check {
+    /// The pair's index.
+    pair: u32,
+    /// `(5·kind_A + kind_B)·4 + 2·unchanged_A + unchanged_B`: the kinds of
+    /// the colliders its manifold was computed from, and which bodies are
+    /// known identical to them.
+    key: u8,
+    /// [`Check::NEW`], or [`Check::REUSE`] and [`Check::SLOW`] once decided.
+    verdict: u8,
+}
+
+impl Check {
+    const KEYS: usize = 100;
+    const REUSE: u8 = 1;
+    const SLOW: u8 = 2;
+    const NEW: u8 = 4;
+}
+
+/// Reuses pair `k`'s manifold: it reports the changes stored with it.
+#[inline(always)]
+fn reuse_pair(
+    k: usize,
+    reused: &mut [bool],
+    changes: &mut [[ContactChange; MAX_CONTACTS]],
+    reuse_changes: &[[ContactChange; MAX_CONTACTS]],
+    stats: &mut FrameStats,
+) {
+    reused[k] = true;
+    changes[k] = reuse_changes[k];
+    stats.reused += 1;
+    stats.kept += reuse_changes[k].iter().filter(|c| **c != ContactChange::New).count();
+}
+
+/// Decides `checks` by [`reusable_moved`] (stamping the pairs found
+/// bit-identical again), in the order of their keys. The comparisons and
+/// displacements branch on the two kinds: in pair order a random mix of
+/// kinds mispredicts those branches, grouped by kind they follow runs. A
+/// counting sort (stable, so pair order within a key) puts them in groups;
+/// each verdict is the one the pair-order loop would give.
+#[inline(always)]
+fn check_moved(
+    checks: &mut [Check],
+    order: &mut Vec<u32>,
+    (colliders, pairs): (&[Collider], &[(u32, u32)]),
+    (computed_at, manifolds, separated): (&[(Collider, Collider)], &[Manifold], &[bool]),
+    checked_at: &mut [u64],
+    (frame, d): (u64, f32),
+) {
+    let mut start = [0u32; Check::KEYS + 1];
+    let mut moved = 0;
+    for c in checks.iter().filter(|c| c.verdict != Check::NEW) {
+        start[c.key as usize + 1] += 1;
+        moved += 1;
+    }
+    for i in 0..Check::KEYS {
+        start[i + 1] += start[i];
+    }
+    order.clear();
+    order.resize(moved, 0);
+    for (i, c) in checks.iter().enumerate().filter(|(_, c)| c.verdict != Check::NEW) {
+        let s = &mut start[c.key as usize];
+        order[*s as usize] = i as u32;
+        *s += 1;
+    }
+    for &i in order.iter() {
+        let c = &mut checks[i as usize];
+        let k = c.pair as usize;
+        let (a, b) = pairs[k];
+        let unchanged = (c.key & 2 != 0, c.key & 1 != 0);
+        let now = (&colliders[a as usize], &colliders[b as usize]);
+        let (same, reuse, slow) =
+            reusable_moved(&computed_at[k], now, unchanged, &manifolds[k], separated[k], d);
+        if same {
+            checked_at[k] = frame;
+        }
+        c.verdict = reuse as u8 * Check::REUSE + slow as u8 * Check::SLOW;
     }
 }
 
