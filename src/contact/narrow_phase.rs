@@ -84,7 +84,7 @@
 //! are recomputed, since manifold points are world coordinates.
 
 use super::hull::ConvexHull;
-use super::pipeline::contacts_with_hulls_at;
+use super::pipeline::{contacts_with_hulls_at, ShapeKind};
 use super::{Collider, Manifold, MAX_CONTACTS};
 use crate::math::Vec3;
 use crate::pack::LanePod;
@@ -470,9 +470,8 @@ impl NarrowPhase {
                 reuse_pair(k, reused, changes, reuse_changes, &mut stats);
             } else {
                 let (then_a, then_b) = &computed_at[k];
-                let key = (then_a.kind() as u8 * 5 + then_b.kind() as u8) * 4
-                    + unchanged.0 as u8 * 2
-                    + unchanged.1 as u8;
+                let kinds = then_a.kind() as usize * ShapeKind::COUNT + then_b.kind() as usize;
+                let key = kinds as u8 * 4 + unchanged.0 as u8 * 2 + unchanged.1 as u8;
                 checks.push(Check { pair: k as u32, key, verdict: 0 });
             }
         }
@@ -684,20 +683,23 @@ fn check_pairs(pairs: &[(u32, u32)], n: usize) {
 struct Check {
     /// The pair's index.
     pair: u32,
-    /// `(5·kind_A + kind_B)·4 + 2·unchanged_A + unchanged_B`: the kinds of
-    /// the colliders its manifold was computed from, and which bodies are
-    /// known identical to them.
+    /// `(kind_A·ShapeKind::COUNT + kind_B)·4 + 2·unchanged_A + unchanged_B`:
+    /// the kinds of the colliders its manifold was computed from, and which
+    /// bodies are known identical to them (below [`Check::KEYS`]).
     key: u8,
     /// [`Check::NEW`], or [`Check::REUSE`] and [`Check::SLOW`] once decided.
     verdict: u8,
 }
 
 impl Check {
-    const KEYS: usize = 100;
+    const KEYS: usize = ShapeKind::COUNT * ShapeKind::COUNT * 4;
     const REUSE: u8 = 1;
     const SLOW: u8 = 2;
     const NEW: u8 = 4;
 }
+
+// (every key fits the `u8`)
+const _: () = assert!(Check::KEYS <= 256);
 
 /// Reuses pair `k`'s manifold: it reports the changes stored with it.
 #[inline(always)]
@@ -730,16 +732,14 @@ fn check_moved(
     (frame, d): (u64, f32),
 ) {
     let mut start = [0u32; Check::KEYS + 1];
-    let mut moved = 0;
     for c in checks.iter().filter(|c| c.verdict != Check::NEW) {
         start[c.key as usize + 1] += 1;
-        moved += 1;
     }
     for i in 0..Check::KEYS {
         start[i + 1] += start[i];
     }
     order.clear();
-    order.resize(moved, 0);
+    order.resize(start[Check::KEYS] as usize, 0);
     for (i, c) in checks.iter().enumerate().filter(|(_, c)| c.verdict != Check::NEW) {
         let s = &mut start[c.key as usize];
         order[*s as usize] = i as u32;
