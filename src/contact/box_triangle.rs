@@ -128,6 +128,46 @@ const CORNER_MIN_COS: f32 = 1.0 / 1024.0;
 /// ```
 #[inline(always)]
 pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold<L> {
+    let sat = box_triangle_sat(a, b, margin);
+    if sat.hit.none() {
+        return Manifold::empty();
+    }
+    box_triangle_finish(a, b, margin, &sat)
+}
+
+/// [`box_triangle`] when at least `dense` lanes get a contact, else those
+/// lanes (found by its SAT alone; every other lane's manifold is empty):
+/// the pipeline's staged form (`ContactTester::test_or_lanes`).
+#[inline(always)]
+pub(crate) fn box_triangle_or_lanes<L: Lane>(
+    a: &Obb<L>,
+    b: &Triangle<L>,
+    margin: L,
+    dense: u32,
+) -> Result<Manifold<L>, L::Mask> {
+    let sat = box_triangle_sat(a, b, margin);
+    if sat.hit.bits().count_ones() < dense {
+        return Err(sat.hit);
+    }
+    Ok(box_triangle_finish(a, b, margin, &sat))
+}
+
+/// What [`box_triangle`]'s SAT decides per lane: whether the lane gets a
+/// contact, the chosen axis (0 the triangle's normal, 1–3 a box axis, 4–12
+/// an edge pair), its depth and unit normal, and the triangle's unit normal
+/// and whether it has area.
+struct BoxTriangleSat<L: Lane> {
+    hit: L::Mask,
+    axis: L,
+    depth: L,
+    normal: V3<L>,
+    nf: V3<L>,
+    proper: L::Mask,
+}
+
+/// The 13-axis SAT of [`box_triangle`] (the one-sided rule included).
+#[inline(always)]
+fn box_triangle_sat<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> BoxTriangleSat<L> {
     let zero = L::splat(0.0);
     let inf = L::splat(f32::INFINITY);
     let bias = L::splat(OBB_EDGE_AXIS_BIAS);
@@ -208,9 +248,22 @@ pub fn box_triangle<L: Lane>(a: &Obb<L>, b: &Triangle<L>, margin: L) -> Manifold
     let normal = V3::select(use_edge, edge_l / edge_len, face_n);
 
     let hit = valid & front & depth.ge(-margin);
-    if hit.none() {
-        return Manifold::empty();
-    }
+    BoxTriangleSat { hit, axis, depth, normal, nf, proper }
+}
+
+/// The manifolds of the lanes `sat.hit` (empty elsewhere): face clipping
+/// on the triangle's or a box face, closest edge points on an edge axis,
+/// then the closest-pair check of a speculative or touching manifold.
+#[inline(always)]
+fn box_triangle_finish<L: Lane>(
+    a: &Obb<L>,
+    b: &Triangle<L>,
+    margin: L,
+    sat: &BoxTriangleSat<L>,
+) -> Manifold<L> {
+    let (hit, axis, depth, normal) = (sat.hit, sat.axis, sat.depth, sat.normal);
+    let (nf, proper) = (sat.nf, sat.proper);
+    let zero = L::splat(0.0);
     let empty = Manifold::empty();
     let mut out = empty;
     let on_tri = axis.eq(zero);

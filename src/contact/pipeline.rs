@@ -28,6 +28,7 @@
 
 use super::hull::ConvexHull;
 use super::hull_contact::{hull_partner, HullPartner, PlacedHull};
+use super::util::copy_lane;
 use super::{
     box_box::{self, box_box},
     box_triangle, capsule_box, capsule_capsule, capsule_triangle, sphere_box, sphere_capsule,
@@ -273,6 +274,24 @@ pub trait ContactTester: Send + Sync {
             *o = Self::test::<L>(a, b, margin);
         }
     }
+    /// Whether the pipeline runs this tester through
+    /// [`test_or_lanes`](Self::test_or_lanes).
+    const STAGED: bool = false;
+    /// [`test`](Self::test) when at least `dense` lanes may have a contact,
+    /// else those lanes (every other lane of `test` is
+    /// [`Manifold::empty`]). A tester whose SAT is cheap beside its
+    /// manifold stage answers from its SAT (and sets
+    /// [`STAGED`](Self::STAGED)); the pipeline then runs `test` on sparse
+    /// bundles' contacting lanes gathered into dense bundles.
+    #[inline(always)]
+    fn test_or_lanes<L: LanePod>(
+        a: &<Self::A as Packable>::Lanes<L>,
+        b: &<Self::B as Packable>::Lanes<L>,
+        margin: L,
+        _dense: u32,
+    ) -> Result<Manifold<L>, L::Mask> {
+        Ok(Self::test::<L>(a, b, margin))
+    }
 }
 
 /// The pair-type table. One row per tester: `Name: A, B => function, "label";`
@@ -281,7 +300,7 @@ pub trait ContactTester: Send + Sync {
 /// and the pipeline's dispatch.
 macro_rules! contact_testers {
     ($($(#[$doc:meta])* $name:ident: $a:ident, $b:ident => $f:path, $label:literal
-        $(, batch $bf:path)?;)*) => {
+        $(, batch $bf:path)? $(, staged $sf:path)?;)*) => {
         $(
             $(#[$doc])*
             #[derive(Clone, Copy, Debug, Default)]
@@ -303,6 +322,18 @@ macro_rules! contact_testers {
                         out: &mut [Manifold<L>],
                     ) {
                         $bf(a, b, margin, out)
+                    }
+                )?
+                $(
+                    const STAGED: bool = true;
+                    #[inline(always)]
+                    fn test_or_lanes<L: LanePod>(
+                        a: &$a<L>,
+                        b: &$b<L>,
+                        margin: L,
+                        dense: u32,
+                    ) -> Result<Manifold<L>, L::Mask> {
+                        $sf(a, b, margin, dense)
                     }
                 )?
             }
@@ -357,7 +388,8 @@ contact_testers! {
     /// [`box_box`](fn@super::box_box).
     BoxBox: Obb, Obb => box_box, "contact_box_box", batch box_box::box_box_packs;
     /// [`box_triangle`](fn@super::box_triangle).
-    BoxTriangle: Obb, Triangle => box_triangle, "contact_box_triangle";
+    BoxTriangle: Obb, Triangle => box_triangle, "contact_box_triangle",
+        staged box_triangle::box_triangle_or_lanes;
     // Triangle–triangle has no tester (static mesh against static mesh is not
     // a narrow-phase pair); those pairs get empty manifolds.
 }
@@ -580,6 +612,11 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
     let mut swapped = [0f32; 16 * BLOCK_BUNDLES];
     // the lanes of a partial bundle past its pairs
     let (pad_a, pad_b) = (<T::A as Packable>::PADDING, <T::B as Packable>::PADDING);
+    let margin = M::splat(job.margin);
+    // a staged tester: bundles with at least half their lanes in contact
+    // are tested in place, the others' contacting lanes in `stage`
+    let in_place = (w as u32).div_ceil(2);
+    let mut stage = Stage::<T, M>::new();
     for block in task.chunks(w * BLOCK_BUNDLES) {
         let nb = block.len().div_ceil(w);
         for (c, bundle) in block.chunks(w).enumerate() {
@@ -600,12 +637,83 @@ fn run_bucket<T: ContactTester, M: LanePod, S: PairSource>(
                 &rb[..w],
             );
         }
+        if T::STAGED {
+            for (c, pis) in block.chunks(w).enumerate() {
+                let swap = M::load(&swapped[c * w..]).gt(M::splat(0.0));
+                let touch = match T::test_or_lanes::<M>(&pa[c], &pb[c], margin, in_place) {
+                    Ok(m) => {
+                        out.write_lanes(&swap_roles_lanes(&m, swap), pis);
+                        continue;
+                    }
+                    Err(touch) => touch,
+                };
+                // every slot empty; the contacting ones are written again
+                // when their stage runs
+                out.write_lanes(&Manifold::<M>::empty(), pis);
+                let mut bits = touch.bits() & ((1u64 << pis.len()) - 1);
+                while bits != 0 {
+                    let j = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    copy_lane::<M, _>(&mut stage.a, stage.n, &pa[c], j);
+                    copy_lane::<M, _>(&mut stage.b, stage.n, &pb[c], j);
+                    stage.pairs[stage.n] = pis[j];
+                    stage.swapped[stage.n] = swapped[c * w + j];
+                    stage.n += 1;
+                    if stage.n == w {
+                        stage.run(margin, out);
+                    }
+                }
+            }
+            continue;
+        }
         // the block at once (a batched tester compacts across bundles)
-        T::test_slice::<M>(&pa[..nb], &pb[..nb], M::splat(job.margin), &mut m[..nb]);
+        T::test_slice::<M>(&pa[..nb], &pb[..nb], margin, &mut m[..nb]);
         for (c, block) in block.chunks(w).enumerate() {
             let swap = M::load(&swapped[c * w..]).gt(M::splat(0.0));
             out.write_lanes(&swap_roles_lanes(&m[c], swap), block);
         }
+    }
+    if T::STAGED {
+        stage.run(margin, out);
+    }
+}
+
+/// A staged tester's contacting lanes from sparse bundles of one bucket
+/// ([`ContactTester::test_or_lanes`]), gathered into one dense bundle: the
+/// shapes in lanes `0..n`, each lane's pair and whether it was swapped.
+/// Lanes past `n` hold zeros or stale pairs (a tester never fails on any
+/// input, and their results are not written).
+struct Stage<T: ContactTester, M: LanePod> {
+    a: <T::A as Packable>::Lanes<M>,
+    b: <T::B as Packable>::Lanes<M>,
+    pairs: [u32; 16],
+    swapped: [f32; 16],
+    n: usize,
+}
+
+impl<T: ContactTester, M: LanePod> Stage<T, M> {
+    #[inline(always)]
+    fn new() -> Self {
+        Stage {
+            a: bytemuck::Zeroable::zeroed(),
+            b: bytemuck::Zeroable::zeroed(),
+            pairs: [0; 16],
+            swapped: [0.0; 16],
+            n: 0,
+        }
+    }
+
+    /// Tests the staged lanes and writes their manifolds to their pairs'
+    /// slots.
+    #[inline(always)]
+    fn run(&mut self, margin: M, out: &mut TaskOut<'_>) {
+        if self.n == 0 {
+            return;
+        }
+        let m = T::test::<M>(&self.a, &self.b, margin);
+        let swap = M::load(&self.swapped[..M::WIDTH]).gt(M::splat(0.0));
+        out.write_lanes(&swap_roles_lanes(&m, swap), &self.pairs[..self.n]);
+        self.n = 0;
     }
 }
 

@@ -178,3 +178,27 @@ pub(crate) fn closest_segments<L: Lane>(
     t = L::select(a0, clamp01(f / e), t);
     SegmentPair { s, t, point1: p1 + d1 * s, point2: p2 + d2 * t }
 }
+
+/// The mask of lanes `0..n`.
+#[inline(always)]
+pub(crate) fn lanes_below<L: Lane>(n: usize) -> L::Mask {
+    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
+    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
+}
+
+/// Copies lane `sj` of the field-major lane struct `src` to lane `dj` of `dst`
+/// (every `f32` field of a `T<L>` is `L::WIDTH` consecutive floats).
+#[inline(always)]
+pub(crate) fn copy_lane<L: crate::pack::LanePod, T: bytemuck::Pod>(
+    dst: &mut T,
+    dj: usize,
+    src: &T,
+    sj: usize,
+) {
+    let w = L::WIDTH;
+    let d: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(dst));
+    let s: &[f32] = bytemuck::cast_slice(core::slice::from_ref(src));
+    for (dc, sc) in d.chunks_exact_mut(w).zip(s.chunks_exact(w)) {
+        dc[dj] = sc[sj];
+    }
+}

@@ -5,11 +5,12 @@ use super::edge::edge_manifold;
 use super::face::face_manifold;
 use super::sat::sat_with_fallback;
 use super::select_manifold;
+use crate::contact::util::{copy_lane, lanes_below};
 use crate::contact::Manifold;
 use crate::overlap::ObbContact;
 use crate::pack::LanePod;
 use crate::{Lane, LaneMask, Obb, V3};
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 
 /// Smallest share of a pack's lanes, in sixteenths, that runs the face path in
 /// place in [`box_box_packs`]; sparser packs send their face lanes to a
@@ -147,25 +148,6 @@ impl<L: LanePod> Stage<L> {
             copy_lane::<L, _>(&mut out[c as usize], j as usize, &m, k);
         }
         self.n = 0;
-    }
-}
-
-/// The mask of lanes `0..n`.
-#[inline(always)]
-fn lanes_below<L: Lane>(n: usize) -> L::Mask {
-    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
-    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
-}
-
-/// Copies lane `sj` of the field-major lane struct `src` to lane `dj` of `dst`
-/// (every `f32` field of a `T<L>` is `L::WIDTH` consecutive floats).
-#[inline(always)]
-fn copy_lane<L: LanePod, T: Pod>(dst: &mut T, dj: usize, src: &T, sj: usize) {
-    let w = L::WIDTH;
-    let d: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(dst));
-    let s: &[f32] = bytemuck::cast_slice(core::slice::from_ref(src));
-    for (dc, sc) in d.chunks_exact_mut(w).zip(s.chunks_exact(w)) {
-        dc[dj] = sc[sj];
     }
 }
 
