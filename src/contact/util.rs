@@ -179,13 +179,6 @@ pub(crate) fn closest_segments<L: Lane>(
     SegmentPair { s, t, point1: p1 + d1 * s, point2: p2 + d2 * t }
 }
 
-/// The mask of lanes `0..n`.
-#[inline(always)]
-pub(crate) fn lanes_below<L: Lane>(n: usize) -> L::Mask {
-    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
-    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
-}
-
 /// Copies lane `sj` of the field-major lane struct `src` to lane `dj` of `dst`
 /// (every `f32` field of a `T<L>` is `L::WIDTH` consecutive floats).
 #[inline(always)]

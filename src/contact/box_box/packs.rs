@@ -5,7 +5,7 @@ use super::edge::edge_manifold;
 use super::face::face_manifold;
 use super::sat::sat_with_fallback;
 use super::select_manifold;
-use crate::contact::util::{copy_lane, lanes_below};
+use crate::contact::util::copy_lane;
 use crate::contact::Manifold;
 use crate::overlap::ObbContact;
 use crate::pack::LanePod;
@@ -149,6 +149,13 @@ impl<L: LanePod> Stage<L> {
         }
         self.n = 0;
     }
+}
+
+/// The mask of lanes `0..n`.
+#[inline(always)]
+fn lanes_below<L: Lane>(n: usize) -> L::Mask {
+    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
+    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
 }
 
 /// The lanes that get a contact, split by path: `(face, edge)` (face axis
