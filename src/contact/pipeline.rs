@@ -938,28 +938,53 @@ fn run_range<L: LanePod, S: PairSource>(job: &Job<'_, S>, out: &mut TaskOut<'_>)
         ShapeKind::Triangle,
         ShapeKind::Hull,
     ];
+    // The range is walked as four quarters side by side, each with its own
+    // counts and cursors: one counter per bucket, incremented by consecutive
+    // pairs of one type (a one-type batch, or a run in the broad phase's
+    // output), was a chain of store-to-load forwards, twice per pair. The
+    // order is a single pass's (a bucket holds quarter 0's pairs, then
+    // quarter 1's, ...): the same bundles, and slots written in ascending
+    // order. The last quarter's missing pairs have the key `NK`, a bucket
+    // past the others that is never run.
+    const WAYS: usize = 4;
+    const KEYS: usize = MAX_PAIRS_PER_RANGE + WAYS;
     let (base, len) = (out.base, out.out.len());
-    let mut key = [0u8; MAX_PAIRS_PER_RANGE];
-    let mut count = [0usize; NK];
-    for (i, k) in key[..len].iter_mut().enumerate() {
-        let (ka, kb) = job.src.kinds(base + i);
-        let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
-        *k = (lo as usize * ShapeKind::COUNT + hi as usize) as u8;
-        count[*k as usize] += 1;
+    let quarter = len.div_ceil(WAYS);
+    let mut key = [NK as u8; KEYS];
+    let mut count = [[0u32; NK + 1]; WAYS];
+    for i in 0..quarter {
+        for (w, count) in count.iter_mut().enumerate() {
+            let p = w * quarter + i;
+            if p < len {
+                let (ka, kb) = job.src.kinds(base + p);
+                let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
+                key[p] = (lo as usize * ShapeKind::COUNT + hi as usize) as u8;
+            }
+            count[key[p] as usize] += 1;
+        }
     }
-    let mut start = [0usize; NK + 1];
-    for k in 0..NK {
-        start[k + 1] = start[k] + count[k];
+    let mut start = [0usize; NK + 2];
+    let mut next = [[0u32; NK + 1]; WAYS];
+    for k in 0..=NK {
+        let mut at = start[k] as u32;
+        for (next, count) in next.iter_mut().zip(&count) {
+            next[k] = at;
+            at += count[k];
+        }
+        start[k + 1] = at as usize;
     }
-    let mut order = [0u32; MAX_PAIRS_PER_RANGE];
+    let mut order = [0u32; KEYS];
     // zeroed once per range, not once per bucket (a 27 KiB fill each)
     let mut scratch = BlockScratch([0; SCRATCH_BYTES]);
-    let mut next = start;
-    for (i, &k) in key[..len].iter().enumerate() {
-        order[next[k as usize]] = (base + i) as u32;
-        next[k as usize] += 1;
+    for i in 0..quarter {
+        for (w, next) in next.iter_mut().enumerate() {
+            let p = w * quarter + i;
+            let at = &mut next[key[p] as usize];
+            order[*at as usize] = (base + p) as u32;
+            *at += 1;
+        }
     }
-    for k in (0..NK).filter(|&k| count[k] > 0) {
+    for k in (0..NK).filter(|&k| start[k + 1] > start[k]) {
         let (ka, kb) = (KINDS[k / ShapeKind::COUNT], KINDS[k % ShapeKind::COUNT]);
         dispatch::<L, S>(ka, kb, job, &order[start[k]..start[k + 1]], out, &mut scratch);
     }
