@@ -7,6 +7,7 @@ use super::sat::sat_with_fallback;
 use super::select_manifold;
 use crate::contact::util::copy_lane;
 use crate::contact::Manifold;
+use crate::lane::LANE_INDEX;
 use crate::overlap::ObbContact;
 use crate::pack::LanePod;
 use crate::{Lane, LaneMask, Obb, V3};
@@ -154,8 +155,7 @@ impl<L: LanePod> Stage<L> {
 /// The mask of lanes `0..n`.
 #[inline(always)]
 fn lanes_below<L: Lane>(n: usize) -> L::Mask {
-    let idx: [f32; 16] = core::array::from_fn(|i| i as f32);
-    L::load(&idx[..L::WIDTH]).lt(L::splat(n as f32))
+    L::load(&LANE_INDEX[..L::WIDTH]).lt(L::splat(n as f32))
 }
 
 /// The lanes that get a contact, split by path: `(face, edge)` (face axis
