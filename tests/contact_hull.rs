@@ -563,6 +563,68 @@ fn random_hull_box_against_f64() {
     assert!(t.contacts > RANDOM_PAIRS / 3);
 }
 
+/// Hull–box and hull–hull pairs far from the origin (10 to 10⁴) and small
+/// or large (0.01 to 30 across), with flat hulls and boxes as thin as
+/// 2·10⁻⁵ of their length, against the f64 reference: the same checks as
+/// the random tests, the tolerance `1e-4·scale` with the scale including
+/// the distance from the origin (`scale_of`: f32 positions there carry
+/// that rounding).
+#[test]
+fn far_small_and_flat_pairs_against_f64() {
+    let mut r = SplitMix(97);
+    let (mut t_box, mut t_hull) = (Tally::default(), Tally::default());
+    for k in 0..2_400 {
+        let offset = [0.0f32, 10.0, 1e3, 1e4][k % 4];
+        let size = [1.0f32, 0.01, 30.0][(k / 4) % 3];
+        let squash =
+            [Vec3::new(1.0, 1.0, 1.0), Vec3::new(1.0, 0.3, 0.05), Vec3::new(1.0, 0.02, 0.5)]
+                [(k / 12) % 3];
+        let points = |r: &mut SplitMix| -> Vec<Vec3> {
+            let n = 4 + (r.next_u64() % 28) as usize;
+            (0..n).map(|_| r.p(-1.0, 1.0).mul_elem(squash) * size).collect()
+        };
+        let (Ok(ha), Ok(hb)) = (ConvexHull::new(&points(&mut r)), ConvexHull::new(&points(&mut r)))
+        else {
+            continue;
+        };
+        let at = Vec3::new(offset, -0.7 * offset, 0.3 * offset) + r.p(-0.5, 0.5) * size;
+        let a = PlacedHull::new(&ha, at, random_axes(&mut r));
+        let bt = at + r.p(-1.0, 1.0) * (1.3 * size);
+        let margin = MARGIN * size;
+        let half =
+            Vec3::new(r.f().max(0.005), [r.f().max(0.002), 0.002][k % 2], r.f() + 0.05) * size;
+        let b = Obb::new(bt, random_axes(&mut r), half);
+        let qa = Poly::of_placed(&a);
+        let qb = Poly::of_box(&b);
+        check_polytope_pair(
+            &format!("far hull-box {k}"),
+            &hull_box(&a, &b, margin),
+            &qa,
+            &|p| qb.sd(p),
+            reference_depth(&qa, &qb),
+            margin as f64,
+            scale_of(&a, b.half.length()),
+            &mut t_box,
+        );
+        let b = PlacedHull::new(&hb, bt, random_axes(&mut r));
+        let qb = Poly::of_placed(&b);
+        check_polytope_pair(
+            &format!("far hull-hull {k}"),
+            &hull_hull(&a, &b, margin),
+            &qa,
+            &|p| qb.sd(p),
+            reference_depth(&qa, &qb),
+            margin as f64,
+            scale_of(&a, b.hull.bounding_radius()),
+            &mut t_hull,
+        );
+    }
+    for (name, t) in [("hull-box", &t_box), ("hull-hull", &t_hull)] {
+        eprintln!("far {name}: {} pairs, {} in contact, {} points", t.pairs, t.contacts, t.points);
+        assert!(t.contacts > t.pairs / 4, "far {name}: too few contacts to test anything");
+    }
+}
+
 #[test]
 fn random_hull_sphere_against_f64() {
     let (hulls, pairs) = hull_pairs(RANDOM_PAIRS, 64, 32, 25);

@@ -31,8 +31,12 @@
 //! edges when they are vertex–vertex), in 3D.
 //!
 //! `δ = 2^-18 · (|position|₁ + Σ h_A)`: a few hundred times the rounding of
-//! the coordinates the candidates are built from, and below `10^-4` of the
-//! pair's scale (the bound the tests check).
+//! the coordinates the candidates are built from. For a pair within its own
+//! size of the origin that is below `10^-4` of the pair's scale (the bound the
+//! tests check); far from the origin δ follows the coordinates, not the
+//! shapes (a point at `|position|₁ = 20` may be off A by `7.6·10^-5`, which is
+//! 64 units in the last place of those coordinates but `5·10^-3` of a pair of
+//! boxes 0.01 across; simd-notes.md, "Speculative and touching manifolds").
 //!
 //! # Cost
 //! The closest pair runs only for packs holding such a lane (rare: a tilted
