@@ -460,7 +460,7 @@ fn capsule_triangle_random() {
     let pairs = capsule_triangle_pairs();
     let ms = run_scalar::<CapsuleTriangle>(&pairs, MARGIN);
     assert_rate("capsule_triangle", &ms);
-    let mut twos = 0;
+    let (mut twos, mut throughs) = (0, 0);
     for (i, ((a, t), m)) in pairs.iter().zip(&ms).enumerate() {
         check_shape(m, MARGIN, "capsule_triangle");
         let cp = closest_points_segment_triangle(&Segment::new(a.a, a.b), t);
@@ -482,6 +482,22 @@ fn capsule_triangle_random() {
             assert!(sq_dist_point_triangle(p.position, t) < 1e-7, "{i}: point off the triangle");
             let pa = p.position + m.normal * p.depth;
             assert!(close(dist_point_seg(pa, a.a, a.b) as f32, a.radius, TOL));
+        } else if m.count == 1.0 && dist == 0.0 && t.normal().try_normalize().is_some() {
+            // the axis through the triangle: its deepest point over the
+            // triangle, projected on it; on A up to r·(1 - cos φ) (φ the
+            // axis's tilt from the face), like the two-point rule below
+            throughs += 1;
+            let p = m.points[0];
+            assert!(sq_dist_point_triangle(p.position, t) < 1e-7, "{i}: point off the triangle");
+            let u = (a.b - a.a).try_normalize().unwrap();
+            let sin = (t.normal().try_normalize().unwrap().dot(u) as f64).abs();
+            let r = a.radius as f64;
+            let da = dist_point_seg(p.position + m.normal * p.depth, a.a, a.b) - r;
+            let lo = r * ((1.0 - sin * sin).sqrt() - 1.0);
+            assert!(
+                da <= TOL as f64 && da >= lo - TOL as f64,
+                "{i}: axis through the triangle: point+depth·n off A by {da} (sin {sin}): {m:?}"
+            );
         } else if m.count == 2.0 {
             twos += 1;
             assert!(m.points.iter().take(2).any(|p| close(p.depth, depth_ref as f32, TOL)));
@@ -511,7 +527,40 @@ fn capsule_triangle_random() {
         }
     }
     assert!(twos > 50, "two-point manifolds exercised: {twos}");
+    assert!(throughs > 20, "axes through the triangle exercised: {throughs}");
     check_widths::<CapsuleTriangle>(&pairs, MARGIN);
+}
+
+/// A capsule whose axis goes through the triangle with its deeper end hanging
+/// past an edge: the point is the axis's deepest point over the triangle
+/// (where the edge's side plane cuts it), projected on the triangle, with its
+/// own depth. (Reported before: the crossing point with the hanging end's
+/// depth, `position + depth·n` 0.5 off the capsule.)
+#[test]
+fn capsule_through_a_triangle_is_clipped_to_the_triangle() {
+    let v = Vec3::new;
+    // front +Y; at z = 0 the triangle spans x in [-2, 2]
+    let ground = Triangle::new(v(-4.0, 0.0, -4.0), v(0.0, 0.0, 4.0), v(4.0, 0.0, -4.0));
+    let r = 0.3;
+    let cap = Capsule::new(v(-1.5, 1.0, 0.0), v(4.5, -1.0, 0.0), r);
+    let m = contact::capsule_triangle(&cap, &ground, 0.0);
+    assert_eq!((m.count, m.normal), (1.0, -Vec3::Y), "{m:?}");
+    let p = m.points[0];
+    // clipped at x = 2 (edge b–c's side plane): t = 3.5/6, height 1 - 2t
+    let h = 1.0 - 2.0 * (3.5f32 / 6.0);
+    assert!(close3(p.position, v(2.0, 0.0, 0.0), 1e-5), "{m:?}");
+    assert!(close(p.depth, r - h, 1e-5), "{m:?}");
+    // inside A by at most r·(1 - cos φ), here 0.3·(1 - 3/√10)
+    let da = dist_point_seg(p.position + m.normal * p.depth, cap.a, cap.b) - r as f64;
+    let slack = r as f64 * (1.0 - 3.0 / 10f64.sqrt());
+    assert!(da <= 1e-5 && da >= -slack - 1e-5, "off A by {da}");
+    // the deeper end over the triangle: the point is below it, on A's cap
+    let cap = Capsule::new(v(-1.5, 1.0, 0.0), v(1.5, -1.0, 0.0), r);
+    let m = contact::capsule_triangle(&cap, &ground, 0.0);
+    let p = m.points[0];
+    assert!(close3(p.position, v(1.5, 0.0, 0.0), 1e-6) && close(p.depth, r + 1.0, 1e-6), "{m:?}");
+    assert_eq!(p.feature_id, 6.0 + 8.0 * 2.0, "face × end 1");
+    assert!(close3(p.position + m.normal * p.depth, cap.b - Vec3::Y * r, 1e-6));
 }
 
 // ------------------------------------------------------- feature-id stability --

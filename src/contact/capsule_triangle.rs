@@ -101,6 +101,44 @@ fn closest_seg_tri<L: Lane>(
     (best, [c0, c1])
 }
 
+/// For an axis `p0 → p1` through the triangle: the parameter and height
+/// (`N·(x - t.a)`, linear in the parameter) of the deepest point of the axis
+/// clipped to the triangle's prism (the three side half-spaces `(N × (v -
+/// u))·(x - u) >= 0` of its edges `u → v`), and the lanes where that clip is
+/// not empty. The deepest point is an end of the clipped interval. Why the
+/// clip: the deeper end of the whole axis may hang outside the triangle,
+/// where nothing of the triangle is under it (the point reported at the
+/// crossing with that end's depth was off the capsule; simd-notes,
+/// "Capsule–triangle with the axis through the triangle").
+#[inline(always)]
+fn deepest_in_prism<L: Lane>(
+    p0: V3<L>,
+    p1: V3<L>,
+    t: &Triangle<L>,
+    nf: V3<L>,
+    (h0, h1): (L, L),
+) -> (L, L, L::Mask) {
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let (mut lo, mut hi) = (zero, one);
+    let mut empty = L::Mask::splat(false);
+    for (u, v) in [(t.a, t.b), (t.b, t.c), (t.c, t.a)] {
+        let m = nf.cross(v - u);
+        let (s0, s1) = (m.dot(p0 - u), m.dot(p1 - u));
+        // s(x) = s0 + (s1 - s0)·param: inside where >= 0
+        let cut = s0 / (s0 - s1);
+        lo = L::select(s0.lt(zero) & s1.ge(zero), lo.max(cut), lo);
+        hi = L::select(s1.lt(zero) & s0.ge(zero), hi.min(cut), hi);
+        empty = empty | (s0.lt(zero) & s1.lt(zero));
+    }
+    // (the ends' own heights where the clip keeps them: exact)
+    let h_lo = L::select(lo.eq(zero), h0, h0 + (h1 - h0) * lo);
+    let h_hi = L::select(hi.eq(one), h1, h0 + (h1 - h0) * hi);
+    let low_first = h_lo.le(h_hi);
+    let param = L::select(low_first, lo, hi);
+    let height = L::select(low_first, h_lo, h_hi);
+    (param, height, !empty & lo.le(hi))
+}
+
 /// Contact of capsule `a` and triangle `b` with speculative `margin` (see the
 /// [module conventions](super)). **Lane-generic, one-sided.**
 ///
@@ -113,10 +151,14 @@ fn closest_seg_tri<L: Lane>(
 ///   is on end i's cap, inside A by at most r·(1 - cos φ) for an axis tilted
 ///   by φ from the face
 /// otherwise one point from the closest points p (axis) and q (triangle):
-///   face region or touching: n = -N, depth = r - N·(p - b.a)
-///     (axis through the triangle: depth = r - min(h_0, h_1), the deeper end)
-///   edge / vertex region:    n = (q - p)/|q - p|, depth = r - |q - p|
-///   point = q;  feature id = region(q) + 8·(0 axis interior, 1 end 0, 2 end 1)
+///   face region or touching: n = -N, depth = r - N·(p - b.a), point = q
+///     (axis through the triangle: the axis clipped to the triangle's prism,
+///     x its deepest point, at height h_x: point = x - N·h_x, depth = r - h_x,
+///     point + depth·n is inside A by at most r·(1 - cos φ), as for two
+///     points, and on A's cap when x is an end of the axis)
+///   edge / vertex region:    n = (q - p)/|q - p|, depth = r - |q - p|, point = q
+///   feature id = region(q) + 8·(0 axis interior, 1 end 0, 2 end 1) of p
+///     (an axis through the triangle: the face's region, the feature of x)
 /// one-sided: no contact when the closest axis point is behind the plane
 ///   (h(p) < 0), or, for an axis through the triangle, both ends are behind
 /// ```
@@ -160,13 +202,28 @@ pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> 
     if hit.none() {
         return Manifold::empty();
     }
-    let seg_feature = L::select(cp.s.eq(zero), one, L::select(cp.s.eq(one), L::splat(2.0), zero));
-    let id = cp.region + L::splat(8.0) * seg_feature;
+    // an axis through the triangle: the deepest point of the axis clipped to
+    // the prism (a lane whose clip rounds to empty keeps the crossing point
+    // and the deeper end's depth)
+    let (mut point, mut depth, mut param, mut region) = (cp.point2, depth, cp.s, cp.region);
+    // (a zero-length capsule is a sphere: `sphere_triangle`'s point and id)
+    let zero_length = a.a.x.eq(a.b.x) & a.a.y.eq(a.b.y) & a.a.z.eq(a.b.z);
+    let through = proper & touching & hit & !zero_length;
+    if through.any() {
+        let (s, h, clipped) = deepest_in_prism(a.a, a.b, b, nf, (h0, h1));
+        let x = V3::select(s.eq(one), a.b, a.a + (a.b - a.a) * s);
+        let take = through & clipped;
+        point = V3::select(take, x - nf * h, point);
+        depth = L::select(take, r - h, depth);
+        param = L::select(take, s, param);
+        region = L::select(take, face_code, region);
+    }
+    let seg_feature = L::select(param.eq(zero), one, L::select(param.eq(one), L::splat(2.0), zero));
+    let id = region + L::splat(8.0) * seg_feature;
 
     // Lying on the face: both ends over the face, in front, within the margin
     // (a zero-length capsule is a sphere: one point, not two at one place).
     let (d0, d1) = (r - h0, r - h1);
-    let zero_length = a.a.x.eq(a.b.x) & a.a.y.eq(a.b.y) & a.a.z.eq(a.b.z);
     let two = proper
         & !zero_length
         & ends[0].region.eq(face_code)
@@ -177,7 +234,7 @@ pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> 
         & d1.ge(-margin);
     let n = V3::select(two, -nf, n);
     let p0 = ContactPoint {
-        position: V3::select(two, a.a - nf * h0, cp.point2),
+        position: V3::select(two, a.a - nf * h0, point),
         depth: L::select(two, d0, depth),
         feature_id: L::select(two, L::splat(14.0), id),
     };
