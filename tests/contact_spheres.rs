@@ -455,6 +455,18 @@ fn capsule_capsule_random() {
     check_widths::<CapsuleCapsule>(&pairs, MARGIN);
 }
 
+/// `pa` (a point's `position + depth·n`) is on capsule `a`'s surface or
+/// inside it by at most `r·(1 - cos φ)`, φ the axis's tilt from the face of
+/// `t` (`sin φ = |N·u|`): the slack of the points taken below an axis point.
+fn assert_on_capsule_within_tilt(a: &Capsule, t: &Triangle, pa: Vec3, label: &str) {
+    let u = (a.b - a.a).try_normalize().unwrap();
+    let sin = (t.normal().try_normalize().unwrap().dot(u) as f64).abs();
+    let (r, tol) = (a.radius as f64, TOL as f64);
+    let da = dist_point_seg(pa, a.a, a.b) - r;
+    let lo = r * ((1.0 - sin * sin).sqrt() - 1.0);
+    assert!(da <= tol && da >= lo - tol, "{label}: point+depth·n off A by {da} (sin {sin})");
+}
+
 #[test]
 fn capsule_triangle_random() {
     let pairs = capsule_triangle_pairs();
@@ -489,23 +501,11 @@ fn capsule_triangle_random() {
             throughs += 1;
             let p = m.points[0];
             assert!(sq_dist_point_triangle(p.position, t) < 1e-7, "{i}: point off the triangle");
-            let u = (a.b - a.a).try_normalize().unwrap();
-            let sin = (t.normal().try_normalize().unwrap().dot(u) as f64).abs();
-            let r = a.radius as f64;
-            let da = dist_point_seg(p.position + m.normal * p.depth, a.a, a.b) - r;
-            let lo = r * ((1.0 - sin * sin).sqrt() - 1.0);
-            assert!(
-                da <= TOL as f64 && da >= lo - TOL as f64,
-                "{i}: axis through the triangle: point+depth·n off A by {da} (sin {sin}): {m:?}"
-            );
+            assert_on_capsule_within_tilt(a, t, p.position + m.normal * p.depth, &format!("{i}"));
         } else if m.count == 2.0 {
             twos += 1;
             assert!(m.points.iter().take(2).any(|p| close(p.depth, depth_ref as f32, TOL)));
-            // the axis tilted from the face by φ (sin φ = |N·u|)
-            let u = (a.b - a.a).try_normalize().unwrap();
-            let sin = (t.normal().try_normalize().unwrap().dot(u) as f64).abs();
-            let r = a.radius as f64;
-            let tol = TOL as f64;
+            let (r, tol) = (a.radius as f64, TOL as f64);
             for (p, end) in m.contacts().iter().zip([a.a, a.b]) {
                 assert!(
                     sq_dist_point_triangle(p.position, t) < 1e-7,
@@ -517,12 +517,7 @@ fn capsule_triangle_random() {
                 let pa = p.position + m.normal * p.depth;
                 let on_cap = ((pa - end).length() as f64 - r).abs();
                 assert!(on_cap <= tol, "{i}: point+depth·n off its end's cap by {on_cap}");
-                let da = dist_point_seg(pa, a.a, a.b) - r;
-                let lo = r * ((1.0 - sin * sin).sqrt() - 1.0);
-                assert!(
-                    da <= tol && da >= lo - tol,
-                    "{i}: point+depth·n off A by {da} (sin {sin})"
-                );
+                assert_on_capsule_within_tilt(a, t, pa, &format!("{i}"));
             }
         }
     }

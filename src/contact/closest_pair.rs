@@ -35,8 +35,9 @@
 //! size of the origin that is below `10^-4` of the pair's scale (the bound the
 //! tests check); far from the origin δ follows the coordinates, not the
 //! shapes (a point at `|position|₁ = 20` may be off A by `7.6·10^-5`, which is
-//! 64 units in the last place of those coordinates but `5·10^-3` of a pair of
-//! boxes 0.01 across; simd-notes.md, "Speculative and touching manifolds").
+//! `64·2^-24·|position|₁`, about 80 units in the last place of coordinates
+//! near 10, but `5·10^-3` of a pair of boxes 0.01 across; simd-notes.md,
+//! "Speculative and touching manifolds").
 //!
 //! # Cost
 //! The closest pair runs only for packs holding such a lane (rare: a tilted
