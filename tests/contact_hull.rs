@@ -709,6 +709,78 @@ fn random_hull_capsule_against_f64() {
     assert!(t.contacts > RANDOM_PAIRS / 3);
 }
 
+/// A capsule pushed through a face with its deeper end hanging past one of
+/// the face's side planes: the one-point manifold's axis point `x` is
+/// interior to the axis, and `x - r·n` lies inside the capsule by up to
+/// `r·(1 - cos φ)` (`φ` the axis' tilt from the face), the slack the module
+/// docs state; `point + depth·n` is on the hull. Random hulls, capsules
+/// placed across a random face's edge at tilts of 2°–20°.
+#[test]
+fn capsule_clipped_at_a_face_side_is_within_the_tilt() {
+    let (hulls, pairs) = hull_pairs(4000, 64, 32, 29);
+    let mut r = SplitMix(30);
+    let (mut clipped, mut deep_in_b) = (0, 0);
+    for (k, &(ia, pa, _, _)) in pairs.iter().enumerate() {
+        // at the origin, so that 1e-4 of the scale is below the slack
+        let a = PlacedHull::new(&hulls[ia], Vec3::ZERO, pa.axes);
+        let qa = Poly::of_placed(&a);
+        // a face, a point on one of its edges, the axis leaving the face
+        // across that edge, tilted down into the hull
+        let f = (r.next_u64() % qa.faces.len() as u64) as usize;
+        let fv = &qa.faces[f];
+        let j = (r.next_u64() % fv.len() as u64) as usize;
+        let (p, q) = (qa.v[fv[j]], qa.v[fv[(j + 1) % fv.len()]]);
+        let n = qa.n[f];
+        let along = sub(q, p);
+        let out = {
+            let o = cross(along, n);
+            [o[0] / norm(o), o[1] / norm(o), o[2] / norm(o)]
+        };
+        let mid = add_s(p, along, 0.2 + 0.6 * r.f() as f64);
+        let tilt = (2.0 + 18.0 * r.f() as f64).to_radians();
+        let dir =
+            add_s([out[0] * tilt.cos(), out[1] * tilt.cos(), out[2] * tilt.cos()], n, -tilt.sin());
+        let radius = 0.05 + 0.15 * r.f() as f64;
+        let len = 0.3 + 0.4 * r.f() as f64;
+        // the deeper end just below the face's plane and just past the edge
+        let (below, past) = (0.005 + 0.045 * r.f() as f64, 0.002 + 0.018 * r.f() as f64);
+        let s1 = add_s(add_s(mid, n, -below), dir, past);
+        let s0 = add_s(s1, dir, -len);
+        let v = |x: D3| Vec3::new(x[0] as f32, x[1] as f32, x[2] as f32);
+        let cap = Capsule::new(v(s0), v(s1), radius as f32);
+        let m = hull_capsule(&a, &cap, MARGIN);
+        if m.count != 1.0 || m.points[0].feature_id as u32 >> 16 != 255 {
+            continue;
+        }
+        let pt = m.points[0];
+        if pt.feature_id as u32 & 3 != 2 || (pt.feature_id as u32 & 0xffff) / 4 >= 128 {
+            continue; // not the clipped face point
+        }
+        clipped += 1;
+        let (c0, c1) = (d3(cap.a), d3(cap.b));
+        let rad = cap.radius as f64;
+        let u = sub(c1, c0);
+        let sin = (dot(d3(m.normal), u) / norm(u)).abs();
+        let slack = rad * (1.0 - (1.0 - sin * sin).max(0.0).sqrt());
+        let scale = scale_of(&a, cap.radius + len as f32);
+        let tol = 1e-4 * scale;
+        let on_b = seg_seg_dist(c0, c1, d3(pt.position), d3(pt.position)) - rad;
+        assert!(
+            on_b <= tol && on_b >= -slack - tol,
+            "{k}: point {on_b} from the capsule's surface (tilt slack {slack})"
+        );
+        let on_a = qa.sd(add_s(d3(pt.position), d3(m.normal), pt.depth as f64));
+        assert!(on_a.abs() <= tol, "{k}: point + depth·n {on_a} from the hull");
+        if slack > tol && on_b < -0.5 * slack {
+            deep_in_b += 1;
+        }
+    }
+    eprintln!(
+        "clipped one-point capsules: {clipped}, inside B by over half the slack: {deep_in_b}"
+    );
+    assert!(clipped > 250 && deep_in_b > 80, "{clipped} clipped, {deep_in_b} using the slack");
+}
+
 // ------------------------------------------------------------ box agreement
 
 #[test]

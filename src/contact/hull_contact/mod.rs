@@ -72,7 +72,15 @@
 //! whose Gauss arcs the segment's great circle crosses (capsule). A capsule
 //! whose axis is within [`CAPSULE_FACE_PARALLEL`] of a face's plane gets
 //! the two ends of its axis clipped to that face (two points), as
-//! [`capsule_box`](fn@super::capsule_box) does.
+//! [`capsule_box`](fn@super::capsule_box) does. A face axis otherwise gives
+//! one point: the axis clipped to the face's side planes, its deeper clipped
+//! point `x` at height `h` over the face, point `x - r·n`, depth `r - h`, so
+//! `point + depth·n` is `x`'s foot on the face. When `x` is interior to the
+//! axis (the deeper end hangs past a side plane), `x - r·n` lies inside the
+//! capsule by up to `r·(1 - cos φ)` for an axis tilted by `φ` from the face,
+//! the slack [`capsule_box`](fn@super::capsule_box) and
+//! [`capsule_triangle`](fn@super::capsule_triangle) state for their points on
+//! the capsule.
 //!
 //! # Feature ids
 //! `tag · 65536 + local`, every value below `2^24`:
