@@ -161,10 +161,14 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     let denom = va + vb + vc;
 
     // Fallback (inconsistent signs): nearest clamped edge point, ties to the
-    // earlier of AB, CA, BC.
-    let s_ab = (q_ab - p).length_squared();
-    let s_ac = (q_ac - p).length_squared();
-    let s_bc = (q_bc - p).length_squared();
+    // earlier of AB, CA, BC. The squared distances are formed from the
+    // offsets relative to the vertices (`q_ab - p = ab·t_ab - ap`), not from
+    // the rounded points: far from the origin a point's rounding (an ulp of
+    // its coordinates) would swamp the difference between the face's and
+    // an edge's distance that the face test below compares.
+    let s_ab = (ab * t_ab - ap).length_squared();
+    let s_ac = (ac * t_ac - ap).length_squared();
+    let s_bc = (bc * t_bc - bp).length_squared();
     let ca_better = s_ac.lt(s_ab);
     let mut point = V3::select(ca_better, q_ac, q_ab);
     let mut bary =
@@ -186,7 +190,7 @@ pub fn closest_point_triangle<L: Lane>(p: V3<L>, tri: &Triangle<L>) -> TriangleC
     // In exact arithmetic the foot on the plane is at least as close as any
     // edge point; requiring it in f32 too stops a sliver triangle, whose
     // weights are rounding noise, from returning a far point of the face.
-    let s_face = (q_face - p).length_squared();
+    let s_face = (ab * v + ac * w - ap).length_squared();
     let in_face = va.ge(zero)
         & vb.ge(zero)
         & vc.ge(zero)
