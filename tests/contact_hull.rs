@@ -732,14 +732,11 @@ fn capsule_clipped_at_a_face_side_is_within_the_tilt() {
         let (p, q) = (qa.v[fv[j]], qa.v[fv[(j + 1) % fv.len()]]);
         let n = qa.n[f];
         let along = sub(q, p);
-        let out = {
-            let o = cross(along, n);
-            [o[0] / norm(o), o[1] / norm(o), o[2] / norm(o)]
-        };
+        let o = cross(along, n);
+        let out = add_s([0.0; 3], o, 1.0 / norm(o));
         let mid = add_s(p, along, 0.2 + 0.6 * r.f() as f64);
         let tilt = (2.0 + 18.0 * r.f() as f64).to_radians();
-        let dir =
-            add_s([out[0] * tilt.cos(), out[1] * tilt.cos(), out[2] * tilt.cos()], n, -tilt.sin());
+        let dir = add_s(add_s([0.0; 3], out, tilt.cos()), n, -tilt.sin());
         let radius = 0.05 + 0.15 * r.f() as f64;
         let len = 0.3 + 0.4 * r.f() as f64;
         // the deeper end just below the face's plane and just past the edge
@@ -764,7 +761,7 @@ fn capsule_clipped_at_a_face_side_is_within_the_tilt() {
         let slack = rad * (1.0 - (1.0 - sin * sin).max(0.0).sqrt());
         let scale = scale_of(&a, cap.radius + len as f32);
         let tol = 1e-4 * scale;
-        let on_b = seg_seg_dist(c0, c1, d3(pt.position), d3(pt.position)) - rad;
+        let on_b = seg_dist(c0, c1, d3(pt.position)) - rad;
         assert!(
             on_b <= tol && on_b >= -slack - tol,
             "{k}: point {on_b} from the capsule's surface (tilt slack {slack})"

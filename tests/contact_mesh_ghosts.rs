@@ -1,10 +1,10 @@
 //! Ghost contacts of internal mesh edges (`contact::internal_edges`).
 //!
 //! Shapes (spheres, capsules, boxes, convex hulls) sliding over flat ground
-//! made of many small triangles, and over the
-//! seam of two coplanar triangle soups joined into one mesh, and over a
-//! slope far from the origin, must get only the ground's face normal; with the raw flag the same runs show leaning
-//! normals (so the tests see the filter). Convex features keep their true
+//! made of many small triangles, over the seam of two coplanar triangle
+//! soups joined into one mesh, and over a slope far from the origin, must
+//! get only the ground's face normal; with the raw flag the same runs show
+//! leaning normals (so the tests see the filter). Convex features keep their true
 //! normals: a box resting on a ridge, a sphere on a convex edge; in a
 //! concave groove only the two face normals appear.
 
@@ -249,8 +249,8 @@ fn shapes_sliding_on_flat_tessellated_ground_get_only_the_face_normal() {
 /// Far from the origin, on a slope: the ground's vertices are rounded to
 /// the ulps of coordinates near 1000 (6·10^-5, half a thousandth of a cell),
 /// so the triangles' closest points must not be decided by distances
-/// formed from rounded points (a sphere over a face within a millimetre of
-/// a diagonal was given that edge, whose normal leans past `FACE_ANGLE`;
+/// formed from rounded points (a sphere over a face 2.8·10^-4 inside a
+/// diagonal was given that edge, whose normal leans past `FACE_ANGLE`;
 /// with every manifold of a shape a ghost, the filter returned them all,
 /// leaning up to 0.9 rad).
 #[test]
