@@ -2,7 +2,9 @@
 //! [`sphere_triangle`](super::sphere_triangle) (front = the side of
 //! `(b - a) × (c - a)`).
 
-use super::util::{capsule_ok, closest_segments, fallback, manifold2, margin_ok, unit_or};
+use super::util::{
+    capsule_ok, closest_segments, fallback, from_first_vertex, manifold2, margin_ok, unit_or,
+};
 use super::{ContactPoint, Manifold};
 use crate::closest::{closest_point_triangle, TriangleRegion};
 use crate::lane::{Lane, LaneMask};
@@ -150,7 +152,8 @@ fn deepest_in_prism<L: Lane>(
 ///   22 (face × end 0, face × end 1); the matching point on A, end_i - r·N,
 ///   is on end i's cap, inside A by at most r·(1 - cos φ) for an axis tilted
 ///   by φ from the face
-/// otherwise one point from the closest points p (axis) and q (triangle):
+/// otherwise one point from the closest points p (axis) and q (triangle),
+///   formed relative to b.a (exact offsets far from the origin):
 ///   face region or touching: n = -N, depth = r - N·(p - b.a), point = q
 ///     (axis through the triangle: the axis clipped to the triangle's prism,
 ///     x its deepest point, at height h_x: point = x - N·h_x, depth = r - h_x,
@@ -188,12 +191,14 @@ pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> 
     let proper = area2.gt(zero);
     let h0 = nf.dot(a.a - b.a);
     let h1 = nf.dot(a.b - b.a);
-    let (cp, ends) = closest_seg_tri(a.a, a.b, b, h0, h1);
+    // (closest points and the edge normal in the frame of `b.a`: exact
+    // offsets far from the origin, see `from_first_vertex`)
+    let (cp, ends) = closest_seg_tri(a.a - b.a, a.b - b.a, &from_first_vertex(b), h0, h1);
     let (nv, dist) = unit_or(cp.point2 - cp.point1, fallback());
     let touching = dist.eq(zero);
     let face_code = L::splat(TriangleRegion::Face.code());
     let use_face = proper & (cp.region.eq(face_code) | touching);
-    let hp = nf.dot(cp.point1 - b.a);
+    let hp = nf.dot(cp.point1);
     let gap = L::select(touching, h0.min(h1), L::select(use_face, hp, dist));
     let n = V3::select(use_face, -nf, nv);
     let depth = r - gap;
@@ -205,7 +210,7 @@ pub fn capsule_triangle<L: Lane>(a: &Capsule<L>, b: &Triangle<L>, margin: L) -> 
     // an axis through the triangle: the deepest point of the axis clipped to
     // the prism (a lane whose clip rounds to empty keeps the crossing point
     // and the deeper end's depth)
-    let (mut point, mut depth, mut param, mut region) = (cp.point2, depth, cp.s, cp.region);
+    let (mut point, mut depth, mut param, mut region) = (cp.point2 + b.a, depth, cp.s, cp.region);
     // (a zero-length capsule is a sphere: `sphere_triangle`'s point and id)
     let zero_length = a.a.x.eq(a.b.x) & a.a.y.eq(a.b.y) & a.a.z.eq(a.b.z);
     let through = proper & touching & hit & !zero_length;

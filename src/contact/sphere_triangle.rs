@@ -3,7 +3,7 @@
 //! front), as for triangle-mesh ground in bepuphysics2 (`SphereTriangleTester`
 //! rejects centres behind the face) and Jolt's back-face option.
 
-use super::util::{fallback, manifold1, margin_ok, unit_or};
+use super::util::{fallback, from_first_vertex, manifold1, margin_ok, unit_or};
 use super::Manifold;
 use crate::closest::{closest_point_triangle, TriangleRegion};
 use crate::lane::{Lane, LaneMask};
@@ -13,7 +13,8 @@ use crate::shapes::{Sphere, Triangle};
 /// [module conventions](super)). **Lane-generic, one-sided.**
 ///
 /// ```text
-/// q, region = closest_point_triangle(c, b) (Ericson §5.1.5, Voronoi regions)
+/// q, region = closest_point_triangle(c, b) (Ericson §5.1.5, Voronoi regions;
+///   formed relative to b.a, exact offsets far from the origin)
 /// N = unit((b.b - b.a) × (b.c - b.a));  h = N·(c - b.a)  (signed height)
 /// face region, or the centre on the triangle: n = -N, gap = h
 /// edge / vertex region:                       n = (q - c)/|q - c|, gap = |q - c|
@@ -46,11 +47,14 @@ use crate::shapes::{Sphere, Triangle};
 pub fn sphere_triangle<L: Lane>(a: &Sphere<L>, b: &Triangle<L>, margin: L) -> Manifold<L> {
     let zero = L::splat(0.0);
     let valid = a.is_valid() & b.is_valid() & margin_ok(margin);
-    let c = a.center;
-    let tc = closest_point_triangle(c, b);
-    let (nf, area2) = unit_or((b.b - b.a).cross(b.c - b.a), fallback());
+    // (the closest point and the edge normal in the frame of `b.a`: exact
+    // offsets far from the origin, see `from_first_vertex`)
+    let t = from_first_vertex(b);
+    let c = a.center - b.a;
+    let tc = closest_point_triangle(c, &t);
+    let (nf, area2) = unit_or(t.b.cross(t.c), fallback());
     let proper = area2.gt(zero);
-    let h = nf.dot(c - b.a);
+    let h = nf.dot(c);
     let (nv, dist) = unit_or(tc.point - c, fallback());
     let face = tc.region.eq(L::splat(TriangleRegion::Face.code()));
     let use_face = proper & (face | dist.eq(zero));
@@ -64,6 +68,6 @@ pub fn sphere_triangle<L: Lane>(a: &Sphere<L>, b: &Triangle<L>, margin: L) -> Ma
         return Manifold::empty();
     }
     // the face point is the centre's projection; elsewhere the exact closest point
-    let position = crate::math::V3::select(use_face, c + n * gap, tc.point);
+    let position = crate::math::V3::select(use_face, a.center + n * gap, tc.point + b.a);
     manifold1(hit, n, position, depth, tc.region)
 }

@@ -5,7 +5,7 @@
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::lane::Lane;
 use crate::math::V3;
-use crate::shapes::Capsule;
+use crate::shapes::{Capsule, Triangle};
 
 /// The normal used when a direction is undefined (coincident sphere centres,
 /// a sphere centre on a degenerate triangle, intersecting collinear capsule
@@ -15,6 +15,19 @@ pub const FALLBACK_NORMAL: [f32; 3] = [0.0, 1.0, 0.0];
 
 /// Smallest scale the normaliser divides by (2^-126, the least normal `f32`).
 const TINY: f32 = 1.175_494_4e-38;
+
+/// `t` moved by `-t.a`: `(0, b - a, c - a)`. The triangle testers form
+/// closest points and edge normals `q - p` in this frame: from absolute
+/// coordinates `x` a normal over a gap `d` leans by up to about `ulp(x)/d`
+/// (`10^-2` rad at `10^4` from the origin for `d = 0.1`, enough to read a
+/// face contact as an edge's), from offsets to a vertex near the shape by the
+/// offsets' ulps. The offsets are exact when the two coordinates are within
+/// a factor 2 of each other (Sterbenz), as they are for a shape near a
+/// triangle far from the origin.
+#[inline(always)]
+pub(crate) fn from_first_vertex<L: Lane>(t: &Triangle<L>) -> Triangle<L> {
+    Triangle { a: V3::splat(L::splat(0.0)), b: t.b - t.a, c: t.c - t.a }
+}
 
 /// `(v / |v|, |v|)`, or `(fallback, 0)` in lanes where `v` is zero.
 ///
