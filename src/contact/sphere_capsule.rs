@@ -12,6 +12,7 @@ use crate::shapes::{Capsule, Sphere};
 /// ```text
 /// t = clamp((c - b.a)·(b.b - b.a) / |b.b - b.a|², 0, 1)   (0 for a zero-length axis)
 /// p = b.a + t·(b.b - b.a);  then sphere–sphere of (c, r_a) and (p, r_b)
+///   (p - c formed as (b.a - c) + t·(b.b - b.a): exact offsets far from the origin)
 /// feature id: 0 interior of the axis, 1 end b.a, 2 end b.b
 /// ```
 ///
@@ -33,13 +34,16 @@ pub fn sphere_capsule<L: Lane>(a: &Sphere<L>, b: &Capsule<L>, margin: L) -> Mani
     let ab = b.b - b.a;
     // 0/0 for a zero-length axis is NaN, which clamp01 maps to 0
     let t = clamp01((a.center - b.a).dot(ab) / ab.dot(ab));
-    let p = b.a + ab * t;
-    let (n, dist) = unit_or(p - a.center, fallback());
+    // the axis point relative to the centre: from absolute points the normal
+    // over a gap d leans by up to about ulp(x)/d far from the origin (the
+    // offsets are exact there, Sterbenz; `util::from_first_vertex`)
+    let p = (b.a - a.center) + ab * t;
+    let (n, dist) = unit_or(p, fallback());
     let depth = a.radius + b.radius - dist;
     let hit = valid & depth.ge(-margin);
     if hit.none() {
         return Manifold::empty();
     }
     let id = L::select(t.eq(zero), one, L::select(t.eq(one), L::splat(2.0), zero));
-    manifold1(hit, n, p - n * b.radius, depth, id)
+    manifold1(hit, n, (p - n * b.radius) + a.center, depth, id)
 }
