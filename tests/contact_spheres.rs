@@ -66,11 +66,15 @@ fn lerp(a: D3, b: D3, t: f64) -> D3 {
 }
 /// Distance from `p` to the segment `[a, b]` in f64.
 fn dist_point_seg(p: Vec3, a: Vec3, b: Vec3) -> f64 {
-    let (p, a, b) = (d3(p), d3(a), d3(b));
+    let p = d3(p);
+    len(sub(p, closest_on_seg(p, a, b)))
+}
+/// The f64 closest point of the segment `[a, b]` to the f64 point `p`.
+fn closest_on_seg(p: D3, a: Vec3, b: Vec3) -> D3 {
+    let (a, b) = (d3(a), d3(b));
     let ab = sub(b, a);
     let e = dot(ab, ab);
-    let t = if e == 0.0 { 0.0 } else { (dot(sub(p, a), ab) / e).clamp(0.0, 1.0) };
-    len(sub(p, lerp(a, b, t)))
+    lerp(a, b, if e == 0.0 { 0.0 } else { (dot(sub(p, a), ab) / e).clamp(0.0, 1.0) })
 }
 /// Distance of two segments in f64: the distance function is convex in (s, t),
 /// so nested ternary searches converge to the minimum.
@@ -80,11 +84,7 @@ fn dist_seg_seg(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> f64 {
         let p = lerp(a0, a1, s);
         dist_point_seg(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32), b0, b1).min({
             // the f32 rounding of p above is too coarse; redo exactly
-            let (b0, b1) = (d3(b0), d3(b1));
-            let ab = sub(b1, b0);
-            let e = dot(ab, ab);
-            let t = if e == 0.0 { 0.0 } else { (dot(sub(p, b0), ab) / e).clamp(0.0, 1.0) };
-            len(sub(p, lerp(b0, b1, t)))
+            len(sub(p, closest_on_seg(p, b0, b1)))
         })
     };
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
@@ -453,14 +453,6 @@ fn capsule_capsule_random() {
     }
     assert!(twos > 200, "two-point manifolds exercised: {twos}");
     check_widths::<CapsuleCapsule>(&pairs, MARGIN);
-}
-
-/// The f64 closest point of the segment `[a, b]` to the f64 point `p`.
-fn closest_on_seg(p: D3, a: Vec3, b: Vec3) -> D3 {
-    let (a, b) = (d3(a), d3(b));
-    let ab = sub(b, a);
-    let e = dot(ab, ab);
-    lerp(a, b, if e == 0.0 { 0.0 } else { (dot(sub(p, a), ab) / e).clamp(0.0, 1.0) })
 }
 
 /// Angle between `n` and the f64 direction `w`.
