@@ -83,7 +83,7 @@ use super::box_box::{
 };
 use super::closest_pair::keep_closest_pair;
 pub use super::closest_pair::BOX_TRIANGLE_CLOSEST_ID_BASE;
-use super::util::{closest_segments, fallback, margin_ok, unit_or};
+use super::util::{at_origin, closest_segments, fallback, margin_ok, moved_by, unit_or};
 use super::{ContactPoint, Manifold};
 use crate::closest::closest_point_triangle;
 use crate::lane::{Lane, LaneMask};
@@ -263,6 +263,11 @@ fn box_triangle_finish<L: Lane>(
 ) -> Manifold<L> {
     let (hit, axis, depth, normal) = (sat.hit, sat.axis, sat.depth, sat.normal);
     let (nf, proper) = (sat.nf, sat.proper);
+    // clipped points and the closest pair formed with the box at the origin
+    // (`util::at_origin`)
+    let a0 = at_origin(a);
+    let c = a.center;
+    let b0 = Triangle { a: b.a - c, b: b.b - c, c: b.c - c };
     let zero = L::splat(0.0);
     let empty = Manifold::empty();
     let mut out = empty;
@@ -270,21 +275,22 @@ fn box_triangle_finish<L: Lane>(
     let on_box = axis.gt(zero) & axis.lt(L::splat(4.0));
     let on_edge = axis.ge(L::splat(4.0));
     if (hit & on_tri).any() {
-        let m = triangle_face_manifold(a, b, nf, margin, hit & on_tri);
+        let m = triangle_face_manifold(&a0, &b0, nf, margin, hit & on_tri);
         out = select_manifold(on_tri, &m, &out);
     }
     if (hit & on_box).any() {
-        let m = box_face_manifold(a, b, nf, proper, axis, normal, margin);
+        let m = box_face_manifold(&a0, &b0, nf, proper, axis, normal, margin);
         out = select_manifold(on_box, &m, &out);
     }
     if (hit & on_edge).any() {
-        let m = edge_manifold(a, b, axis, normal);
+        let m = edge_manifold(&a0, &b0, axis, normal);
         out = select_manifold(on_edge, &m, &out);
     }
     let out = select_manifold(hit, &out, &empty);
     // a speculative or touching manifold must hold a closest pair (see
     // `src/contact/closest_pair.rs`); `depth` is the SAT depth along `normal`
-    keep_closest_pair(out, a, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, b, hit)
+    let out = keep_closest_pair(out, &a0, depth, margin, BOX_TRIANGLE_CLOSEST_ID_BASE, &b0, hit);
+    moved_by(out, c)
 }
 
 /// Inward normals `N × e_j` of the triangle's edge side planes (unnormalised):

@@ -31,13 +31,13 @@
 //! edges when they are vertex–vertex), in 3D.
 //!
 //! `δ = 2^-18 · (|position|₁ + Σ h_A)`: a few hundred times the rounding of
-//! the coordinates the candidates are built from. For a pair within its own
-//! size of the origin that is below `10^-4` of the pair's scale (the bound the
-//! tests check); far from the origin δ follows the coordinates, not the
-//! shapes (a point at `|position|₁ = 20` may be off A by `7.6·10^-5`, which is
-//! `64·2^-24·|position|₁`, about 80 units in the last place of coordinates
-//! near 10, but `5·10^-3` of a pair of boxes 0.01 across; simd-notes.md,
-//! "Speculative and touching manifolds").
+//! the coordinates the candidates are built from. The callers run it with A
+//! at the origin (`util::at_origin`), so `position` is relative to A's centre
+//! and δ is below `10^-4` of the pair's scale (the bound the tests check)
+//! wherever the pair is; from world coordinates it followed the coordinates
+//! instead (0.1 at 10⁴ from the origin, which let SAT manifolds of
+//! speculative pairs stand for the closest pair; simd-notes.md, "Speculative
+//! and touching manifolds").
 //!
 //! # Cost
 //! The closest pair runs only for packs holding such a lane (rare: a tilted

@@ -5,7 +5,7 @@
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::lane::Lane;
 use crate::math::V3;
-use crate::shapes::{Capsule, Triangle};
+use crate::shapes::{Capsule, Obb, Triangle};
 
 /// The normal used when a direction is undefined (coincident sphere centres,
 /// a sphere centre on a degenerate triangle, intersecting collinear capsule
@@ -27,6 +27,33 @@ const TINY: f32 = 1.175_494_4e-38;
 #[inline(always)]
 pub(crate) fn from_first_vertex<L: Lane>(t: &Triangle<L>) -> Triangle<L> {
     Triangle { a: V3::splat(L::splat(0.0)), b: t.b - t.a, c: t.c - t.a }
+}
+
+/// Box `o` moved to the origin. The box testers ([`box_box`](fn@super::box_box),
+/// [`box_triangle`](fn@super::box_triangle)) clip, form edge points and the
+/// exact closest pair with box A here and the other shape moved by
+/// `-a.center`, then move the points back ([`moved_by`]): their rounding,
+/// and the closest-pair check's `δ` (proportional to `|position|₁`,
+/// `src/contact/closest_pair.rs`), then follow the pair's size instead of
+/// its distance from the origin. From world coordinates 10⁴ away, `δ` (0.1)
+/// let a SAT edge manifold stand for the closest pair of a speculative
+/// box–triangle lane, its normal leaning up to 0.68 rad from the one the same
+/// pair gets at the origin (simd-notes.md, "Closest points relative to a
+/// nearby point"). The SAT itself already works on `b − a.center`.
+#[inline(always)]
+pub(crate) fn at_origin<L: Lane>(o: &Obb<L>) -> Obb<L> {
+    Obb { center: V3::splat(L::splat(0.0)), axes: o.axes, half: o.half }
+}
+
+/// `m` with the positions of its points moved by `c` (back from
+/// [`at_origin`]'s frame); unused points stay zero.
+#[inline(always)]
+pub(crate) fn moved_by<L: Lane>(mut m: Manifold<L>, c: V3<L>) -> Manifold<L> {
+    for (k, p) in m.points.iter_mut().enumerate() {
+        let used = m.count.gt(L::splat(k as f32));
+        p.position = V3::select(used, p.position + c, p.position);
+    }
+    m
 }
 
 /// `(v / |v|, |v|)`, or `(fallback, 0)` in lanes where `v` is zero.

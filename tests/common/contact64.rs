@@ -201,3 +201,19 @@ pub fn box_box_distance(a: &Obb, b: &Obb) -> f64 {
     }
     d
 }
+
+/// Asserts that a pair's manifold far from the origin (`far`) matches the
+/// one of the same shapes moved near it (`near`): contact in both or neither,
+/// normals within 2⁻⁹ rad, deepest depths within `10⁻⁵·scale`. Returns
+/// whether the pair has a contact.
+pub fn same_contact_far_and_near(label: &str, far: &Manifold, near: &Manifold, scale: f64) -> bool {
+    assert_eq!(far.count > 0.0, near.count > 0.0, "{label}");
+    if near.count == 0.0 {
+        return false;
+    }
+    let lean = far.normal.cross(near.normal).length().atan2(far.normal.dot(near.normal));
+    assert!(lean <= 1.0 / 512.0, "{label}: normals {lean} rad apart");
+    let (df, dn) = (far.max_depth().unwrap(), near.max_depth().unwrap());
+    assert!((df - dn).abs() as f64 <= 1e-5 * scale, "{label}: depths {df} and {dn}");
+    true
+}

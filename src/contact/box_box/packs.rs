@@ -5,7 +5,7 @@ use super::edge::edge_manifold;
 use super::face::face_manifold;
 use super::sat::sat_with_fallback;
 use super::select_manifold;
-use crate::contact::util::copy_lane;
+use crate::contact::util::{at_origin, copy_lane, moved_by};
 use crate::contact::Manifold;
 use crate::lane::LANE_INDEX;
 use crate::overlap::ObbContact;
@@ -140,11 +140,13 @@ impl<L: LanePod> Stage<L> {
             return;
         }
         let need = lanes_below::<L>(self.n);
+        let (a, b, c) = box_at_origin(&self.a, &self.b);
         let m = if self.face {
-            face_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
+            face_manifold(&a, &b, self.axis, self.normal, self.margin, need)
         } else {
-            edge_manifold(&self.a, &self.b, self.axis, self.normal, self.margin, need)
+            edge_manifold(&a, &b, self.axis, self.normal, self.margin, need)
         };
+        let m = moved_by(m, c);
         for (k, &(c, j)) in self.dst[..self.n].iter().enumerate() {
             copy_lane::<L, _>(&mut out[c as usize], j as usize, &m, k);
         }
@@ -183,12 +185,22 @@ pub(super) fn finish<L: Lane>(
 ) -> Manifold<L> {
     let empty = Manifold::empty();
     let mut out = empty;
+    let (a, b, c) = box_at_origin(a, b);
     if face.any() {
-        out = face_manifold(a, b, sat.axis, sat.normal, margin, face);
+        out = face_manifold(&a, &b, sat.axis, sat.normal, margin, face);
     }
     if edge.any() {
-        let e = edge_manifold(a, b, sat.axis, sat.normal, margin, edge);
+        let e = edge_manifold(&a, &b, sat.axis, sat.normal, margin, edge);
         out = select_manifold(edge, &e, &out);
     }
-    select_manifold(face | edge, &out, &empty)
+    moved_by(select_manifold(face | edge, &out, &empty), c)
+}
+
+/// `a` moved to the origin, `b` by the same offset, and the offset's
+/// opposite `a.center`: the frame the paths clip and form the closest pair in
+/// (`util::at_origin`; the SAT already works on `b.center − a.center`).
+#[inline(always)]
+fn box_at_origin<L: Lane>(a: &Obb<L>, b: &Obb<L>) -> (Obb<L>, Obb<L>, V3<L>) {
+    let c = a.center;
+    (at_origin(a), Obb { center: b.center - c, axes: b.axes, half: b.half }, c)
 }
