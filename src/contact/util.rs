@@ -1,6 +1,7 @@
-//! Lane-generic helpers shared by the sphere/capsule/triangle testers: the
-//! scaled normalisation with a documented fallback, the one-point manifold,
-//! the lane-generic segment–segment closest points, and input validity masks.
+//! Lane-generic helpers shared by the contact testers: the scaled
+//! normalisation with a documented fallback, the one-point manifold, the
+//! lane-generic segment–segment closest points, input validity masks, and the
+//! frames the testers form points in (relative to a nearby vertex or centre).
 
 use super::{ContactPoint, Manifold, MAX_CONTACTS};
 use crate::lane::Lane;
@@ -38,8 +39,8 @@ pub(crate) fn from_first_vertex<L: Lane>(t: &Triangle<L>) -> Triangle<L> {
 /// its distance from the origin. From world coordinates 10⁴ away, `δ` (0.1)
 /// let a SAT edge manifold stand for the closest pair of a speculative
 /// box–triangle lane, its normal leaning up to 0.68 rad from the one the same
-/// pair gets at the origin (simd-notes.md, "Closest points relative to a
-/// nearby point"). The SAT itself already works on `b − a.center`.
+/// pair gets at the origin (simd-notes.md, "Speculative and touching
+/// manifolds"). The SAT itself already works on `b − a.center`.
 #[inline(always)]
 pub(crate) fn at_origin<L: Lane>(o: &Obb<L>) -> Obb<L> {
     Obb { center: V3::splat(L::splat(0.0)), axes: o.axes, half: o.half }
