@@ -108,6 +108,18 @@ def test_contacts_errors():
         widephase.contacts([[0, 1]], boxes=np.zeros((2, 10)))
     with pytest.raises(ValueError, match="quaternion"):
         widephase.box_rows([[0, 0, 0]], [[0, 0, 0, 0]], [[1, 1, 1]])
+    # box_rows reads its arrays as the other entry points do: an (N, 6) array
+    # of centres is not 2N boxes, and only real numbers are numbers
+    one_q, one_h = [[0, 0, 0, 1]] * 4, [[1, 1, 1]] * 4
+    with pytest.raises(ValueError, match=r"box_rows: centers: expected an \(N, 3\) array"):
+        widephase.box_rows(np.zeros((2, 6)), one_q, one_h)
+    with pytest.raises(ValueError, match=r"box_rows: quaternions: expected an \(N, 4\) array"):
+        widephase.box_rows(np.zeros((1, 3)), np.zeros(8), [[1, 1, 1]])
+    for bad in (np.zeros((1, 3), np.complex64), np.zeros((1, 3), bool), np.array([["0", "0", "0"]])):
+        with pytest.raises(TypeError, match="box_rows: centers: expected real numbers"):
+            widephase.box_rows(bad, [[0, 0, 0, 1]], [[1, 1, 1]])
+    with pytest.raises(ValueError, match="1 centres, 2 quaternions, 1 half extents"):
+        widephase.box_rows([[0, 0, 0]], [[0, 0, 0, 1]] * 2, [[1, 1, 1]])
     # NaN shapes follow the library's rule: no contact, no error
     c = widephase.contacts([[0, 1]], spheres=[[0, 0, 0, np.nan], [1, 0, 0, 1]])
     assert c.point_count[0] == 0

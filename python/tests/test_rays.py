@@ -121,6 +121,9 @@ def test_pinhole_depth_image():
     assert abs(depth[12, 16] * -rays[12, 16, 5] - 3.0) < 1e-5
     assert np.all(depth[10:14, 14:18] * -rays[10:14, 14:18, 5] - 3.0 < 1e-5)
     assert np.isinf(depth[0, 0])  # corners miss the cube at this field of view
+    # an image of origins alone is an error, not half as many rays
+    with pytest.raises(ValueError, match=r"rays: expected an \(N, 6\) array"):
+        widephase.RayScene(cube).depth_image(rays[..., :3])
 
 
 def test_pinhole_rays_follow_open3d():
@@ -147,6 +150,9 @@ def test_pinhole_rays_refuse_bad_cameras():
         with pytest.raises(ValueError) as info:
             widephase.pinhole_rays(*args)
         assert fragment in str(info.value)
+    # a complex eye is not silently cut to its real part
+    with pytest.raises(TypeError, match="eye: expected real numbers"):
+        widephase.pinhole_rays(60, [0, 0, 0], np.array([0, 0, 1j]), [0, 1, 0], 4, 4)
 
 
 @pytest.mark.parametrize(

@@ -401,7 +401,8 @@ class RayScene:
     def depth_image(self, rays: np.ndarray, *, threads: Optional[int] = None) -> np.ndarray:
         """``t_hit`` of an ``(H, W, 6)`` ray image (``pinhole_rays``), shape ``(H, W)``."""
         rays = np.asarray(rays)
-        t, _ = self.cast(rays.reshape(-1, 6), threads=threads)
+        # (`cast` checks the last axis: an (H, W, 3) array is not half as many rays)
+        t, _ = self.cast(rays, threads=threads)
         return t.reshape(rays.shape[:-1])
 
 
@@ -428,10 +429,12 @@ def pinhole_rays(
         raise ValueError(f"image size {w}x{h}: both must be at least 1")
 
     def vec3(v: Sequence[float], name: str) -> list:
-        a = np.asarray(v, np.float64).reshape(-1)
-        if a.shape != (3,):
+        a = np.asarray(v)
+        if a.dtype.kind not in "fiu":
+            raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
+        if a.size != 3:
             raise ValueError(f"{name} must have 3 components, got {a.size}")
-        return a.tolist()
+        return a.astype(np.float64).reshape(-1).tolist()
 
     return _native.pinhole_rays(
         float(fov_deg), vec3(center, "center"), vec3(eye, "eye"), vec3(up, "up"), w, h
@@ -463,10 +466,25 @@ def bipartite_pairs(a: Any, b: Any, *, threads: Optional[int] = None) -> np.ndar
 def box_rows(centers: Any, quaternions: Any, half_extents: Any) -> np.ndarray:
     """Oriented boxes as the ``(N, 15)`` rows ``contacts`` takes: centre, the
     three unit axes (the rotation's columns), half extents. Quaternions are
-    ``(x, y, z, w)`` and are normalized here."""
-    c = np.asarray(centers, np.float64).reshape(-1, 3)
-    q = np.asarray(quaternions, np.float64).reshape(-1, 4)
-    h = np.asarray(half_extents, np.float64).reshape(-1, 3)
+    ``(x, y, z, w)`` and are normalized here. Each argument is an ``(N, 3)``
+    or ``(N, 4)`` array of real numbers (one box may be a flat row).
+
+    >>> import widephase
+    >>> widephase.box_rows([0, 0, 1], [0, 0, 0, 1], [1, 2, 3]).tolist()
+    [[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 3.0]]
+    """
+
+    def rows(x: Any, cols: int, what: str) -> np.ndarray:
+        # one box may be given as a flat row; any other shape is an error
+        # (an (N, 6) array of centres must not be read as 2N boxes)
+        a = np.asarray(x)
+        if a.ndim == 1 and a.size == cols:
+            a = a.reshape(1, cols)
+        return _rows(a, cols, f"box_rows: {what}", np.float64)
+
+    c = rows(centers, 3, "centers")
+    q = rows(quaternions, 4, "quaternions")
+    h = rows(half_extents, 3, "half_extents")
     if not (len(c) == len(q) == len(h)):
         raise ValueError(f"box_rows: {len(c)} centres, {len(q)} quaternions, {len(h)} half extents")
     norm = np.linalg.norm(q, axis=1, keepdims=True)
