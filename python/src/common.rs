@@ -1,9 +1,10 @@
 //! What every binding shares: borrowing row arrays, the thread-count rule and
 //! mapping the library's errors to Python exceptions.
 
-use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pyclass::CompareOp;
 use rayon::ThreadPool;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -37,6 +38,57 @@ pub fn rows<'a, T: numpy::Element>(
     a.as_slice().map_err(|_| {
         PyValueError::new_err(format!("{what}: array is not C-contiguous and aligned"))
     })
+}
+
+/// `a` as C-contiguous int32 `(N, cols)` rows, from any integer array (or
+/// nested sequence) a user hands a method directly: the rule the Python
+/// layer's `_rows` applies before the other calls (int32 borrowed as it is,
+/// other integer dtypes converted once after a range check; an empty 1-D
+/// array is zero rows). Anything else is an error naming it, not PyO3's
+/// conversion message.
+pub fn index_rows<'py>(
+    a: &Bound<'py, PyAny>,
+    cols: usize,
+    what: &str,
+) -> PyResult<PyReadonlyArray2<'py, i32>> {
+    let np = a.py().import("numpy")?;
+    let mut arr = np.call_method1("asarray", (a,))?;
+    let shape_of = arr.getattr("shape")?;
+    let shape: Vec<usize> = shape_of.extract()?;
+    if shape.len() == 1 && shape[0] == 0 {
+        arr = arr.call_method1("reshape", (0, cols))?;
+    } else if shape.len() != 2 || shape[1] != cols {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected an (N, {cols}) array, got shape {shape_of}"
+        )));
+    }
+    let dtype = arr.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected integer indices, got dtype {dtype}"
+        )));
+    }
+    if arr.getattr("size")?.extract::<usize>()? > 0 {
+        // (Python integers: any int64 or uint64 value compares exactly)
+        let lo: i128 = arr.call_method0("min")?.extract()?;
+        let hi: i128 = arr.call_method0("max")?.extract()?;
+        for (bad, v) in [(lo < 0, lo), (hi > i32::MAX as i128, hi)] {
+            if bad {
+                let at: usize = np
+                    .call_method1("argwhere", (arr.rich_compare(v, CompareOp::Eq)?,))?
+                    .get_item((0, 0))?
+                    .extract()?;
+                return Err(PyValueError::new_err(if v < 0 {
+                    format!("{what}: row {at} has a negative index {v}")
+                } else {
+                    format!("{what}: row {at} has index {v}, outside 0..=2147483647")
+                }));
+            }
+        }
+    }
+    let arr = np.call_method1("ascontiguousarray", (arr, np.getattr("int32")?))?;
+    Ok(arr.cast_into::<PyArray2<i32>>()?.readonly())
 }
 
 /// The mesh of `(N, 3)` vertex and face arrays, borrowed and validated

@@ -1,11 +1,11 @@
 //! `voxelize`, `VoxelGrid` and `load_mesh`: the voxelizer on NumPy arrays.
 
-use crate::common::{indices, mesh_ref, rows, run, voxel_err};
+use crate::common::{index_rows, indices, mesh_ref, rows, run, voxel_err};
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2,
+    IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -329,9 +329,10 @@ pub struct VoxelGrid {
 
 #[pymethods]
 impl VoxelGrid {
-    /// A grid from its description and an int32 `(K, 3)` index list (e.g.
-    /// read back from a Zarr store): dense bits up to 1024³ voxels, sparse
-    /// bricks above. Indices outside the grid are an error. `base` and
+    /// A grid from its description and a `(K, 3)` index list of any integer
+    /// dtype (e.g. read back from a Zarr store; int32 is borrowed, others
+    /// converted once): dense bits up to 1024³ voxels, sparse bricks above.
+    /// Indices outside the grid are an error. `base` and
     /// `offset` as in `Grid` (a padded fitted grid's planes).
     #[staticmethod]
     #[pyo3(signature = (origin, voxel_size, dims, indices, mode, base=None, offset=0))]
@@ -341,13 +342,14 @@ impl VoxelGrid {
         origin: [f32; 3],
         voxel_size: f32,
         dims: [i64; 3],
-        indices: PyReadonlyArray2<'_, i32>,
+        indices: Bound<'_, PyAny>,
         mode: &str,
         base: Option<[f32; 3]>,
         offset: i64,
     ) -> PyResult<VoxelGrid> {
         let mode = parse_mode(mode)?;
         let grid = grid_of(origin, voxel_size, dims, base, offset)?;
+        let indices = index_rows(&indices, 3, "indices")?;
         let idx = self::indices(rows(&indices, 3, "indices")?, 3, "indices")?;
         if let Some(at) = idx.chunks_exact(3).position(|v| (0..3).any(|a| v[a] >= grid.dims[a])) {
             let v = &idx[3 * at..3 * at + 3];
@@ -458,7 +460,7 @@ impl VoxelGrid {
     fn dense<'py>(
         &self,
         py: Python<'py>,
-        out: Option<Bound<'py, PyArray3<bool>>>,
+        out: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray3<bool>>> {
         let [nx, ny, nz] = self.vox.grid.dims.map(|d| d as usize);
         let n = (nx * ny * nz) as u64;
@@ -731,7 +733,7 @@ impl TileGrid {
     fn dense<'py>(
         &self,
         py: Python<'py>,
-        out: Option<Bound<'py, PyArray3<bool>>>,
+        out: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray3<bool>>> {
         let bits = &self.tv.bits;
         bool_array(py, bits.dims, out, |f| bits.for_each(f))
@@ -748,7 +750,7 @@ impl TileGrid {
 fn bool_array<'py>(
     py: Python<'py>,
     dims: [u32; 3],
-    out: Option<Bound<'py, PyArray3<bool>>>,
+    out: Option<Bound<'py, PyAny>>,
     each: impl FnOnce(&mut dyn FnMut([u32; 3])) + Send,
 ) -> PyResult<Bound<'py, PyArray3<bool>>> {
     let [nx, ny, nz] = dims.map(|d| d as usize);
@@ -767,6 +769,20 @@ fn bool_array<'py>(
         });
         return v.into_pyarray(py).reshape([nx, ny, nz]);
     };
+    // (a wrong dtype is named here, not left to PyO3's conversion error)
+    let out = out.cast_into::<PyArray3<bool>>().map_err(|e| {
+        let given = e.into_inner();
+        let got = match given.cast::<PyUntypedArray>() {
+            Ok(a) => match a.getattr("shape") {
+                Ok(shape) => format!("dtype {} and shape {shape}", a.dtype()),
+                Err(e) => return e,
+            },
+            Err(_) => format!("{}", given.get_type()),
+        };
+        PyTypeError::new_err(format!(
+            "out: expected a bool array of shape ({nx}, {ny}, {nz}), got {got}"
+        ))
+    })?;
     if out.shape() != [nx, ny, nz] {
         return Err(PyValueError::new_err(format!(
             "out: expected a bool array of shape ({nx}, {ny}, {nz}), got shape {:?}",

@@ -108,8 +108,33 @@ def test_dense_into_a_kept_array():
     readonly.flags.writeable = False
     with pytest.raises(ValueError, match="not writeable"):
         g.dense(out=readonly)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"out: expected a bool array of shape .* got dtype uint8"):
         g.dense(out=np.zeros(g.dims, np.uint8))
+    with pytest.raises(TypeError, match=r"out: expected a bool array .* got <class 'list'>"):
+        g.dense(out=[])
+
+
+def test_grid_from_indices_of_any_integer_dtype():
+    """`VoxelGrid.from_indices` is called directly (no Python layer): it takes
+    the index rows the other calls take, with their messages."""
+    ijk = np.array([[3, 0, 1], [0, 2, 0], [3, 0, 1]])
+    want = np.array([[0, 2, 0], [3, 0, 1]], np.int32)  # (k, j, i) order, once each
+    for rows in (ijk, ijk.astype(np.uint8), ijk.astype(np.uint64), ijk.tolist(), ijk[:, ::-1][:, ::-1]):
+        g = widephase.VoxelGrid.from_indices((0, 0, 0), 0.5, (4, 4, 4), rows, "thin")
+        assert g.count == 2 and np.array_equal(g.indices(), want)
+    assert widephase.VoxelGrid.from_indices((0, 0, 0), 0.5, (4, 4, 4), np.zeros((0, 3), np.int64), "thin").count == 0
+    grid = ((0, 0, 0), 0.5, (4, 4, 4))
+    for rows, exc, message in [
+        (np.array([[0, 0, 0], [1, -2, 0]]), ValueError, "indices: row 1 has a negative index -2"),
+        (np.array([[2**40, 0, 0]]), ValueError, r"indices: row 0 has index 1099511627776, outside"),
+        (np.array([[2**64 - 1, 0, 0]], np.uint64), ValueError, "outside 0..=2147483647"),
+        (np.array([[4, 0, 0]]), ValueError, r"row 0 \(4, 0, 0\) is outside the grid"),
+        (np.zeros((2, 4), np.int32), ValueError, r"indices: expected an \(N, 3\) array, got shape \(2, 4\)"),
+        (np.array([[1.5, 0, 0]]), TypeError, "indices: expected integer indices, got dtype float64"),
+        (np.ones((1, 3), bool), TypeError, "expected integer indices, got dtype bool"),
+    ]:
+        with pytest.raises(exc, match=message):
+            widephase.VoxelGrid.from_indices(*grid, rows, "thin")
 
 
 def test_native_calls_refuse_fortran_order():

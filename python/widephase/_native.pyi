@@ -2,7 +2,7 @@
 is re-exported and documented by ``widephase/__init__.py``."""
 
 from os import PathLike
-from typing import Optional, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -69,7 +69,7 @@ class VoxelGrid:
         origin: Tuple[float, float, float],
         voxel_size: float,
         dims: Tuple[int, int, int],
-        indices: I32Rows,
+        indices: Union[npt.NDArray[np.integer[Any]], Sequence[Sequence[int]]],
         mode: str,
         base: Optional[Tuple[float, float, float]] = None,
         offset: int = 0,
