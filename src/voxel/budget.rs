@@ -27,21 +27,27 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a size (examples: 512M, 2G, 1.5G, 1000000)"))?;
     let bytes = x * scale as f64;
-    if !(bytes >= 1.0 && bytes < 2f64.powi(63)) {
+    if !(bytes >= 1.0) {
         return Err(format!("{s:?} is out of range: give at least 1 byte"));
+    }
+    if !(bytes < 2f64.powi(63)) {
+        return Err(format!("{s:?} is out of range: give at most 8388607T (2⁶³ bytes)"));
     }
     Ok(bytes as u64)
 }
 
-/// `bytes` for people: `1.5 GiB`, `300 MiB`, `12 KiB`.
+/// `bytes` for people: `1.5 GiB`, `300 MiB`, `12 KiB`, `512 bytes`.
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= (1u64 << 30) as f64 {
         format!("{:.1} GiB", b / (1u64 << 30) as f64)
     } else if b >= (1u64 << 20) as f64 {
         format!("{:.0} MiB", b / (1u64 << 20) as f64)
-    } else {
+    } else if b >= 1024.0 {
         format!("{:.0} KiB", (b / 1024.0).ceil())
+    } else {
+        // (a limit of a few bytes is not "1 KiB")
+        format!("{bytes} byte{}", if bytes == 1 { "" } else { "s" })
     }
 }
 
@@ -207,7 +213,15 @@ mod tests {
         for bad in ["", "G", "2X", "-1G", "0", "1e9", "nan"] {
             assert!(parse_size(bad).is_err(), "{bad:?}");
         }
+        // too large is not "give at least 1 byte"
+        let huge = parse_size("99999999999999999999999T").unwrap_err();
+        assert!(huge.contains("at most 8388607T"), "{huge}");
+        assert!(parse_size("8388607T").is_ok());
+        assert!(parse_size("0.1").unwrap_err().contains("at least 1 byte"));
         assert_eq!(human(3 << 29), "1.5 GiB");
+        assert_eq!(human(1500), "2 KiB");
+        assert_eq!(human(1), "1 byte");
+        assert_eq!(human(1000), "1000 bytes");
     }
 
     #[test]
