@@ -27,10 +27,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a size (examples: 512M, 2G, 1.5G, 1000000)"))?;
     let bytes = x * scale as f64;
-    if !(bytes >= 1.0) {
+    if bytes < 1.0 {
         return Err(format!("{s:?} is out of range: give at least 1 byte"));
     }
-    if !(bytes < 2f64.powi(63)) {
+    if bytes >= 2f64.powi(63) {
         return Err(format!("{s:?} is out of range: give at most 8388607T (2⁶³ bytes)"));
     }
     Ok(bytes as u64)
