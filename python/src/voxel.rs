@@ -773,10 +773,7 @@ fn bool_array<'py>(
     let out = out.cast_into::<PyArray3<bool>>().map_err(|e| {
         let given = e.into_inner();
         let got = match given.cast::<PyUntypedArray>() {
-            Ok(a) => match a.getattr("shape") {
-                Ok(shape) => format!("dtype {} and shape {shape}", a.dtype()),
-                Err(e) => return e,
-            },
+            Ok(a) => format!("dtype {} and shape {:?}", a.dtype(), a.shape()),
             Err(_) => format!("{}", given.get_type()),
         };
         PyTypeError::new_err(format!(
