@@ -770,7 +770,9 @@ fn check_moved(
 /// are not compared again, and their `δ` is 0 (what `displacement` gives
 /// for identical finite colliders; a non-finite one has an empty manifold,
 /// the contract of every tester, which is never reused by distance).
-#[inline(never)]
+/// Inlined into the grouped loop of [`check_moved`]: a call per checked
+/// pair cost about a sixth of the checks (simd-notes, "Persistent manifolds").
+#[inline(always)]
 fn reusable_moved(
     then: &(Collider, Collider),
     now: (&Collider, &Collider),
@@ -890,6 +892,7 @@ fn dist(a: Vec3, b: Vec3) -> f64 {
 /// `now` (see the [module docs](self)); `None` when the kind or size changed
 /// or a coordinate is not finite. The f64 sum is exact enough: rounded up by
 /// one part in 2^40 to stay an upper bound.
+#[inline(always)]
 fn displacement(then: &Collider, now: &Collider) -> Option<f64> {
     let d = match (then, now) {
         (Collider::Sphere(a), Collider::Sphere(b)) if a.radius == b.radius => {
