@@ -282,6 +282,57 @@ fn empty_triangle_pairs_are_reused_only_when_apart_on_both_sides() {
     }
 }
 
+/// A pair whose separation check found contact is not checked again until
+/// its bodies have moved more than `d` in total since: a sphere resting just
+/// behind a triangle (its reversed winding touches) jitters by 0.3·D per
+/// frame. It is recomputed every frame, its manifold always that of
+/// `contacts()`, and checked at the first slow frame and then whenever the
+/// motion summed since the last check passes D (every fourth frame). A jump
+/// past the bound forgets the failed check: the next slow frame checks, and
+/// a pair now apart is separated and reused.
+#[test]
+fn a_pair_found_touching_by_the_check_is_checked_again_after_moving_the_bound() {
+    use widephase::shapes::{Sphere, Triangle};
+    const D: f32 = 1e-2;
+    let tri = Collider::Triangle(Triangle {
+        a: Vec3::new(-2.0, -2.0, 0.0),
+        b: Vec3::new(2.0, -2.0, 0.0),
+        c: Vec3::new(0.0, 2.0, 0.0),
+    });
+    let ball = |z: f32| Collider::Sphere(Sphere { center: Vec3::new(0.0, 0.0, z), radius: 0.5 });
+    for order in [false, true] {
+        let place = |z: f32| if order { [ball(z), tri] } else { [tri, ball(z)] };
+        let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(D);
+        np.update(&place(-0.1), &[(0, 1)]);
+        let mut tested = vec![];
+        for frame in 1..=12 {
+            let bodies = place(if frame % 2 == 1 { -0.1 + 0.3 * D } else { -0.1 });
+            np.update(&bodies, &[(0, 1)]);
+            let s = np.stats();
+            assert!(!np.reused(0), "frame {frame}");
+            assert_eq!(bits(&np.manifolds()[0]), bits(&contacts(&bodies, &[(0, 1)], MARGIN)[0]));
+            assert_eq!(np.manifolds()[0].count, 0.0, "behind the triangle: no contact");
+            assert_eq!((s.separated, s.separation_tested + s.separation_skipped), (0, 1));
+            tested.push(s.separation_tested);
+        }
+        assert_eq!(tested, [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], "order {order}");
+        // a jump far behind (faster than the bound: no check), then a slow
+        // move: checked, apart on both sides, so separated and then reused
+        for (z, want) in
+            [(-0.7, (0, 0, false)), (-0.7 + 0.3 * D, (1, 1, false)), (-0.7, (0, 0, true))]
+        {
+            np.update(&place(z), &[(0, 1)]);
+            let s = np.stats();
+            assert_eq!(
+                (s.separation_tested, s.separated, np.reused(0)),
+                want,
+                "order {order}, z {z}"
+            );
+            assert_eq!(s.separation_skipped, 0);
+        }
+    }
+}
+
 #[test]
 fn pairs_that_leave_report_their_points_gone() {
     let mut w = World::new(1024, 9);
