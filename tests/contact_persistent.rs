@@ -248,6 +248,20 @@ fn empty_pairs_are_reused_only_when_separated_by_more_than_the_bound() {
     }
 }
 
+/// A triangle in the plane z = 0 facing +z, and a sphere of radius 0.5
+/// centred at height `z` over its middle: the one-sided triangle tests.
+fn floor_triangle() -> Collider {
+    Collider::Triangle(widephase::shapes::Triangle {
+        a: Vec3::new(-2.0, -2.0, 0.0),
+        b: Vec3::new(2.0, -2.0, 0.0),
+        c: Vec3::new(0.0, 2.0, 0.0),
+    })
+}
+
+fn ball_over_floor(z: f32) -> Collider {
+    Collider::Sphere(widephase::shapes::Sphere { center: Vec3::new(0.0, 0.0, z), radius: 0.5 })
+}
+
 /// A one-sided triangle's empty manifold is reused by distance only when
 /// the pair is separated on both sides: a sphere just behind the triangle's
 /// plane (no contact, though it overlaps) that moves forward by far less
@@ -255,14 +269,8 @@ fn empty_pairs_are_reused_only_when_separated_by_more_than_the_bound() {
 /// well in front are reused.
 #[test]
 fn empty_triangle_pairs_are_reused_only_when_apart_on_both_sides() {
-    use widephase::shapes::{Sphere, Triangle};
     const D: f32 = 1e-2;
-    let tri = Collider::Triangle(Triangle {
-        a: Vec3::new(-2.0, -2.0, 0.0),
-        b: Vec3::new(2.0, -2.0, 0.0),
-        c: Vec3::new(0.0, 2.0, 0.0),
-    });
-    let ball = |z: f32| Collider::Sphere(Sphere { center: Vec3::new(0.0, 0.0, z), radius: 0.5 });
+    let (tri, ball) = (floor_triangle(), ball_over_floor);
     // (start, end of a move of 0.2·D towards the plane, separated)
     for (from, to, apart) in [(-1e-3, 1e-3, false), (-0.7, -0.698, true), (0.7, 0.698, true)] {
         for order in [false, true] {
@@ -292,14 +300,8 @@ fn empty_triangle_pairs_are_reused_only_when_apart_on_both_sides() {
 /// a pair now apart is separated and reused.
 #[test]
 fn a_pair_found_touching_by_the_check_is_checked_again_after_moving_the_bound() {
-    use widephase::shapes::{Sphere, Triangle};
     const D: f32 = 1e-2;
-    let tri = Collider::Triangle(Triangle {
-        a: Vec3::new(-2.0, -2.0, 0.0),
-        b: Vec3::new(2.0, -2.0, 0.0),
-        c: Vec3::new(0.0, 2.0, 0.0),
-    });
-    let ball = |z: f32| Collider::Sphere(Sphere { center: Vec3::new(0.0, 0.0, z), radius: 0.5 });
+    let (tri, ball) = (floor_triangle(), ball_over_floor);
     for order in [false, true] {
         let place = |z: f32| if order { [ball(z), tri] } else { [tri, ball(z)] };
         let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(D);
