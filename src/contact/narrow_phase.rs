@@ -223,12 +223,10 @@ pub struct NarrowPhase {
     todo: Vec<(u32, u32)>,
     todo_at: Vec<u32>,
     todo_old: Vec<Option<Manifold>>,
-    /// Per queued pair: it is kept from last frame and its bodies moved at
-    /// most the bound since its computation (an empty manifold that was not
-    /// separated): the pairs the separation check runs on.
-    todo_slow: Vec<bool>,
-    /// Per queued pair: `δ_A + δ_B` since its computation (`∞` for a new
-    /// pair or one moving faster than the bound).
+    /// Per queued pair: `δ_A + δ_B` since its computation when it is kept
+    /// from last frame and that is at most the bound (an empty manifold that
+    /// was not separated: the pairs the separation check runs on), else `∞`
+    /// (a new pair, or one moving faster).
     todo_moved: Vec<f64>,
     /// Scratch of `decide`: the new pairs and the kept pairs with a changed
     /// body (in pair order), and the latter's order grouped by kind.
@@ -349,12 +347,11 @@ impl NarrowPhase {
         let wide = widened_margin(self.margin, self.reuse_distance);
         let d = self.reuse_distance as f64;
         let (mut empty, mut at) = (Vec::new(), Vec::new());
-        let queue =
-            self.todo.iter().zip(&self.todo_at).zip(self.todo_slow.iter().zip(&self.todo_moved));
-        for (m, ((&(a, b), &k), (&slow, &moved))) in fresh.iter().zip(queue) {
+        let queue = self.todo.iter().zip(&self.todo_at).zip(&self.todo_moved);
+        for (m, ((&(a, b), &k), &moved)) in fresh.iter().zip(queue) {
             let pending = std::mem::replace(&mut self.unclear_moved[k as usize], f64::INFINITY);
             if wide.is_some()
-                && slow
+                && moved.is_finite()
                 && m.count == 0.0
                 && separable(&colliders[a as usize], &colliders[b as usize])
             {
@@ -474,7 +471,6 @@ impl NarrowPhase {
             todo,
             todo_at,
             todo_old,
-            todo_slow,
             todo_moved,
             checks,
             check_order,
@@ -487,7 +483,6 @@ impl NarrowPhase {
         todo.clear();
         todo_at.clear();
         todo_old.clear();
-        todo_slow.clear();
         todo_moved.clear();
         // (slices of one length: the loop runs without bounds checks)
         let (manifolds, computed_at, checked_at) =
@@ -535,7 +530,6 @@ impl NarrowPhase {
                 todo.push(pairs[k]);
                 todo_at.push(k as u32);
                 todo_old.push(if new { None } else { Some(manifolds[k]) });
-                todo_slow.push(c.verdict & Check::SLOW != 0);
                 todo_moved.push(c.moved);
             }
         }
@@ -735,16 +729,15 @@ struct Check {
     /// the kinds of the colliders its manifold was computed from, and which
     /// bodies are known identical to them (below [`Check::KEYS`]).
     key: u8,
-    /// [`Check::NEW`], or [`Check::REUSE`] and [`Check::SLOW`] once decided.
+    /// [`Check::NEW`], or [`Check::REUSE`] once decided.
     verdict: u8,
-    /// `δ_A + δ_B` once decided slow, else `∞`.
+    /// `δ_A + δ_B` once decided, when at most the bound ("slow"); else `∞`.
     moved: f64,
 }
 
 impl Check {
     const KEYS: usize = ShapeKind::COUNT * ShapeKind::COUNT * 4;
     const REUSE: u8 = 1;
-    const SLOW: u8 = 2;
     const NEW: u8 = 4;
 }
 
@@ -806,8 +799,7 @@ fn check_moved(
         if same {
             checked_at[k] = frame;
         }
-        let slow = moved.is_some();
-        c.verdict = reuse as u8 * Check::REUSE + slow as u8 * Check::SLOW;
+        c.verdict = reuse as u8 * Check::REUSE;
         c.moved = moved.unwrap_or(f64::INFINITY);
     }
 }
