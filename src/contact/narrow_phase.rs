@@ -196,11 +196,13 @@ pub struct NarrowPhase {
     /// resting pile costs two loads, not two collider comparisons.
     computed_at: Vec<(Collider, Collider)>,
     checked_at: Vec<u64>,
-    /// Per pair: its manifold is empty and the separation check found no
-    /// contact at `margin + reuse_distance` either (on both sides of a
-    /// triangle), at the poses it was computed from (so it stays empty while
-    /// the bodies move at most the bound in total).
-    separated: Vec<bool>,
+    /// Per pair: its manifold may be reused for bodies that moved within
+    /// the bound: it is non-empty, or it is empty and the separation check
+    /// found no contact at `margin + reuse_distance` either (on both sides
+    /// of a triangle) at the poses it was computed from (so it stays empty
+    /// while the bodies move at most the bound in total). A flag beside the
+    /// stamps, so deciding a moved pair does not load its manifold.
+    distance_reusable: Vec<bool>,
     /// Per pair: when its last separation check found contact, the sum of
     /// its bodies' displacements (`δ_A + δ_B`) over its recomputations since
     /// that check; `∞` otherwise. The check is not repeated while the sum
@@ -211,10 +213,15 @@ pub struct NarrowPhase {
     /// a reused pair copies them instead of matching ids again (the match's
     /// branches on point counts: 15 → 9.4 ns per pair of a resting frame).
     reuse_changes: Vec<[ContactChange; MAX_CONTACTS]>,
-    /// Per pair: index in the previous frame's pairs.
+    /// Per pair: index in the previous frame's pairs; `previous_is_identity`
+    /// when that is `Some(k)` for every pair `k` (an unchanged pair list),
+    /// which then is not written again nor read per pair.
     previous: Vec<Option<u32>>,
+    previous_is_identity: bool,
     /// Per pair: whether its manifold was reused this frame.
     reused: Vec<bool>,
+    /// Per recomputed pair: its changes (a reused pair's are its
+    /// `reuse_changes`, not copied here).
     changes: Vec<[ContactChange; MAX_CONTACTS]>,
     gone: Vec<GoneContact>,
     stats: FrameStats,
@@ -238,7 +245,7 @@ pub struct NarrowPhase {
     old_manifolds: Vec<Manifold>,
     old_at: Vec<(Collider, Collider)>,
     old_checked: Vec<u64>,
-    old_separated: Vec<bool>,
+    old_distance_reusable: Vec<bool>,
     old_unclear_moved: Vec<f64>,
     old_reuse_changes: Vec<[ContactChange; MAX_CONTACTS]>,
 }
@@ -393,7 +400,7 @@ impl NarrowPhase {
             *c = m.count == 0.0;
         }
         for (&clear, &k) in clear.iter().zip(&at) {
-            self.separated[k as usize] = clear;
+            self.distance_reusable[k as usize] = clear;
             self.unclear_moved[k as usize] = if clear { f64::INFINITY } else { 0.0 };
             self.stats.separated += clear as usize;
         }
@@ -410,10 +417,14 @@ impl NarrowPhase {
         self.note_changed_bodies(colliders);
         self.gone.clear();
         if pairs == self.pairs.as_slice() {
-            self.previous.clear();
-            self.previous.extend((0..pairs.len() as u32).map(Some));
+            if !self.previous_is_identity {
+                self.previous.clear();
+                self.previous.extend((0..pairs.len() as u32).map(Some));
+                self.previous_is_identity = true;
+            }
         } else {
             self.align_to(pairs);
+            self.previous_is_identity = false;
         }
         self.decide(colliders, pairs)
     }
@@ -443,7 +454,7 @@ impl NarrowPhase {
             self.manifolds[k] = m;
             self.computed_at[k] = (colliders[a as usize], colliders[b as usize]);
             self.checked_at[k] = self.frame;
-            self.separated[k] = false;
+            self.distance_reusable[k] = m.count > 0.0;
             self.reuse_changes[k] = match_features(&m, Some(&m));
         }
         stats.gone = self.gone.len();
@@ -463,9 +474,10 @@ impl NarrowPhase {
             manifolds,
             computed_at,
             checked_at,
-            separated,
+            distance_reusable,
             reuse_changes,
             previous,
+            previous_is_identity,
             reused,
             changes,
             todo,
@@ -476,9 +488,9 @@ impl NarrowPhase {
             check_order,
             ..
         } = self;
-        reused.clear();
+        // (every slot is written below: `reused` for every pair, `changes`
+        // for every recomputed one when it is stored)
         reused.resize(n, false);
-        changes.clear();
         changes.resize(n, [ContactChange::New; MAX_CONTACTS]);
         todo.clear();
         todo_at.clear();
@@ -488,7 +500,7 @@ impl NarrowPhase {
         let (manifolds, computed_at, checked_at) =
             (&manifolds[..n], &computed_at[..n], &mut checked_at[..n]);
         let (reuse_changes, previous) = (&reuse_changes[..n], &previous[..n]);
-        let separated = &separated[..n];
+        let distance_reusable = &distance_reusable[..n];
         let mut stats = FrameStats::default();
         // Pairs of unchanged bodies are reused here; the others are listed
         // in pair order, new pairs to be queued and the pairs with a changed
@@ -497,7 +509,7 @@ impl NarrowPhase {
         for (k, &(a, b)) in pairs.iter().enumerate() {
             let (ca, cb) = (changed_at[a as usize], changed_at[b as usize]);
             let unchanged = (ca <= checked_at[k], cb <= checked_at[k]);
-            if previous[k].is_none() {
+            if !*previous_is_identity && previous[k].is_none() {
                 checks.push(Check {
                     pair: k as u32,
                     key: 0,
@@ -505,7 +517,7 @@ impl NarrowPhase {
                     moved: f64::INFINITY,
                 });
             } else if unchanged == (true, true) {
-                reuse_pair(k, reused, changes, reuse_changes, &mut stats);
+                reuse_pair(k, reused, reuse_changes, &mut stats);
             } else {
                 let (then_a, then_b) = &computed_at[k];
                 let kinds = then_a.kind() as usize * ShapeKind::COUNT + then_b.kind() as usize;
@@ -517,16 +529,17 @@ impl NarrowPhase {
             checks,
             check_order,
             (colliders, pairs),
-            (computed_at, manifolds, separated),
+            (computed_at, distance_reusable),
             checked_at,
             (*frame, *reuse_distance),
         );
         for c in checks.iter() {
             let k = c.pair as usize;
             if c.verdict & Check::REUSE != 0 {
-                reuse_pair(k, reused, changes, reuse_changes, &mut stats);
+                reuse_pair(k, reused, reuse_changes, &mut stats);
             } else {
                 let new = c.verdict & Check::NEW != 0;
+                reused[k] = false;
                 todo.push(pairs[k]);
                 todo_at.push(k as u32);
                 todo_old.push(if new { None } else { Some(manifolds[k]) });
@@ -575,7 +588,7 @@ impl NarrowPhase {
         std::mem::swap(&mut self.manifolds, &mut self.old_manifolds);
         std::mem::swap(&mut self.computed_at, &mut self.old_at);
         std::mem::swap(&mut self.checked_at, &mut self.old_checked);
-        std::mem::swap(&mut self.separated, &mut self.old_separated);
+        std::mem::swap(&mut self.distance_reusable, &mut self.old_distance_reusable);
         std::mem::swap(&mut self.unclear_moved, &mut self.old_unclear_moved);
         std::mem::swap(&mut self.reuse_changes, &mut self.old_reuse_changes);
         self.pairs.clear();
@@ -583,7 +596,7 @@ impl NarrowPhase {
         self.manifolds.clear();
         self.computed_at.clear();
         self.checked_at.clear();
-        self.separated.clear();
+        self.distance_reusable.clear();
         self.unclear_moved.clear();
         self.reuse_changes.clear();
         self.previous.clear();
@@ -600,7 +613,7 @@ impl NarrowPhase {
                 self.manifolds.push(self.old_manifolds[j]);
                 self.computed_at.push(self.old_at[j]);
                 self.checked_at.push(self.old_checked[j]);
-                self.separated.push(self.old_separated[j]);
+                self.distance_reusable.push(self.old_distance_reusable[j]);
                 self.unclear_moved.push(self.old_unclear_moved[j]);
                 self.reuse_changes.push(self.old_reuse_changes[j]);
                 j += 1;
@@ -611,7 +624,7 @@ impl NarrowPhase {
                 let none = Collider::Sphere(Default::default());
                 self.computed_at.push((none, none));
                 self.checked_at.push(0);
-                self.separated.push(false);
+                self.distance_reusable.push(false);
                 self.unclear_moved.push(f64::INFINITY);
                 self.reuse_changes.push([ContactChange::New; MAX_CONTACTS]);
             }
@@ -650,7 +663,11 @@ impl NarrowPhase {
     /// What happened to each point of pair `k`'s manifold (entries past
     /// its `count` are [`ContactChange::New`] and mean nothing).
     pub fn changes(&self, k: usize) -> &[ContactChange; MAX_CONTACTS] {
-        &self.changes[k]
+        if self.reused[k] {
+            &self.reuse_changes[k]
+        } else {
+            &self.changes[k]
+        }
     }
 
     /// Whether pair `k`'s manifold was reused (not recomputed) this frame.
@@ -744,17 +761,16 @@ impl Check {
 // (every key fits the `u8`)
 const _: () = assert!(Check::KEYS <= 256);
 
-/// Reuses pair `k`'s manifold: it reports the changes stored with it.
+/// Reuses pair `k`'s manifold: it reports the changes stored with it
+/// (read in place by [`NarrowPhase::changes`]).
 #[inline(always)]
 fn reuse_pair(
     k: usize,
     reused: &mut [bool],
-    changes: &mut [[ContactChange; MAX_CONTACTS]],
     reuse_changes: &[[ContactChange; MAX_CONTACTS]],
     stats: &mut FrameStats,
 ) {
     reused[k] = true;
-    changes[k] = reuse_changes[k];
     stats.reused += 1;
     stats.kept += reuse_changes[k].iter().filter(|c| **c != ContactChange::New).count();
 }
@@ -770,7 +786,7 @@ fn check_moved(
     checks: &mut [Check],
     order: &mut Vec<u32>,
     (colliders, pairs): (&[Collider], &[(u32, u32)]),
-    (computed_at, manifolds, separated): (&[(Collider, Collider)], &[Manifold], &[bool]),
+    (computed_at, distance_reusable): (&[(Collider, Collider)], &[bool]),
     checked_at: &mut [u64],
     (frame, d): (u64, f32),
 ) {
@@ -795,7 +811,7 @@ fn check_moved(
         let unchanged = (c.key & 2 != 0, c.key & 1 != 0);
         let now = (&colliders[a as usize], &colliders[b as usize]);
         let (same, reuse, moved) =
-            reusable_moved(&computed_at[k], now, unchanged, &manifolds[k], separated[k], d);
+            reusable_moved(&computed_at[k], now, unchanged, distance_reusable[k], d);
         if same {
             checked_at[k] = frame;
         }
@@ -804,14 +820,13 @@ fn check_moved(
     }
 }
 
-/// Whether a pair whose manifold `m` was computed from `then` may keep it
-/// now that a body changed since it was last checked: `(same, reuse, slow)`
+/// Whether a pair whose manifold was computed from `then` may keep it now
+/// that a body changed since it was last checked: `(same, reuse, slow)`
 /// with `same` when both colliders are bit-identical to `then` again (a body
 /// that moved and came back: the pair is then stamped checked), `slow` the
 /// sum `δ_A + δ_B` when it is at most `d` (`Some(0)` when the same), and
-/// `reuse` when the same, or slow and `m` non-empty or `separated`.
-/// `unchanged`
-/// says which bodies are known identical to `then` from their stamps: those
+/// `reuse` when the same, or slow and `distance_reusable` (the manifold
+/// non-empty or separated). `unchanged` says which bodies are known identical to `then` from their stamps: those
 /// are not compared again, and their `δ` is 0 (what `displacement` gives
 /// for identical finite colliders; a non-finite one has an empty manifold,
 /// the contract of every tester, which is never reused by distance).
@@ -822,8 +837,7 @@ fn reusable_moved(
     then: &(Collider, Collider),
     now: (&Collider, &Collider),
     unchanged: (bool, bool),
-    m: &Manifold,
-    separated: bool,
+    distance_reusable: bool,
     d: f32,
 ) -> (bool, bool, Option<f64>) {
     let same_a = unchanged.0 || same_bits(&then.0, now.0);
@@ -839,7 +853,7 @@ fn reusable_moved(
         (Some(da), Some(db)) if da + db <= d as f64 => Some(da + db),
         _ => None,
     };
-    (false, slow.is_some() && (m.count > 0.0 || separated), slow)
+    (false, slow.is_some() && distance_reusable, slow)
 }
 
 /// Whether an empty manifold of `a` and `b` may be tested for separation:
