@@ -34,8 +34,9 @@ impl World {
         World { bodies, handles, bp, rng: fastrand::Rng::with_seed(seed) }
     }
     /// Moves a `fraction` of the bodies by a random vector of length up to
-    /// `step`.
-    fn jitter(&mut self, fraction: f32, step: f32) {
+    /// `step`; returns their indices.
+    fn jitter(&mut self, fraction: f32, step: f32) -> Vec<u32> {
+        let mut moved = vec![];
         for i in 0..self.bodies.len() {
             if self.rng.f32() < fraction {
                 let mut d =
@@ -43,8 +44,10 @@ impl World {
                 d = d * (step * self.rng.f32() / d.length().max(1e-6));
                 self.bodies[i] = self.bodies[i].translated(d);
                 self.bp.update(self.handles[i], self.bodies[i].speculative_aabb(MARGIN));
+                moved.push(i as u32);
             }
         }
+        moved
     }
     fn step(&mut self, np: &mut NarrowPhase) {
         np.update(&self.bodies, self.bp.pairs());
@@ -366,4 +369,63 @@ fn pairs_that_leave_report_their_points_gone() {
 fn unsorted_pairs_panic() {
     let (bodies, _) = contact_scene(16, MARGIN, 1);
     NarrowPhase::new(MARGIN).update(&bodies, &[(1, 2), (0, 3)]);
+}
+
+#[test]
+fn update_moved_given_the_moved_bodies_equals_update() {
+    let mut w = World::new(2048, 12);
+    let mut all = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+    let mut listed = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
+    let mut rng = fastrand::Rng::with_seed(12);
+    let (mut reused, mut recomputed) = (0, 0);
+    for frame in 0..14 {
+        let mut moved = w.jitter(0.1, if frame % 4 == 3 { 0.2 } else { 3e-4 });
+        match frame {
+            // a body takes another kind
+            5 => {
+                let i = moved.first().copied().unwrap_or(0) as usize;
+                let c = w.bodies[i].speculative_aabb(0.0).center();
+                w.bodies[i] = Collider::Sphere(widephase::Sphere::new(c, 0.3));
+                w.bp.update(w.handles[i], w.bodies[i].speculative_aabb(MARGIN));
+                moved.push(i as u32);
+            }
+            // new bodies (past the last count: not listed)
+            8 => {
+                let (extra, _) = contact_scene(64, MARGIN, 99);
+                for b in extra {
+                    w.handles.push(w.bp.insert(b.speculative_aabb(MARGIN)));
+                    w.bodies.push(b);
+                }
+            }
+            _ => {}
+        }
+        // unmoved bodies and repeats may be listed too
+        for _ in 0..50 {
+            moved.push(rng.u32(0..w.bodies.len() as u32));
+        }
+        moved.extend_from_within(..moved.len() / 4);
+        rng.shuffle(&mut moved);
+        all.update(&w.bodies, w.bp.pairs());
+        listed.update_moved(&w.bodies, &moved, w.bp.pairs());
+        assert_eq!(listed.pairs(), all.pairs(), "frame {frame}");
+        assert_eq!(listed.stats(), all.stats(), "frame {frame}");
+        assert_eq!(listed.gone(), all.gone(), "frame {frame}");
+        for k in 0..all.pairs().len() {
+            let at = format!("frame {frame} pair {k}");
+            assert_eq!(bits(&listed.manifolds()[k]), bits(&all.manifolds()[k]), "{at}");
+            assert_eq!(listed.reused(k), all.reused(k), "{at}");
+            assert_eq!(listed.previous(k), all.previous(k), "{at}");
+            assert_eq!(listed.changes(k), all.changes(k), "{at}");
+        }
+        reused += all.stats().reused;
+        recomputed += all.stats().recomputed;
+    }
+    assert!(reused > 1000 && recomputed > 1000, "{reused} {recomputed}");
+}
+
+#[test]
+#[should_panic(expected = "moved body 16 indexes past the 16 colliders")]
+fn a_moved_body_past_the_colliders_panics() {
+    let (bodies, _) = contact_scene(16, MARGIN, 1);
+    NarrowPhase::new(MARGIN).update_moved(&bodies, &[3, 16], &[(0, 1)]);
 }

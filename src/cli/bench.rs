@@ -446,8 +446,12 @@ fn bench_contact_pipeline(rows: &mut Vec<Row>, reps: usize) -> Result<(), String
 /// unmoved colliders, and recomputes the moved ones' other empty pairs. Rows `contact_persistent`: `x16` on one thread, `par`
 /// on every rayon thread; items are candidate pairs. Row
 /// `contact_persistent_rest` (`x16`, one thread): every frame the scene
-/// itself, nothing moved (a pile at rest: every pair reused). Each run's
-/// last frame must equal `contacts()` on every recomputed pair.
+/// itself, nothing moved (a pile at rest: every pair reused). Row
+/// `contact_persistent_moved` (`x16`, one thread): the frames of
+/// `contact_persistent` through `update_moved`, given the moved tenth of
+/// the bodies as a physics engine knows its awake ones (no comparison of
+/// the others). Each run's last frame must equal `contacts()` on every
+/// recomputed pair.
 fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), String> {
     use widephase::contact::{Collider, NarrowPhase};
     const MARGIN: f32 = 0.05;
@@ -457,14 +461,19 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
     let moved: Vec<Collider> =
         rest.iter().enumerate().map(|(i, c)| if i % 10 == 0 { nudge(c) } else { *c }).collect();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
-    let go = |nudged: &[Collider]| -> Result<(f64, NarrowPhase), String> {
+    let tenth: Vec<u32> = (0..rest.len() as u32).filter(|i| i % 10 == 0).collect();
+    let go_listed = |nudged: &[Collider], listed: Option<&[u32]>| {
+        let update = |np: &mut NarrowPhase, colliders: &[Collider]| match listed {
+            Some(moved) => np.update_moved(colliders, moved, &pairs),
+            None => np.update(colliders, &pairs),
+        };
         let mut np = NarrowPhase::new(MARGIN).with_reuse_distance(1e-3);
         np.update(&rest, &pairs);
         // (as `contact_pipeline`: batches of 64 frames, best of at least 9)
         let inner = 64;
         let t = best_time(reps.max(9), || {
             for f in 0..inner {
-                np.update(black_box(if f % 2 == 0 { nudged } else { &rest }), &pairs);
+                update(&mut np, black_box(if f % 2 == 0 { nudged } else { &rest }));
             }
         });
         let want = cp::contacts(&rest, &pairs, MARGIN);
@@ -475,10 +484,12 @@ fn bench_contact_persistent(rows: &mut Vec<Row>, reps: usize) -> Result<(), Stri
         }
         Ok((t / inner as f64, np))
     };
+    let go = |nudged: &[Collider]| go_listed(nudged, None);
     let res = [
         ("contact_persistent", "x16", 1, one.install(|| go(&moved))?),
         ("contact_persistent", "par", rayon::current_num_threads(), go(&moved)?),
         ("contact_persistent_rest", "x16", 1, one.install(|| go(&rest))?),
+        ("contact_persistent_moved", "x16", 1, one.install(|| go_listed(&moved, Some(&tenth)))?),
     ];
     for (kernel, variant, threads, (t, np)) in &res {
         rows.push(Row {

@@ -27,7 +27,10 @@
 //! colliders were last found identical to those of its manifold, so a pair
 //! of unchanged bodies is decided by two loads. An unchanged pair list is
 //! updated in place. A frame in which nothing moved costs about 5 ns per
-//! pair (`widephase bench`, row `contact_persistent_rest`).
+//! pair (`widephase bench`, row `contact_persistent_rest`). A caller that
+//! knows which bodies it moved (a physics engine's awake set) passes them to
+//! [`NarrowPhase::update_moved`], and the other bodies are not read at all
+//! (row `contact_persistent_moved`).
 //!
 //! # The reuse bound
 //! For a collider, the **displacement** `δ` from the pose its cached
@@ -317,13 +320,63 @@ impl NarrowPhase {
         hulls: &[ConvexHull],
         pairs: &[(u32, u32)],
     ) {
+        self.frame_at::<L>(colliders, hulls, None, pairs)
+    }
+
+    /// [`NarrowPhase::update`] for a caller that knows which bodies it
+    /// moved, as a physics engine does (its awake bodies): only the bodies
+    /// listed in `moved` are compared with the collider they had at the last
+    /// update, and every other body must be bit-identical to it. Comparing
+    /// every body reads all colliders and their copies each frame, about a
+    /// fifth of a frame in which a tenth of a pile moves (simd-notes,
+    /// "Persistent manifolds"). The output is that of
+    /// [`NarrowPhase::update`] on the same colliders whenever the contract
+    /// holds; listing a body that did not change, or twice, is allowed.
+    /// Bodies past the last update's count are new and need no listing.
+    ///
+    /// A changed body left out of `moved` is taken as unchanged: the
+    /// manifolds of its pairs whose other body did not move either are
+    /// reused as they were (debug builds assert the contract).
+    ///
+    /// Panics as [`NarrowPhase::update`], and if `moved` indexes past
+    /// `colliders`.
+    pub fn update_moved(&mut self, colliders: &[Collider], moved: &[u32], pairs: &[(u32, u32)]) {
+        self.update_moved_with_hulls_at::<f32x16>(colliders, &[], moved, pairs)
+    }
+
+    /// [`NarrowPhase::update_moved`] with [`Collider::Hull`]s indexing
+    /// `hulls`, at lane width `L` (see
+    /// [`NarrowPhase::update_with_hulls_at`]).
+    pub fn update_moved_with_hulls_at<L: LanePod>(
+        &mut self,
+        colliders: &[Collider],
+        hulls: &[ConvexHull],
+        moved: &[u32],
+        pairs: &[(u32, u32)],
+    ) {
+        let n = colliders.len();
+        if let Some(&i) = moved.iter().find(|&&i| i as usize >= n) {
+            panic!("moved body {i} indexes past the {n} colliders");
+        }
+        self.frame_at::<L>(colliders, hulls, Some(moved), pairs)
+    }
+
+    /// One frame: `moved` lists the bodies to compare (`None`: every body).
+    fn frame_at<L: LanePod>(
+        &mut self,
+        colliders: &[Collider],
+        hulls: &[ConvexHull],
+        moved: Option<&[u32]>,
+        pairs: &[(u32, u32)],
+    ) {
         // The per-body and per-pair loops around the testers are copies of
         // colliders and manifolds and word compares: each runs inside the
         // dispatched entry of the current path, as the kernels do, or a
         // plain x86-64 build would run them as SSE2 copies (simd-notes,
         // "Run-time SIMD dispatch").
         let isa = simd::current();
-        let mut stats = simd::dispatch(isa, FrameStep::Decide { np: self, colliders, pairs });
+        let decide = FrameStep::Decide { np: self, colliders, moved, pairs };
+        let mut stats = simd::dispatch(isa, decide);
         stats.recomputed = self.todo.len();
         let fresh = contacts_with_hulls_at::<L>(colliders, hulls, &self.todo, self.margin);
         let store = FrameStep::Store { np: self, colliders, pairs, fresh: &fresh, stats };
@@ -408,13 +461,19 @@ impl NarrowPhase {
     }
 
     /// The frame's steps before the testers: checks `pairs` (the panics of
-    /// [`NarrowPhase::update`]), stamps changed bodies, aligns the per-pair
-    /// arrays to `pairs` and decides every pair.
+    /// [`NarrowPhase::update`]), stamps changed bodies (of those in `moved`,
+    /// or of all), aligns the per-pair arrays to `pairs` and decides every
+    /// pair.
     #[inline(always)]
-    fn begin_frame(&mut self, colliders: &[Collider], pairs: &[(u32, u32)]) -> FrameStats {
+    fn begin_frame(
+        &mut self,
+        colliders: &[Collider],
+        moved: Option<&[u32]>,
+        pairs: &[(u32, u32)],
+    ) -> FrameStats {
         check_pairs(pairs, colliders.len());
         self.frame += 1;
-        self.note_changed_bodies(colliders);
+        self.note_changed_bodies(colliders, moved);
         self.gone.clear();
         if pairs == self.pairs.as_slice() {
             if !self.previous_is_identity {
@@ -549,23 +608,31 @@ impl NarrowPhase {
         stats
     }
 
-    /// Stamps `changed_at` of every body whose collider is not bit-identical
-    /// to the one it had at the last update (bodies past last frame's count
-    /// are new).
+    /// Stamps `changed_at` of every body (of those in `moved`, when given)
+    /// whose collider is not bit-identical to the one it had at the last
+    /// update (bodies past last frame's count are new).
     #[inline(always)]
-    fn note_changed_bodies(&mut self, colliders: &[Collider]) {
+    fn note_changed_bodies(&mut self, colliders: &[Collider], moved: Option<&[u32]>) {
         let (frame, n) = (self.frame, colliders.len());
         let mut regroup = n != self.seen.len();
         self.seen.truncate(n);
         self.changed_at.truncate(n);
-        for &i in &self.by_kind {
-            // (bodies dropped since the grouping are skipped)
-            let Some(seen) = self.seen.get_mut(i as usize) else { continue };
-            let now = &colliders[i as usize];
-            if !same_bits(seen, now) {
-                regroup |= seen.kind() != now.kind();
-                *seen = *now;
-                self.changed_at[i as usize] = frame;
+        let (seen, changed_at) = (&mut self.seen[..], &mut self.changed_at[..]);
+        match moved {
+            None => {
+                for &i in &self.by_kind {
+                    regroup |= note_body(i as usize, colliders, seen, changed_at, frame);
+                }
+            }
+            Some(moved) => {
+                for &i in moved {
+                    regroup |= note_body(i as usize, colliders, seen, changed_at, frame);
+                }
+                debug_assert!(
+                    seen.iter().zip(colliders).all(|(s, c)| same_bits(s, c)),
+                    "update_moved: body {} changed but is not listed in `moved`",
+                    seen.iter().zip(colliders).position(|(s, c)| !same_bits(s, c)).unwrap_or(0)
+                );
             }
         }
         let old = self.seen.len();
@@ -696,7 +763,12 @@ impl NarrowPhase {
 /// ([`simd::dispatch`]; it uses no lane type, only the path's instructions).
 enum FrameStep<'a> {
     /// [`NarrowPhase::begin_frame`].
-    Decide { np: &'a mut NarrowPhase, colliders: &'a [Collider], pairs: &'a [(u32, u32)] },
+    Decide {
+        np: &'a mut NarrowPhase,
+        colliders: &'a [Collider],
+        moved: Option<&'a [u32]>,
+        pairs: &'a [(u32, u32)],
+    },
     /// [`NarrowPhase::store_fresh`].
     Store {
         np: &'a mut NarrowPhase,
@@ -712,12 +784,36 @@ impl SimdFn for FrameStep<'_> {
     #[inline(always)]
     fn call<S: Simd>(self) -> FrameStats {
         match self {
-            FrameStep::Decide { np, colliders, pairs } => np.begin_frame(colliders, pairs),
+            FrameStep::Decide { np, colliders, moved, pairs } => {
+                np.begin_frame(colliders, moved, pairs)
+            }
             FrameStep::Store { np, colliders, pairs, fresh, stats } => {
                 np.store_fresh(colliders, pairs, fresh, stats)
             }
         }
     }
+}
+
+/// Stamps body `i` with `frame` when its collider differs from `seen[i]`
+/// (taking the new one), and returns whether its kind changed. A body past
+/// `seen` (new this frame, or dropped since the kind grouping) is skipped.
+#[inline(always)]
+fn note_body(
+    i: usize,
+    colliders: &[Collider],
+    seen: &mut [Collider],
+    changed_at: &mut [u64],
+    frame: u64,
+) -> bool {
+    let Some(then) = seen.get_mut(i) else { return false };
+    let now = &colliders[i];
+    if same_bits(then, now) {
+        return false;
+    }
+    let kind_changed = then.kind() != now.kind();
+    *then = *now;
+    changed_at[i] = frame;
+    kind_changed
 }
 
 /// Panics unless `pairs` is strictly ascending and indexes only the `n`
