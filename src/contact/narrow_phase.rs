@@ -26,7 +26,7 @@
 //! with the frame they last changed; a pair remembers the frame its
 //! colliders were last found identical to those of its manifold, so a pair
 //! of unchanged bodies is decided by two loads. An unchanged pair list is
-//! updated in place. A frame in which nothing moved costs about 5 ns per
+//! updated in place. A frame in which nothing moved costs about 4 ns per
 //! pair (`widephase bench`, row `contact_persistent_rest`). A caller that
 //! knows which bodies it moved (a physics engine's awake set) passes them to
 //! [`NarrowPhase::update_moved`], and the other bodies are not read at all
@@ -213,8 +213,9 @@ pub struct NarrowPhase {
     unclear_moved: Vec<f64>,
     /// Per pair: the changes of its manifold matched against itself (what
     /// a reuse reports: a `Kept` per point), computed with the manifold, so
-    /// a reused pair copies them instead of matching ids again (the match's
-    /// branches on point counts: 15 → 9.4 ns per pair of a resting frame).
+    /// a reused pair reports them ([`NarrowPhase::changes`] reads them in
+    /// place) instead of matching ids again (the match's branches on point
+    /// counts: 15 → 9.4 ns per pair of a resting frame).
     reuse_changes: Vec<[ContactChange; MAX_CONTACTS]>,
     /// Per pair: index in the previous frame's pairs; `previous_is_identity`
     /// when that is `Some(k)` for every pair `k` (an unchanged pair list),
@@ -389,9 +390,9 @@ impl NarrowPhase {
     /// bound would have let reuse, had they been separated: not new pairs,
     /// nor pairs moving faster) are run through the testers again at
     /// `margin + reuse_distance` (rounded up), and those still without
-    /// contact are marked `separated`: their distance exceeded the margin by
-    /// more than the bound, so the manifold stays empty while the bodies
-    /// move less than the bound in total. A triangle is one-sided, so a
+    /// contact are marked separated (`distance_reusable`): their distance
+    /// exceeded the margin by more than the bound, so the manifold stays
+    /// empty while the bodies move less than the bound in total. A triangle is one-sided, so a
     /// pair with one is also tested with the triangle's winding reversed:
     /// no contact on either side means no contact for distance. Skipped when
     /// the bound is 0 or the widened margin is not finite, and for a pair
@@ -922,8 +923,8 @@ fn check_moved(
 /// that moved and came back: the pair is then stamped checked), `slow` the
 /// sum `δ_A + δ_B` when it is at most `d` (`Some(0)` when the same), and
 /// `reuse` when the same, or slow and `distance_reusable` (the manifold
-/// non-empty or separated). `unchanged` says which bodies are known identical to `then` from their stamps: those
-/// are not compared again, and their `δ` is 0 (what `displacement` gives
+/// non-empty or separated). `unchanged` says which bodies are known
+/// identical to `then` from their stamps: those are not compared again, and their `δ` is 0 (what `displacement` gives
 /// for identical finite colliders; a non-finite one has an empty manifold,
 /// the contract of every tester, which is never reused by distance).
 /// Inlined into the grouped loop of [`check_moved`]: a call per checked
