@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Checks that a release binary built for the x86-64 baseline has no AVX
-# intrinsic compiled out of line. Every dispatched body is meant to compile
-# inside a `#[target_feature]` entry (src/simd); an intrinsic left outside one
-# becomes a real function call per vector operation (correct but many times
-# slower), and shows up here as a `core::core_arch::x86::avx*` symbol.
+# Checks that a release binary (the CLI or a test binary) built for the
+# x86-64 baseline has no AVX intrinsic compiled out of line. Every dispatched
+# body is meant to compile inside a `#[target_feature]` entry (src/simd); an
+# intrinsic left outside one becomes a real function call per vector
+# operation (correct but many times slower), and shows up here as a
+# `core::core_arch::x86::avx*` symbol.
 # Usage: scripts/check_dispatch.sh path/to/binary
 set -euo pipefail
 bin="$1"
