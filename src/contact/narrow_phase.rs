@@ -392,13 +392,14 @@ impl NarrowPhase {
     /// `margin + reuse_distance` (rounded up), and those still without
     /// contact are marked separated (`distance_reusable`): their distance
     /// exceeded the margin by more than the bound, so the manifold stays
-    /// empty while the bodies move less than the bound in total. A triangle is one-sided, so a
-    /// pair with one is also tested with the triangle's winding reversed:
-    /// no contact on either side means no contact for distance. Skipped when
-    /// the bound is 0 or the widened margin is not finite, and for a pair
-    /// whose last check found contact while its bodies have moved at most
-    /// the bound in total since (`unclear_moved`): it would most likely find
-    /// contact again, and not marking a pair only costs a recomputation.
+    /// empty while the bodies move less than the bound in total. A triangle
+    /// is one-sided, so a pair with one is also tested with the triangle's
+    /// winding reversed: no contact on either side means no contact for
+    /// distance. Skipped when the bound is 0 or the widened margin is not
+    /// finite, and for a pair whose last check found contact while its
+    /// bodies have moved at most the bound in total since (`unclear_moved`):
+    /// it would most likely find contact again, and not marking a pair only
+    /// costs a recomputation.
     fn test_separation<L: LanePod>(
         &mut self,
         colliders: &[Collider],
@@ -924,9 +925,10 @@ fn check_moved(
 /// sum `δ_A + δ_B` when it is at most `d` (`Some(0)` when the same), and
 /// `reuse` when the same, or slow and `distance_reusable` (the manifold
 /// non-empty or separated). `unchanged` says which bodies are known
-/// identical to `then` from their stamps: those are not compared again, and their `δ` is 0 (what `displacement` gives
-/// for identical finite colliders; a non-finite one has an empty manifold,
-/// the contract of every tester, which is never reused by distance).
+/// identical to `then` from their stamps: those are not compared again, and
+/// their `δ` is 0 (what `displacement` gives for identical finite colliders;
+/// a non-finite one has an empty manifold, the contract of every tester,
+/// which is never reused by distance).
 /// Inlined into the grouped loop of [`check_moved`]: a call per checked
 /// pair cost about a sixth of the checks (simd-notes, "Persistent manifolds").
 #[inline(always)]
