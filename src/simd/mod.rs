@@ -31,6 +31,13 @@
 //! best supported path at or below the request); [`with_isa`] forces one for
 //! the calls made on the current thread (tests compare the paths in one
 //! process). `widephase info` reports both.
+//!
+//! A build with `--cfg widephase_no_dispatch` in `RUSTFLAGS` compiles no
+//! featured entries: every dispatched body runs on the build's own `wide`
+//! types ([`Isa::Baseline`]), the only path it reports as supported. For a
+//! build whose `-C target-cpu` already names the machine, and for `.ci/run`'s
+//! backend stages, which test `wide`'s compile-time backends (one copy of each
+//! body instead of three).
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
@@ -80,11 +87,12 @@ impl Isa {
         }
     }
 
-    /// Whether this CPU can run the path.
+    /// Whether this CPU can run the path and this build compiled it (a
+    /// `widephase_no_dispatch` build has [`Isa::Baseline`] only).
     pub fn is_supported(self) -> bool {
         match self {
             Isa::Baseline => true,
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(widephase_no_dispatch)))]
             Isa::Avx2 => {
                 std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("fma")
@@ -95,7 +103,7 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("f16c")
                     && std::arch::is_x86_feature_detected!("movbe")
             }
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(widephase_no_dispatch)))]
             Isa::Avx512 => {
                 Isa::Avx2.is_supported()
                     && std::arch::is_x86_feature_detected!("avx512f")
@@ -103,7 +111,7 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("avx512dq")
                     && std::arch::is_x86_feature_detected!("avx512vl")
             }
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(any(not(target_arch = "x86_64"), widephase_no_dispatch))]
             _ => false,
         }
     }
@@ -226,9 +234,9 @@ pub(crate) fn dispatch<F: SimdFn>(isa: Isa, f: F) -> F::Out {
     match isa {
         // SAFETY: `current()` only yields paths `Isa::is_supported` confirmed
         // on this CPU (`selection` and `with_isa` clamp to `Isa::detected`).
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(widephase_no_dispatch)))]
         Isa::Avx512 => unsafe { x86::run_avx512(f) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(widephase_no_dispatch)))]
         Isa::Avx2 => unsafe { x86::run_avx2(f) },
         _ => f.call::<Baseline>(),
     }
@@ -358,5 +366,15 @@ mod tests {
         let (_, nested) = with_isa(Isa::Baseline, || with_isa(Isa::Avx2, current).1);
         assert_eq!(nested, Isa::Avx2.clamp_to_cpu());
         assert_eq!(current(), outer);
+    }
+
+    #[cfg(widephase_no_dispatch)]
+    #[test]
+    fn a_no_dispatch_build_runs_every_request_on_the_baseline() {
+        for isa in Isa::ALL {
+            assert_eq!(with_isa(isa, current).1, Isa::Baseline, "{isa:?}");
+        }
+        assert_eq!(Isa::detected(), Isa::Baseline);
+        assert_eq!(selection().isa, Isa::Baseline);
     }
 }

@@ -15,6 +15,8 @@
 // `mem.rs`): intrinsics are `unsafe` to call, and the rule above is what makes
 // each call sound.
 #![allow(unsafe_code)]
+// A `widephase_no_dispatch` build calls neither entry (`super::dispatch`).
+#![cfg_attr(widephase_no_dispatch, allow(dead_code))]
 
 use super::{Simd, SimdFn};
 use crate::lane::{Lane, LaneMask};
