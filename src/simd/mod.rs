@@ -33,8 +33,8 @@
 //! process). `widephase info` reports both.
 //!
 //! A build with `--cfg widephase_no_dispatch` in `RUSTFLAGS` compiles no
-//! featured entries: every dispatched body runs on the build's own `wide`
-//! types ([`Isa::Baseline`]), the only path it reports as supported. For a
+//! featured entries for the dispatched bodies: each runs on the build's own
+//! `wide` types ([`Isa::Baseline`]), the only path it reports as supported. For a
 //! build whose `-C target-cpu` already names the machine, and for `.ci/run`'s
 //! backend stages, which test `wide`'s compile-time backends (one copy of each
 //! body instead of three).
